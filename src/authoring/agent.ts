@@ -1,0 +1,98 @@
+/**
+ * `Agent`: the definition of a conversational agent. It is plain data plus callables; the
+ * Deck compiles it for the engine at `build()`. `agent.run()` is the headless runner: it
+ * bypasses the Deck and the Runtime (nothing recorded, no observers, no context).
+ */
+import type { z } from 'zod';
+import type { AgentInput } from '../core/blocks.js';
+import { ConfigError } from '../core/errors.js';
+import { type HeadlessResult, runHeadless } from '../engines/openai-agents/headless.js';
+import type { Context } from './context.js';
+import type { AgentTool } from './tool.js';
+
+/**
+ * A model object the engine can call directly (for example `ScriptedModel` from
+ * `agentdeck/testing`, or any `@openai/agents` Model).
+ */
+export interface AgentModel {
+  getResponse(request: never): Promise<unknown>;
+  getStreamedResponse(request: never): AsyncIterable<unknown>;
+}
+
+/** Lifecycle hooks; each method receives the run's context. Errors in hooks are logged, not raised. */
+export interface AgentHooks<C = unknown> {
+  /** The agent is about to call the model for the first time in a turn. */
+  onStart?(ctx: Context<C>): void | Promise<void>;
+  /** The agent produced its final output. */
+  onEnd?(ctx: Context<C>, output: unknown): void | Promise<void>;
+  /** A tool is about to run. */
+  onToolStart?(ctx: Context<C>, toolName: string): void | Promise<void>;
+  /** A tool finished; `result` is what the model is sent. */
+  onToolEnd?(ctx: Context<C>, toolName: string, result: string): void | Promise<void>;
+}
+
+export type Instructions<C> = string | ((ctx: Context<C>) => string | Promise<string>);
+
+export interface AgentOptions<C = unknown, O = string> {
+  /** Unique name in the deck's catalog; the HTTP route uses it. */
+  name: string;
+  /** System prompt, or a function of the context that returns it. @default '' */
+  instructions?: Instructions<C>;
+  /** Tools the model may call. @default [] */
+  tools?: AgentTool[];
+  /** Lifecycle hooks. */
+  hooks?: AgentHooks<C>;
+  /** Model name or object; wins over `OPENAI_MODEL`. @default the `OPENAI_MODEL` setting, else the engine's default */
+  model?: string | AgentModel;
+  /** zod schema of a structured output; the turn's output is then the parsed object. */
+  outputType?: z.ZodType<O>;
+}
+
+/** The definition fields the engine adapter reads. */
+export interface AgentDefinition<C = unknown, O = unknown> {
+  readonly name: string;
+  readonly instructions: Instructions<C>;
+  readonly tools: readonly AgentTool[];
+  readonly hooks: AgentHooks<C>;
+  readonly model: string | AgentModel | undefined;
+  readonly outputType: z.ZodType<O> | undefined;
+}
+
+/**
+ * An agent definition.
+ * @example
+ * const greeter = new Agent({ name: 'Greeter', instructions: 'Greet the user warmly.' });
+ */
+export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
+  readonly kind = 'agentdeck.agent' as const;
+  readonly name: string;
+  readonly instructions: Instructions<C>;
+  readonly tools: readonly AgentTool[];
+  readonly hooks: AgentHooks<C>;
+  readonly model: string | AgentModel | undefined;
+  readonly outputType: z.ZodType<O> | undefined;
+
+  constructor(options: AgentOptions<C, O>) {
+    if (typeof options?.name !== 'string' || options.name.trim() === '') {
+      throw new ConfigError('Agent needs a non-empty `name`');
+    }
+    this.name = options.name;
+    this.instructions = options.instructions ?? '';
+    this.tools = Object.freeze([...(options.tools ?? [])]);
+    this.hooks = options.hooks ?? {};
+    this.model = options.model;
+    this.outputType = options.outputType;
+  }
+
+  /**
+   * Run one turn headless: no Deck, no Runtime, no events, no observers, no context.
+   * Returns the engine's own result object (`@openai/agents` RunResult).
+   */
+  run(input: AgentInput): Promise<HeadlessResult> {
+    return runHeadless(this as AgentDefinition, input);
+  }
+}
+
+export function isAgent(value: unknown): value is Agent {
+  return value instanceof Agent;
+}

@@ -1,0 +1,138 @@
+/**
+ * The errors a caller can catch. One base class with a stable `code` (the HTTP layer maps
+ * codes to statuses in one place) and the original `cause`; subclasses for each condition
+ * of SPEC.md's Errors table. Messages say what was wrong, with the names involved, and
+ * what to do about it.
+ */
+
+export type DeckErrorCode =
+  | 'config'
+  | 'context_type'
+  | 'not_found'
+  | 'conflict'
+  | 'not_open'
+  | 'closed'
+  | 'store'
+  | 'block_too_large'
+  | 'invalid_input'
+  | 'run_failed';
+
+export class DeckError extends Error {
+  readonly code: DeckErrorCode;
+
+  constructor(code: DeckErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The catalog or the settings are wrong; raised by construction, `build()` or `open()`. */
+export class ConfigError extends DeckError {
+  constructor(message: string, options?: { cause?: unknown; code?: DeckErrorCode }) {
+    super(options?.code ?? 'config', message, options);
+  }
+}
+
+/** A callable's context requirement is incompatible with the deck's declared context type. */
+export class ContextTypeError extends ConfigError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { ...options, code: 'context_type' });
+  }
+}
+
+/** No agent, workflow or run by that name or id. */
+export class NotFoundError extends DeckError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('not_found', message, options);
+  }
+}
+
+/** The session or thread is busy with another run. */
+export class ConflictError extends DeckError {
+  /** The run that holds the session, when known. */
+  readonly holderRunId: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; holderRunId?: string }) {
+    super('conflict', message, options);
+    this.holderRunId = options?.holderRunId;
+  }
+}
+
+/** A turn-starting method was called on a deck that is not open. */
+export class NotOpenError extends DeckError {
+  constructor(message: string) {
+    super('not_open', message);
+  }
+}
+
+/** The deck was closed; CLOSED is terminal. */
+export class DeckClosedError extends DeckError {
+  constructor(message: string) {
+    super('closed', message);
+  }
+}
+
+/** The event store (or a session store) failed; `cause` holds the driver's error. */
+export class StoreError extends DeckError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('store', message, options);
+  }
+}
+
+/** An inline content block is larger than the 1 MB limit. */
+export class BlockTooLargeError extends DeckError {
+  readonly blockType: string;
+  readonly bytes: number;
+
+  constructor(blockType: string, bytes: number, limit: number) {
+    super(
+      'block_too_large',
+      `${blockType} is ${bytes} bytes decoded, over the ${limit}-byte inline limit; ` +
+        'put larger content in a ResourceBlock (a uri) instead',
+    );
+    this.blockType = blockType;
+    this.bytes = bytes;
+  }
+}
+
+/** An argument to a Deck method is malformed (wrong type, bad id, naive timestamp...). */
+export class InvalidInputError extends DeckError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_input', message, options);
+  }
+}
+
+/**
+ * A run ended with `run.failed` and the original exception is not available in this
+ * process (for example it was recorded by another process). `errorType` is the recorded
+ * exception type name.
+ */
+export class RunFailedError extends DeckError {
+  readonly errorType: string;
+  readonly runId: string;
+
+  constructor(runId: string, errorType: string, message: string) {
+    super('run_failed', `run '${runId}' failed with ${errorType}: ${message}`);
+    this.errorType = errorType;
+    this.runId = runId;
+  }
+}
+
+/** The type name recorded for an exception: its class name, or `Error` for non-errors. */
+export function errorTypeName(error: unknown): string {
+  if (error instanceof Error)
+    return error.name && error.name !== 'Error' ? error.name : error.constructor.name;
+  return 'Error';
+}
+
+/** A readable one-line message for any thrown value. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

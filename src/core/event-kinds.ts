@@ -1,0 +1,140 @@
+/**
+ * The payload of each canonical event kind, in its TypeScript (camelCase) form. The wire
+ * form (snake_case, stored and streamed) is defined by the zod schemas in `event-schema.ts`;
+ * `events.ts` maps between the two in one place.
+ */
+import type { ContentBlock } from './blocks.js';
+
+/** Authoritative token and cost totals of a run (or of one model call). */
+export interface Usage {
+  /** Model calls made. */
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Cost in US dollars; `null` when no price is known for the model. */
+  usd: number | null;
+}
+
+export type InvocableType = 'agent' | 'workflow';
+export type ControlVerb = 'pause' | 'cancel' | 'resume';
+
+export interface RunStarted {
+  invocableType: InvocableType;
+  /** The turn's input blocks, or the workflow's initial state as one DataBlock. */
+  input: ContentBlock[];
+}
+export interface RunCompleted {
+  /** The final message (text blocks), the structured output, or the final state (one DataBlock). */
+  output: ContentBlock[];
+  usage: Usage | null;
+}
+export interface RunFailed {
+  /** The exception's type name; HTTP callers see only this. */
+  errorType: string;
+  message: string;
+}
+export interface RunCancelled {
+  reason: string | null;
+}
+export interface RunPaused {
+  reason: string | null;
+}
+export interface RunResumed {
+  requestId: string | null;
+}
+export interface RunInterrupted {
+  payload: unknown;
+  threadId: string;
+}
+export interface ControlRequested {
+  verb: ControlVerb;
+  reason: string | null;
+  requestId: string;
+}
+export interface ControlObserved {
+  verb: ControlVerb;
+  requestId: string;
+}
+export interface TextDelta {
+  messageId: string;
+  text: string;
+}
+export interface ThoughtDelta {
+  messageId: string;
+  text: string;
+}
+export interface MessageCompleted {
+  messageId: string;
+  role: 'assistant';
+  content: ContentBlock[];
+}
+export interface ToolCallStarted {
+  callId: string;
+  name: string;
+  arguments: unknown;
+}
+export interface ToolCallCompleted {
+  callId: string;
+  name: string;
+  output: unknown;
+  /** The tool's error message when it threw; the model was sent a readable error string. */
+  error: string | null;
+}
+export interface NodeUpdated {
+  node: string;
+  delta: unknown;
+}
+export interface UsageReported {
+  model: string | null;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  usd: number | null;
+}
+export interface StatusReported {
+  level: 'info' | 'warning' | 'error';
+  message: string;
+}
+export interface ProgressReported {
+  progress: number;
+  total: number | null;
+  message: string | null;
+}
+export interface ArtifactCreated {
+  name: string;
+  block: ContentBlock;
+}
+export interface Custom {
+  data: unknown;
+}
+
+/** Every known kind and its payload. */
+export interface EventPayloads {
+  'run.started': RunStarted;
+  'run.completed': RunCompleted;
+  'run.failed': RunFailed;
+  'run.cancelled': RunCancelled;
+  'run.paused': RunPaused;
+  'run.resumed': RunResumed;
+  'run.interrupted': RunInterrupted;
+  'control.requested': ControlRequested;
+  'control.observed': ControlObserved;
+  'text.delta': TextDelta;
+  'thought.delta': ThoughtDelta;
+  'message.completed': MessageCompleted;
+  'tool.call.started': ToolCallStarted;
+  'tool.call.completed': ToolCallCompleted;
+  'node.updated': NodeUpdated;
+  'usage.reported': UsageReported;
+  'status.reported': StatusReported;
+  'progress.reported': ProgressReported;
+  'artifact.created': ArtifactCreated;
+  custom: Custom;
+}
+
+export type EventKind = keyof EventPayloads;
+
+export const TERMINAL_KINDS = ['run.completed', 'run.failed', 'run.cancelled'] as const;
+export type TerminalKind = (typeof TERMINAL_KINDS)[number];

@@ -1,0 +1,97 @@
+/**
+ * The wire form of canonical events (snake_case JSON, as stored and streamed), as zod
+ * schemas. Objects are loose: a newer writer may add fields an older reader ignores.
+ * Bump EVENT_SCHEMA_VERSION only for a change an older reader cannot tolerate.
+ */
+import { z } from 'zod';
+
+/** Version written on every event (`v`). The 3.0 line's format. */
+export const EVENT_SCHEMA_VERSION = 3;
+
+export const wireBlock = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text'), text: z.string() }),
+  z.looseObject({ type: z.literal('image'), media_type: z.string(), data_b64: z.string() }),
+  z.looseObject({ type: z.literal('audio'), media_type: z.string(), data_b64: z.string() }),
+  z.looseObject({ type: z.literal('resource'), uri: z.string(), media_type: z.string() }),
+  z.looseObject({ type: z.literal('data'), data: z.unknown() }),
+]);
+export type WireBlock = z.infer<typeof wireBlock>;
+
+const wireUsage = z.looseObject({
+  requests: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  total_tokens: z.number(),
+  usd: z.number().nullable(),
+});
+
+const verb = z.enum(['pause', 'cancel', 'resume']);
+const nullableString = z.string().nullable();
+
+/** Wire payload schema of each known kind. */
+export const wirePayloads = {
+  'run.started': z.looseObject({
+    invocable_type: z.enum(['agent', 'workflow']),
+    input: z.array(wireBlock),
+  }),
+  'run.completed': z.looseObject({ output: z.array(wireBlock), usage: wireUsage.nullable() }),
+  'run.failed': z.looseObject({ error_type: z.string(), message: z.string() }),
+  'run.cancelled': z.looseObject({ reason: nullableString }),
+  'run.paused': z.looseObject({ reason: nullableString }),
+  'run.resumed': z.looseObject({ request_id: nullableString }),
+  'run.interrupted': z.looseObject({ payload: z.unknown(), thread_id: z.string() }),
+  'control.requested': z.looseObject({ verb, reason: nullableString, request_id: z.string() }),
+  'control.observed': z.looseObject({ verb, request_id: z.string() }),
+  'text.delta': z.looseObject({ message_id: z.string(), text: z.string() }),
+  'thought.delta': z.looseObject({ message_id: z.string(), text: z.string() }),
+  'message.completed': z.looseObject({
+    message_id: z.string(),
+    role: z.literal('assistant'),
+    content: z.array(wireBlock),
+  }),
+  'tool.call.started': z.looseObject({
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.unknown(),
+  }),
+  'tool.call.completed': z.looseObject({
+    call_id: z.string(),
+    name: z.string(),
+    output: z.unknown(),
+    error: nullableString,
+  }),
+  'node.updated': z.looseObject({ node: z.string(), delta: z.unknown() }),
+  'usage.reported': z.looseObject({
+    model: nullableString,
+    requests: z.number(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    total_tokens: z.number(),
+    usd: z.number().nullable(),
+  }),
+  'status.reported': z.looseObject({
+    level: z.enum(['info', 'warning', 'error']),
+    message: z.string(),
+  }),
+  'progress.reported': z.looseObject({
+    progress: z.number(),
+    total: z.number().nullable(),
+    message: nullableString,
+  }),
+  'artifact.created': z.looseObject({ name: z.string(), block: wireBlock }),
+  custom: z.looseObject({ data: z.unknown() }),
+} as const;
+
+/** The envelope every stored or streamed event has. */
+export const wireEnvelope = z.looseObject({
+  v: z.number().int(),
+  kind: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  run_id: z.string().min(1),
+  session_id: nullableString,
+  namespace: nullableString,
+  origin: z.string(),
+  ts: z.string(),
+  payload: z.unknown(),
+});
+export type WireEvent = z.infer<typeof wireEnvelope>;

@@ -1,0 +1,93 @@
+/**
+ * The event store port: the one durable spine every surface reads. It holds three things
+ * so that any process sharing it can reach any run: the events of each run (with a small
+ * run index for listing), session/thread claims (one turn at a time), and control requests
+ * (pause, cancel, resume). Backends live in `src/stores/<backend>/`; the memory backend is
+ * the reference, and `describeEventStoreContract` (src/testing) is the suite each passes.
+ */
+import type { ControlVerb } from './event-kinds.js';
+import type { Event, NewEvent } from './events.js';
+import type { RunStatus } from './status.js';
+
+/** One row of the run index, maintained from each run's lifecycle events. */
+export interface RunSummary {
+  runId: string;
+  origin: string;
+  sessionId: string | null;
+  namespace: string | null;
+  status: RunStatus;
+  /** `ts` of the run's first event. */
+  startedAt: string;
+  /** `ts` of the run's latest event. */
+  updatedAt: string;
+  /** `seq` of the run's latest event. */
+  lastSeq: number;
+}
+
+export interface ListRunsFilter {
+  status?: RunStatus;
+  origin?: string;
+  sessionId?: string;
+  /** Newest first; at most this many. @default 50 */
+  limit?: number;
+  /** Only runs that started strictly before this ISO timestamp (pagination cursor). */
+  startedBefore?: string;
+}
+
+export interface ReadOptions {
+  /** Only events with `seq` greater than this. */
+  afterSeq?: number;
+}
+
+export interface ClaimHolder {
+  runId: string;
+  /** ISO timestamp when the claim was taken. */
+  claimedAt: string;
+}
+
+export type ClaimResult =
+  | { acquired: true; tookOverFrom: ClaimHolder | null }
+  | { acquired: false; holder: ClaimHolder };
+
+export interface ClaimRequest {
+  /** What is claimed, e.g. `session:<id>` or `thread:<workflow>:<id>`. */
+  key: string;
+  runId: string;
+  /** A claim older than this is stale and is taken over (reported in `tookOverFrom`). */
+  staleAfterMs: number;
+}
+
+export interface ControlRequest {
+  requestId: string;
+  runId: string;
+  verb: ControlVerb;
+  reason: string | null;
+  /** ISO timestamp. */
+  requestedAt: string;
+}
+
+export interface EventStore {
+  /**
+   * Append events atomically, in order. The store assigns `v`, `seq` (per run, from 0,
+   * gap-free, even with several writers) and `ts`, and returns the stored events.
+   */
+  append(events: readonly NewEvent[]): Promise<Event[]>;
+  /** A run's events in `seq` order; `[]` for an unknown run. */
+  read(runId: string, options?: ReadOptions): Promise<Event[]>;
+  /** Runs from the index, newest first. */
+  listRuns(filter?: ListRunsFilter): Promise<RunSummary[]>;
+  /** One run's index row, or `null`. */
+  getRun(runId: string): Promise<RunSummary | null>;
+  /** Take a claim, or report its holder. A stale claim is taken over. */
+  claim(request: ClaimRequest): Promise<ClaimResult>;
+  /** Free a claim if (and only if) `runId` holds it; returns whether it did. */
+  release(key: string, runId: string): Promise<boolean>;
+  /** The current holder of a claim, or `null`. */
+  claimHolder(key: string): Promise<ClaimHolder | null>;
+  /** Record a control request for a run; returns it with its id and time. */
+  recordControl(runId: string, verb: ControlVerb, reason: string | null): Promise<ControlRequest>;
+  /** A run's control requests, oldest first. */
+  readControl(runId: string): Promise<ControlRequest[]>;
+  /** Release resources (file handles, connections). Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,37 @@
+/**
+ * The deck's catalog as read-only mappings (name -> definition). After construction
+ * nothing can add, replace or remove an entry: `set`, `delete` and `clear` throw.
+ */
+import { ConfigError } from '../core/errors.js';
+
+export class CatalogMap<V> extends Map<string, V> implements ReadonlyMap<string, V> {
+  #frozen = false;
+
+  constructor(
+    private readonly what: string,
+    entries: Iterable<readonly [string, V]>,
+  ) {
+    super();
+    for (const [key, value] of entries) super.set(key, value);
+    this.#frozen = true;
+  }
+
+  override set(key: string, value: V): this {
+    if (this.#frozen) this.refuse(`set '${key}'`);
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    this.refuse(`delete '${key}'`);
+  }
+
+  override clear(): void {
+    this.refuse('clear');
+  }
+
+  private refuse(operation: string): never {
+    throw new ConfigError(
+      `deck.${this.what} is read-only (${operation}); pass the catalog to new Deck({ ${this.what} }) instead`,
+    );
+  }
+}

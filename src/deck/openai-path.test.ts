@@ -1,0 +1,124 @@
+/**
+ * Agent turns over the real OpenAI client path, against the scripted OpenAI-compatible
+ * HTTP server: model selection, both API paths, block conversion and pricing.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { collect, openTestDeck } from '../../test/support/decks.js';
+import {
+  Agent,
+  AudioBlock,
+  ConfigError,
+  DataBlock,
+  ImageBlock,
+  ResourceBlock,
+  TextBlock,
+} from '../index.js';
+import { type ScriptedModelServer, scriptedModelServer } from '../testing/index.js';
+
+let server: ScriptedModelServer;
+
+beforeEach(async () => {
+  server = await scriptedModelServer([]);
+  vi.stubEnv('OPENAI_BASE_URL', server.url);
+  vi.stubEnv('OPENAI_API_KEY', 'sk-test');
+});
+
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await server.close();
+});
+
+describe('agent turns over the OpenAI HTTP API', () => {
+  it('uses the Responses API by default, streaming, with OPENAI_MODEL', async () => {
+    vi.stubEnv('OPENAI_MODEL', 'gpt-4o-mini');
+    server.push({ text: 'Hello there!', usage: { inputTokens: 1000, outputTokens: 500 } });
+    const { deck } = await openTestDeck({
+      agents: [new Agent({ name: 'Greeter', instructions: 'Be kind.' })],
+    });
+    const result = await deck.run('Greeter', 'hi');
+    expect(result.output).toBe('Hello there!');
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.path).toBe('/v1/responses');
+    expect(server.requests[0]?.body).toMatchObject({
+      model: 'gpt-4o-mini',
+      stream: true,
+      instructions: 'Be kind.',
+    });
+    // 1000 * 0.15 / 1e6 + 500 * 0.6 / 1e6
+    expect(result.usage.usd).toBeCloseTo(0.00045, 9);
+    server.assertConsumed();
+  });
+
+  it('lets Agent.model win over OPENAI_MODEL; an unknown model has usd null', async () => {
+    vi.stubEnv('OPENAI_MODEL', 'gpt-4o-mini');
+    server.push({ text: 'ok' });
+    const { deck } = await openTestDeck({
+      agents: [new Agent({ name: 'A', model: 'my-local-llama' })],
+    });
+    const result = await deck.run('A', 'hi');
+    expect(server.requests[0]?.body).toMatchObject({ model: 'my-local-llama' });
+    expect(result.usage.usd).toBeNull();
+  });
+
+  it('selects chat completions with OPENAI_USE_RESPONSES=false, streaming text deltas', async () => {
+    vi.stubEnv('OPENAI_USE_RESPONSES', 'false');
+    server.push({ text: ['Tuesday ', 'at 9am'] });
+    const { deck } = await openTestDeck({
+      agents: [new Agent({ name: 'A', model: 'gpt-4.1-mini' })],
+    });
+    const events = await collect(deck.stream('A', 'when?'));
+    expect(server.requests[0]?.path).toBe('/v1/chat/completions');
+    const deltas = events.flatMap((e) => (e.kind === 'text.delta' ? [e.payload.text] : []));
+    expect(deltas).toEqual(['Tuesday ', 'at 9am']);
+    expect(events.at(-1)).toMatchObject({ kind: 'run.completed' });
+  });
+
+  it('sends text and images, never resource or data blocks', async () => {
+    server.push({ text: 'A cat.' });
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
+    await deck.run('A', [
+      new TextBlock('What is in the picture?'),
+      new ImageBlock({ mediaType: 'image/png', dataB64: 'iVBORw0KGgo=' }),
+      new ResourceBlock({ uri: 's3://private/secret.pdf', mediaType: 'application/pdf' }),
+      new DataBlock({ internal: 'do-not-send' }),
+    ]);
+    const body = JSON.stringify(server.requests[0]?.body);
+    expect(body).toContain('What is in the picture?');
+    expect(body).toContain('data:image/png;base64,iVBORw0KGgo=');
+    expect(body).not.toContain('s3://private/secret.pdf');
+    expect(body).not.toContain('do-not-send');
+  });
+
+  it('refuses an AudioBlock on the Responses path with ConfigError naming the block', async () => {
+    const { deck, eventStore } = await openTestDeck({
+      agents: [new Agent({ name: 'A', model: 'gpt-4o' })],
+    });
+    const audio = new AudioBlock({ mediaType: 'audio/wav', dataB64: 'UklGRg==' });
+    const attempt = deck.run('A', [audio], { runId: 'r-audio' });
+    await expect(attempt).rejects.toThrow(ConfigError);
+    await expect(attempt).rejects.toThrow(/AudioBlock.*OPENAI_USE_RESPONSES=false/);
+    expect(server.requests).toHaveLength(0);
+    const events = await eventStore.read('r-audio');
+    expect(events.at(-1)).toMatchObject({
+      kind: 'run.failed',
+      payload: { errorType: 'ConfigError' },
+    });
+  });
+
+  it('sends an AudioBlock as input_audio on the chat completions path', async () => {
+    vi.stubEnv('OPENAI_USE_RESPONSES', 'false');
+    server.push({ text: 'You said hello.' });
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
+    await deck.run('A', [new AudioBlock({ mediaType: 'audio/wav', dataB64: 'UklGRg==' })]);
+    expect(JSON.stringify(server.requests[0]?.body)).toContain(
+      '"input_audio":{"data":"UklGRg==","format":"wav"}',
+    );
+  });
+
+  it('sends no trace export of its own unless asked', async () => {
+    server.push({ text: 'ok' });
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
+    await deck.run('A', 'hi');
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/responses']);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Catalog checks that need no engine and no file: definitions of the right kind, unique
+ * names, and no agent and workflow sharing a name (they share one route namespace).
+ */
+import { Agent } from '../authoring/agent.js';
+import { Workflow } from '../authoring/workflow.js';
+import { ConfigError } from '../core/errors.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: agents of any context and output type
+type AnyAgent = Agent<any, any>;
+
+/** Kinds only; at construction, so a wrong object fails where it was passed. */
+export function checkCatalogKinds(agents: readonly unknown[], workflows: readonly unknown[]) {
+  if (!Array.isArray(agents))
+    throw new ConfigError('Deck option `agents` must be an array of Agent');
+  if (!Array.isArray(workflows)) {
+    throw new ConfigError('Deck option `workflows` must be an array of Workflow');
+  }
+  agents.forEach((a, i) => {
+    if (!(a instanceof Agent)) {
+      throw new ConfigError(
+        `agents[${i}] is not an Agent; create it with new Agent({ name, ... })`,
+      );
+    }
+  });
+  workflows.forEach((w, i) => {
+    if (!(w instanceof Workflow)) {
+      throw new ConfigError(
+        `workflows[${i}] is not a Workflow; create it with new Workflow({ name, ... })`,
+      );
+    }
+  });
+  return { agents: agents as AnyAgent[], workflows: workflows as Workflow[] };
+}
+
+/** Names; at build(). */
+export function checkCatalogNames(agents: readonly AnyAgent[], workflows: readonly Workflow[]) {
+  const problems = [
+    ...duplicates(
+      'agent',
+      agents.map((a) => a.name),
+    ),
+    ...duplicates(
+      'workflow',
+      workflows.map((w) => w.name),
+    ),
+  ];
+  const agentNames = new Set(agents.map((a) => a.name));
+  for (const w of workflows) {
+    if (agentNames.has(w.name)) {
+      problems.push(
+        `an agent and a workflow are both named '${w.name}'; names share one namespace (and one HTTP route space), rename one`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid catalog: ${problems.join('; ')}`);
+}
+
+function duplicates(what: string, names: string[]): string[] {
+  const seen = new Set<string>();
+  const dup = new Set<string>();
+  for (const n of names) (seen.has(n) ? dup : seen).add(n);
+  return [...dup].map((n) => `two ${what}s are named '${n}'`);
+}

@@ -1,0 +1,115 @@
+/**
+ * Compile an agentdeck Agent definition into an engine Agent. Our tools are wrapped so the
+ * model sees only their argument schema (never the context), a thrown error becomes a
+ * readable string for the model and is kept for `tool.call.completed`, and a non-string
+ * result is sent as JSON. The per-run `RunScope` travels as the engine's run context.
+ */
+import {
+  Agent as EngineAgent,
+  tool as engineTool,
+  type Model,
+  type RunContext,
+  type Tool,
+} from '@openai/agents-core';
+import type { AgentDefinition, AgentHooks } from '../../authoring/agent.js';
+import { asRunScope, contextFor, type RunScope } from '../../authoring/context.js';
+import { type DeckTool, isDeckTool } from '../../authoring/tool.js';
+import { ConfigError, errorMessage } from '../../core/errors.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: the engine agent is generic over its output type
+export type CompiledAgent = EngineAgent<any, any>;
+
+/** Raised inside a tool when a headless run (no context) reaches a tool that needs one. */
+export class MissingContextError extends Error {
+  override name = 'MissingContextError';
+}
+
+export function compileAgent(def: AgentDefinition, defaultModel: string | undefined) {
+  const tools = def.tools.map((t) => (isDeckTool(t) ? wrapTool(def.name, t) : checkBuilt(def, t)));
+  const model = def.model ?? defaultModel;
+  const agent = new EngineAgent<RunScope | undefined>({
+    name: def.name,
+    instructions: instructionsFor(def),
+    tools,
+    ...(model !== undefined ? { model: model as string | Model } : {}),
+    ...(def.outputType !== undefined ? { outputType: def.outputType as never } : {}),
+  });
+  attachHooks(agent, def.name, def.hooks);
+  return agent as unknown as CompiledAgent;
+}
+
+function instructionsFor(def: AgentDefinition) {
+  const instructions = def.instructions;
+  if (typeof instructions === 'string') return instructions;
+  return async (runContext: RunContext<RunScope | undefined>) =>
+    instructions(contextFor(runContext.context));
+}
+
+function checkBuilt(def: AgentDefinition, value: unknown): Tool<RunScope | undefined> {
+  const t = value as { type?: unknown; name?: unknown };
+  if (typeof t !== 'object' || t === null || typeof t.type !== 'string') {
+    throw new ConfigError(
+      `agent '${def.name}' lists a tool that is neither a tool() from agentdeck nor a built engine tool`,
+    );
+  }
+  return value as Tool<RunScope | undefined>;
+}
+
+function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
+  return engineTool({
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters as never,
+    strict: true,
+    errorFunction: null,
+    execute: async (args: unknown, runContext?: RunContext<RunScope | undefined>, details?) => {
+      const scope = asRunScope(runContext?.context);
+      if (t.context !== undefined && !scope) {
+        throw new MissingContextError(
+          `tool '${t.name}' of agent '${agentName}' requires a context, and a headless run passes none; run it through a Deck with context=`,
+        );
+      }
+      const callId = details?.toolCall?.callId;
+      try {
+        const result = await t.execute(args as never, contextFor(scope, details?.signal));
+        if (scope && callId) scope.toolOutputs.set(callId, result ?? null);
+        return typeof result === 'string' ? result : JSON.stringify(result ?? null);
+      } catch (error) {
+        const message = errorMessage(error);
+        if (scope && callId) scope.toolErrors.set(callId, message);
+        return `Error: tool '${t.name}' failed: ${message}`;
+      }
+    },
+  }) as unknown as Tool<RunScope | undefined>;
+}
+
+function attachHooks(agent: EngineAgent<RunScope | undefined>, name: string, hooks: AgentHooks) {
+  const guard = (hook: string, fn: () => void | Promise<void>) => {
+    Promise.resolve()
+      .then(fn)
+      .catch((error) =>
+        console.error(`[agentdeck] hook ${hook} of agent '${name}' failed: ${errorMessage(error)}`),
+      );
+  };
+  const { onStart, onEnd, onToolStart, onToolEnd } = hooks;
+  if (onStart) {
+    agent.on('agent_start', (rc) =>
+      guard('onStart', () => onStart.call(hooks, contextFor(rc.context))),
+    );
+  }
+  if (onEnd) {
+    agent.on('agent_end', (rc, output) =>
+      guard('onEnd', () => onEnd.call(hooks, contextFor(rc.context), output)),
+    );
+  }
+  if (onToolStart) {
+    agent.on('agent_tool_start', (rc, t) =>
+      guard('onToolStart', () => onToolStart.call(hooks, contextFor(rc.context), t.name)),
+    );
+  }
+  if (onToolEnd) {
+    agent.on('agent_tool_end', (rc, t, result) =>
+      guard('onToolEnd', () => onToolEnd.call(hooks, contextFor(rc.context), t.name, result)),
+    );
+  }
+}

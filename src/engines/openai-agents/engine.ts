@@ -1,0 +1,111 @@
+/**
+ * The `@openai/agents` adapter: plays one agent turn, streamed, and yields canonical event
+ * drafts. Every turn streams (so `text.delta` is live); `deck.run` simply folds the stream.
+ */
+import { Runner } from '@openai/agents-core';
+import {
+  OpenAIChatCompletionsModel,
+  OpenAIProvider,
+  OpenAIResponsesModel,
+} from '@openai/agents-openai';
+import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
+import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
+import type { EventDraft } from '../../core/events.js';
+import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
+import { type CompiledAgent, compileAgent } from './compile.js';
+import { type ModelPath, toEngineInput } from './input.js';
+import { toEngineSession } from './session.js';
+import { engineSettingsFromEnv, type OpenAIEngineSettings } from './settings.js';
+import { TurnTranscript } from './transcript.js';
+
+/** Maximum model calls in one turn (tool loops), as the engine's default. */
+const MAX_TURNS = 10;
+
+export class OpenAIAgentsEngine implements AgentEngine {
+  private readonly compiled = new WeakMap<AgentDefinition, CompiledAgent>();
+  private readonly provider: OpenAIProvider;
+  private readonly runner: Runner;
+
+  constructor(private readonly settings: OpenAIEngineSettings = engineSettingsFromEnv()) {
+    this.provider = new OpenAIProvider({
+      useResponses: settings.useResponses,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    });
+    this.runner = new Runner({
+      modelProvider: this.provider,
+      tracingDisabled: !settings.sdkTracing,
+      traceIncludeSensitiveData: false,
+    });
+  }
+
+  compile(agent: AgentDefinition): CompiledAgent {
+    let compiled = this.compiled.get(agent);
+    if (!compiled) {
+      compiled = compileAgent(agent, this.settings.model);
+      this.compiled.set(agent, compiled);
+    }
+    return compiled;
+  }
+
+  async *playTurn(request: TurnRequest): AsyncGenerator<EventDraft> {
+    const { agent, scope } = request;
+    const compiled = this.compile(agent);
+    const input = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
+    const transcript = new TurnTranscript(scope, this.modelName(agent.model));
+    const result = await this.runner.run(compiled, input, {
+      stream: true,
+      context: scope,
+      signal: scope.signal,
+      maxTurns: MAX_TURNS,
+      ...(request.session ? { session: toEngineSession(request.session) } : {}),
+    });
+    // The stream can end without throwing on abort; `completed` carries the error, if any.
+    for await (const event of result) {
+      yield* transcript.map(event);
+    }
+    await result.completed;
+    if (result.error) throw result.error;
+    scope.signal.throwIfAborted();
+    const output = result.finalOutput;
+    yield {
+      kind: 'run.completed',
+      payload: {
+        output: agent.outputType
+          ? [new DataBlock(output ?? null)]
+          : [new TextBlock(asText(output))],
+        usage: null, // the runtime totals the recorded usage reports
+      },
+    };
+  }
+
+  /** One turn with the engine alone: no run scope (so no context), nothing recorded. */
+  async runHeadless(agent: AgentDefinition, input: readonly ContentBlock[]) {
+    const compiled = this.compile(agent);
+    const items = toEngineInput(input, this.pathOf(agent.model), agent.name);
+    return this.runner.run(compiled, items, { maxTurns: MAX_TURNS });
+  }
+
+  async close(): Promise<void> {
+    await this.provider.close();
+  }
+
+  private pathOf(model: string | AgentModel | undefined): ModelPath {
+    if (model instanceof OpenAIResponsesModel) return 'responses';
+    if (model instanceof OpenAIChatCompletionsModel) return 'chat_completions';
+    if (model !== undefined && typeof model !== 'string') return 'custom';
+    return this.settings.useResponses ? 'responses' : 'chat_completions';
+  }
+
+  private modelName(model: string | AgentModel | undefined): string | null {
+    if (typeof model === 'string') return model;
+    if (model === undefined) return this.settings.model ?? null;
+    const name = (model as { name?: unknown }).name;
+    return typeof name === 'string' ? name : null;
+  }
+}
+
+function asText(output: unknown): string {
+  if (output === undefined || output === null) return '';
+  return typeof output === 'string' ? output : JSON.stringify(output);
+}

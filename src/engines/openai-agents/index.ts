@@ -1,0 +1,2 @@
+export { OpenAIAgentsEngine } from './engine.js';
+export { engineSettingsFromEnv, type OpenAIEngineSettings } from './settings.js';

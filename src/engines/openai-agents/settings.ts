@@ -1,0 +1,36 @@
+/**
+ * Engine settings read from the environment once, when the deck opens. `Agent.model`
+ * wins over `OPENAI_MODEL`.
+ */
+import { ConfigError } from '../../core/errors.js';
+
+export interface OpenAIEngineSettings {
+  /** `OPENAI_MODEL`: the model of agents that name none. @default the engine's default model */
+  model: string | undefined;
+  /** `OPENAI_BASE_URL`: any OpenAI-compatible server (Ollama, vLLM, LM Studio). */
+  baseURL: string | undefined;
+  /** `OPENAI_API_KEY`. */
+  apiKey: string | undefined;
+  /** `OPENAI_USE_RESPONSES`: `false` selects chat completions. @default true */
+  useResponses: boolean;
+  /** `SERVICE_SDK_TRACING`: `true` lets the engine export its own traces. @default false */
+  sdkTracing: boolean;
+}
+
+export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): OpenAIEngineSettings {
+  return {
+    model: env.OPENAI_MODEL || undefined,
+    baseURL: env.OPENAI_BASE_URL || undefined,
+    apiKey: env.OPENAI_API_KEY || undefined,
+    useResponses: parseBool('OPENAI_USE_RESPONSES', env.OPENAI_USE_RESPONSES, true),
+    sdkTracing: parseBool('SERVICE_SDK_TRACING', env.SERVICE_SDK_TRACING, false),
+  };
+}
+
+function parseBool(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name}=${value} is not a boolean; use true or false`);
+}

@@ -1,0 +1,116 @@
+/**
+ * Engine stream events to canonical event drafts. Text deltas come from the raw model
+ * stream as they arrive (not buffered); tool calls and messages from the run items; usage
+ * once per model call from its `response_done`. Message ids are ours (`<run>:m<n>`), so they
+ * are stable whichever API path produced the text.
+ */
+import type { RunStreamEvent } from '@openai/agents-core';
+import type { RunScope } from '../../authoring/context.js';
+import { TextBlock } from '../../core/blocks.js';
+import type { UsageReported } from '../../core/event-kinds.js';
+import type { EventDraft } from '../../core/events.js';
+import { priceUsd } from '../../core/prices.js';
+
+interface RawItem {
+  type?: string;
+  callId?: string;
+  name?: string;
+  arguments?: string;
+  content?: Array<{ type?: string; text?: string; refusal?: string }>;
+}
+
+export class TurnTranscript {
+  private messageIndex = 0;
+
+  constructor(
+    private readonly scope: RunScope,
+    private readonly modelName: string | null,
+  ) {}
+
+  private get messageId(): string {
+    return `${this.scope.runId}:m${this.messageIndex}`;
+  }
+
+  map(event: RunStreamEvent): EventDraft[] {
+    if (event.type === 'raw_model_stream_event') {
+      const data = event.data as { type: string; delta?: string; response?: ResponseDone };
+      if (data.type === 'output_text_delta' && data.delta) {
+        return [{ kind: 'text.delta', payload: { messageId: this.messageId, text: data.delta } }];
+      }
+      if (data.type === 'response_done' && data.response) return [this.usage(data.response)];
+      return [];
+    }
+    if (event.type !== 'run_item_stream_event') return [];
+    const raw = (event.item as { rawItem?: RawItem }).rawItem ?? {};
+    switch (event.name) {
+      case 'message_output_created':
+        return [this.messageCompleted(raw)];
+      case 'tool_called':
+        return [
+          {
+            kind: 'tool.call.started',
+            payload: {
+              callId: raw.callId ?? '',
+              name: raw.name ?? '',
+              arguments: parseArguments(raw.arguments),
+            },
+          },
+        ];
+      case 'tool_output': {
+        const callId = raw.callId ?? '';
+        const error = this.scope.toolErrors.get(callId) ?? null;
+        const output = this.scope.toolOutputs.has(callId)
+          ? this.scope.toolOutputs.get(callId)
+          : (event.item as { output?: unknown }).output;
+        return [
+          {
+            kind: 'tool.call.completed',
+            payload: { callId, name: raw.name ?? '', output: error ? null : output, error },
+          },
+        ];
+      }
+      default:
+        return [];
+    }
+  }
+
+  private messageCompleted(raw: RawItem): EventDraft {
+    const text = (raw.content ?? [])
+      .map((part) => (part.type === 'output_text' ? (part.text ?? '') : (part.refusal ?? '')))
+      .join('');
+    const draft: EventDraft = {
+      kind: 'message.completed',
+      payload: { messageId: this.messageId, role: 'assistant', content: [new TextBlock(text)] },
+    };
+    this.messageIndex += 1;
+    return draft;
+  }
+
+  private usage(response: ResponseDone): EventDraft {
+    const u = response.usage ?? {};
+    const inputTokens = u.inputTokens ?? 0;
+    const outputTokens = u.outputTokens ?? 0;
+    const payload: UsageReported = {
+      model: this.modelName,
+      requests: u.requests ?? 1,
+      inputTokens,
+      outputTokens,
+      totalTokens: u.totalTokens ?? inputTokens + outputTokens,
+      usd: priceUsd(this.modelName, inputTokens, outputTokens),
+    };
+    return { kind: 'usage.reported', payload };
+  }
+}
+
+interface ResponseDone {
+  usage?: { requests?: number; inputTokens?: number; outputTokens?: number; totalTokens?: number };
+}
+
+function parseArguments(args: string | undefined): unknown {
+  if (args === undefined || args === '') return {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * agentdeck: one catalog, one runtime, every run recorded as canonical events.
+ * The public API, listed by name (a test pins it).
+ */
+export {
+  Agent,
+  type AgentHooks,
+  type AgentModel,
+  type AgentOptions,
+  type Instructions,
+} from './authoring/agent.js';
+export type { Context, ContextClass, ContextRequirement } from './authoring/context.js';
+export {
+  type AgentTool,
+  type BuiltTool,
+  type DeckTool,
+  type ToolOptions,
+  tool,
+} from './authoring/tool.js';
+export { Workflow, type WorkflowOptions } from './authoring/workflow.js';
+export {
+  type AgentInput,
+  AudioBlock,
+  type ContentBlock,
+  DataBlock,
+  ImageBlock,
+  INLINE_BLOCK_LIMIT_BYTES,
+  ResourceBlock,
+  TextBlock,
+} from './core/blocks.js';
+export {
+  BlockTooLargeError,
+  ConfigError,
+  ConflictError,
+  ContextTypeError,
+  DeckClosedError,
+  DeckError,
+  type DeckErrorCode,
+  InvalidInputError,
+  NotFoundError,
+  NotOpenError,
+  RunFailedError,
+  StoreError,
+} from './core/errors.js';
+export type * from './core/event-kinds.js';
+export type { WireEvent } from './core/event-schema.js';
+export {
+  EVENT_SCHEMA_VERSION,
+  type Event,
+  type EventEnvelope,
+  type EventOf,
+  isTerminal,
+  type KnownEvent,
+  parseEvent,
+  toWire,
+  type UnknownEvent,
+} from './core/events.js';
+export { MODEL_PRICES, type ModelPrice } from './core/prices.js';
+export type { ConversationSession, SessionFactory, SessionItem } from './core/sessions.js';
+export { foldStatus, type RunStatus } from './core/status.js';
+export type {
+  ClaimHolder,
+  ClaimRequest,
+  ClaimResult,
+  ControlRequest,
+  EventStore,
+  ListRunsFilter,
+  ReadOptions,
+  RunSummary,
+} from './core/store.js';
+export { Deck, type DeckState } from './deck/deck.js';
+export type { DeckOptions } from './deck/options.js';
+export type { RunOptions } from './runtime/runtime.js';
+export type { TurnResult } from './runtime/turn-result.js';

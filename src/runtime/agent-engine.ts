@@ -1,0 +1,30 @@
+/**
+ * The port an agent engine implements. The runtime owns the envelope (ids, seq, claims,
+ * terminal events); an engine only turns one agent turn into event drafts, live.
+ */
+import type { AgentDefinition } from '../authoring/agent.js';
+import type { RunScope } from '../authoring/context.js';
+import type { ContentBlock } from '../core/blocks.js';
+import type { EventDraft } from '../core/events.js';
+import type { ConversationSession } from '../core/sessions.js';
+
+export interface TurnRequest {
+  agent: AgentDefinition;
+  input: ContentBlock[];
+  /** The conversation history to read and extend, or `null` for a one-off turn. */
+  session: ConversationSession | null;
+  scope: RunScope;
+}
+
+export interface AgentEngine {
+  /** Check and compile a definition at `build()`; throws ConfigError. Idempotent. */
+  compile(agent: AgentDefinition): void;
+  /**
+   * Play one turn. Yields drafts as the model produces them; the last one is
+   * `run.completed`. Throws the turn's error on failure. Stops promptly when
+   * `scope.signal` aborts.
+   */
+  playTurn(request: TurnRequest): AsyncIterable<EventDraft>;
+  /** Release clients. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,191 @@
+/**
+ * The in-process event store: the reference backend of the `EventStore` port. It keeps the
+ * same stored form as the durable backends (wire JSON, re-parsed on read), so a test that
+ * passes here exercises the same round trip; it is lost when the process exits. Every
+ * method runs to completion without awaiting, which makes each call atomic.
+ */
+
+import { StoreError } from '../../core/errors.js';
+import type { ControlVerb } from '../../core/event-kinds.js';
+import type { Event, NewEvent } from '../../core/events.js';
+import { nextStatus } from '../../core/status.js';
+import type {
+  ClaimHolder,
+  ClaimRequest,
+  ClaimResult,
+  ControlRequest,
+  EventStore,
+  ListRunsFilter,
+  ReadOptions,
+  RunSummary,
+} from '../../core/store.js';
+import {
+  eventFromStored,
+  isStale,
+  nextTimestamp,
+  prepareEvents,
+  type StoredEvent,
+  stampPrepared,
+  toStored,
+} from './stored-event.js';
+
+/** Runs listed when a filter gives no `limit`. */
+export const DEFAULT_LIST_LIMIT = 50;
+
+interface RunRecord {
+  summary: RunSummary;
+  /** Creation order, to list runs that started in the same millisecond newest first. */
+  order: number;
+  rows: StoredEvent[];
+}
+
+/**
+ * An `EventStore` held in memory: for tests, examples and `SERVICE_EVENTS=memory://`.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryEventStore();
+ * const [stored] = await store.append([{ kind: 'text.delta', runId: 'r1', sessionId: null,
+ *   namespace: null, origin: 'helper', payload: { messageId: 'm1', text: 'Hi' } }]);
+ * stored.seq; // 0
+ * ```
+ */
+export class MemoryEventStore implements EventStore {
+  readonly #runs = new Map<string, RunRecord>();
+  readonly #claims = new Map<string, ClaimHolder>();
+  readonly #control = new Map<string, ControlRequest[]>();
+  #created = 0;
+  #closed = false;
+
+  async append(events: readonly NewEvent[]): Promise<Event[]> {
+    this.#open();
+    const prepared = prepareEvents(events);
+    return prepared.map((item) => {
+      const runId = item.event.runId;
+      let record = this.#runs.get(runId);
+      const last = record?.rows.at(-1);
+      const seq = last ? last.seq + 1 : 0;
+      const ts = nextTimestamp(last?.ts);
+      const stored = stampPrepared(item, seq, ts);
+      if (!record) {
+        record = {
+          order: this.#created++,
+          rows: [],
+          summary: {
+            runId,
+            origin: item.event.origin,
+            sessionId: item.event.sessionId,
+            namespace: item.event.namespace,
+            status: nextStatus(null, stored),
+            startedAt: ts,
+            updatedAt: ts,
+            lastSeq: seq,
+          },
+        };
+        this.#runs.set(runId, record);
+      } else if (item.lifecycle) {
+        record.summary.status = nextStatus(record.summary.status, stored);
+      }
+      record.rows.push(toStored(item, seq, ts));
+      record.summary.updatedAt = ts;
+      record.summary.lastSeq = seq;
+      return stored;
+    });
+  }
+
+  async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
+    this.#open();
+    const rows = this.#runs.get(runId)?.rows ?? [];
+    const afterSeq = options.afterSeq ?? -1;
+    // seq equals the row's index, so the tail after `afterSeq` is one slice.
+    return rows.slice(Math.max(0, Math.floor(afterSeq) + 1)).map(eventFromStored);
+  }
+
+  async listRuns(filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    this.#open();
+    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+    const { status, origin, sessionId, startedBefore } = filter;
+    return [...this.#runs.values()]
+      .filter(
+        ({ summary: run }) =>
+          (status === undefined || run.status === status) &&
+          (origin === undefined || run.origin === origin) &&
+          (sessionId === undefined || run.sessionId === sessionId) &&
+          (startedBefore === undefined || run.startedAt < startedBefore),
+      )
+      .sort((a, b) => compareDesc(a.summary.startedAt, b.summary.startedAt) || b.order - a.order)
+      .slice(0, Math.max(0, limit))
+      .map(({ summary }) => ({ ...summary }));
+  }
+
+  async getRun(runId: string): Promise<RunSummary | null> {
+    this.#open();
+    const record = this.#runs.get(runId);
+    return record ? { ...record.summary } : null;
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    this.#open();
+    const now = Date.now();
+    const holder = this.#claims.get(request.key);
+    const mine: ClaimHolder = { runId: request.runId, claimedAt: new Date(now).toISOString() };
+    if (!holder || holder.runId === request.runId) {
+      // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
+      this.#claims.set(request.key, mine);
+      return { acquired: true, tookOverFrom: null };
+    }
+    if (isStale(holder, request.staleAfterMs, now)) {
+      this.#claims.set(request.key, mine);
+      return { acquired: true, tookOverFrom: { ...holder } };
+    }
+    return { acquired: false, holder: { ...holder } };
+  }
+
+  async release(key: string, runId: string): Promise<boolean> {
+    this.#open();
+    if (this.#claims.get(key)?.runId !== runId) return false;
+    return this.#claims.delete(key);
+  }
+
+  async claimHolder(key: string): Promise<ClaimHolder | null> {
+    this.#open();
+    const holder = this.#claims.get(key);
+    return holder ? { ...holder } : null;
+  }
+
+  async recordControl(
+    runId: string,
+    verb: ControlVerb,
+    reason: string | null,
+  ): Promise<ControlRequest> {
+    this.#open();
+    const request: ControlRequest = {
+      requestId: crypto.randomUUID(),
+      runId,
+      verb,
+      reason,
+      requestedAt: new Date().toISOString(),
+    };
+    const list = this.#control.get(runId) ?? [];
+    list.push(request);
+    this.#control.set(runId, list);
+    return { ...request };
+  }
+
+  async readControl(runId: string): Promise<ControlRequest[]> {
+    this.#open();
+    return (this.#control.get(runId) ?? []).map((request) => ({ ...request }));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StoreError('the memory event store is closed; open a new one');
+  }
+}
+
+function compareDesc(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
+}

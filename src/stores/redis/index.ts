@@ -1,0 +1,3 @@
+/** The Redis backends. Sessions (conversation memory) for now. */
+export { RedisSessionBackend, type RedisSessionBackendOptions } from './sessions.js';
+export { redactUrl } from './url.js';

@@ -1,0 +1,22 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventStore } from '../../core/store.js';
+import { describeEventStoreContract } from '../../testing/event-store-contract.js';
+import { SqliteEventStore } from './events.js';
+
+const dirs = new Map<EventStore, string>();
+
+describeEventStoreContract('sqlite', {
+  create() {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-events-'));
+    const store = new SqliteEventStore({ path: join(dir, 'state.db') });
+    dirs.set(store, dir);
+    return store;
+  },
+  async destroy(store) {
+    await store.close();
+    rmSync(dirs.get(store) ?? '', { recursive: true, force: true });
+    dirs.delete(store);
+  },
+});

@@ -1,0 +1,4 @@
+/** The SQLite backends on `node:sqlite`: the event store (the embedded default) and sessions. */
+export { SqliteEventStore, type SqliteEventStoreOptions } from './events.js';
+export { EVENT_STORE_MIGRATIONS, type Migration, migrate } from './migrations.js';
+export { SqliteSessionBackend, type SqliteSessionBackendOptions } from './sessions.js';
