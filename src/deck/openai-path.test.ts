@@ -3,6 +3,7 @@
  * HTTP server: model selection, both API paths, block conversion and pricing.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { collect, openTestDeck } from '../../test/support/decks.js';
 import {
   Agent,
@@ -12,6 +13,7 @@ import {
   ImageBlock,
   ResourceBlock,
   TextBlock,
+  tool,
 } from '../index.js';
 import { type ScriptedModelServer, scriptedModelServer } from '../testing/index.js';
 
@@ -114,6 +116,45 @@ describe('agent turns over the OpenAI HTTP API', () => {
       '"input_audio":{"data":"UklGRg==","format":"wav"}',
     );
   });
+
+  for (const useResponses of ['true', 'false']) {
+    it(`plays a tool round trip over HTTP (OPENAI_USE_RESPONSES=${useResponses})`, async () => {
+      vi.stubEnv('OPENAI_USE_RESPONSES', useResponses);
+      server.push(
+        { toolCalls: [{ name: 'find_slots', arguments: { day: 'friday' }, callId: 'call_fs' }] },
+        { text: 'Friday 10am.' },
+      );
+      const findSlots = tool({
+        name: 'find_slots',
+        description: 'Free slots',
+        parameters: z.object({ day: z.string() }),
+        execute: ({ day }) => ({ day, slots: ['10am'] }),
+      });
+      const agent = new Agent({ name: 'Booker', model: 'gpt-4.1-mini', tools: [findSlots] });
+      const { deck } = await openTestDeck({ agents: [agent] });
+      const events = await collect(deck.stream('Booker', 'friday?'));
+      expect(events.map((e) => e.kind)).toEqual([
+        'run.started',
+        'usage.reported',
+        'tool.call.started',
+        'tool.call.completed',
+        'text.delta',
+        'text.delta',
+        'text.delta',
+        'usage.reported',
+        'message.completed',
+        'run.completed',
+      ]);
+      expect(events[3]).toMatchObject({
+        payload: { callId: 'call_fs', output: { day: 'friday', slots: ['10am'] }, error: null },
+      });
+      const toolSchema = JSON.stringify(server.requests[0]?.body.tools);
+      expect(toolSchema).toContain('find_slots');
+      expect(JSON.stringify(server.requests[1]?.body)).toContain('call_fs');
+      const completed = events.at(-1);
+      expect(completed?.kind === 'run.completed' && completed.payload.usage?.requests).toBe(2);
+    });
+  }
 
   it('sends no trace export of its own unless asked', async () => {
     server.push({ text: 'ok' });

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import * as root from './index.js';
+import * as testing from './testing/index.js';
+
+describe('the public surface', () => {
+  it('pins the runtime exports of agentdeck', () => {
+    expect(Object.keys(root).sort()).toEqual(
+      [
+        'Agent',
+        'AudioBlock',
+        'BlockTooLargeError',
+        'ConfigError',
+        'ConflictError',
+        'ContextTypeError',
+        'DataBlock',
+        'Deck',
+        'DeckClosedError',
+        'DeckError',
+        'EVENT_SCHEMA_VERSION',
+        'INLINE_BLOCK_LIMIT_BYTES',
+        'ImageBlock',
+        'InvalidInputError',
+        'MODEL_PRICES',
+        'NotFoundError',
+        'NotOpenError',
+        'ResourceBlock',
+        'RunFailedError',
+        'StoreError',
+        'TextBlock',
+        'Workflow',
+        'foldStatus',
+        'isTerminal',
+        'parseEvent',
+        'toWire',
+        'tool',
+      ].sort(),
+    );
+  });
+
+  it('pins the runtime exports of agentdeck/testing', () => {
+    expect(Object.keys(testing).sort()).toEqual(
+      ['DEFAULT_SCRIPTED_USAGE', 'ScriptedModel', 'scriptedModelServer'].sort(),
+    );
+  });
+
+  it('gives every error a stable code and its class name', () => {
+    const error = new root.ContextTypeError('x');
+    expect(error).toBeInstanceOf(root.ConfigError);
+    expect(error).toBeInstanceOf(root.DeckError);
+    expect(error.name).toBe('ContextTypeError');
+    expect(error.code).toBe('context_type');
+    expect(new root.ConflictError('busy').code).toBe('conflict');
+  });
+});
