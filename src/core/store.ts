@@ -69,7 +69,9 @@ export interface ControlRequest {
 export interface EventStore {
   /**
    * Append events atomically, in order. The store assigns `v`, `seq` (per run, from 0,
-   * gap-free, even with several writers) and `ts`, and returns the stored events.
+   * gap-free, even with several writers) and `ts`, and returns the stored events. A batch
+   * with a malformed event rejects with InvalidInputError and writes nothing. Every method
+   * rejects once the store is closed.
    */
   append(events: readonly NewEvent[]): Promise<Event[]>;
   /** A run's events in `seq` order; `[]` for an unknown run. */
@@ -78,7 +80,10 @@ export interface EventStore {
   listRuns(filter?: ListRunsFilter): Promise<RunSummary[]>;
   /** One run's index row, or `null`. */
   getRun(runId: string): Promise<RunSummary | null>;
-  /** Take a claim, or report its holder. A stale claim is taken over. */
+  /**
+   * Take a claim, or report its holder. A stale claim is taken over. Claiming a key the
+   * same run already holds renews `claimedAt` (so a long-lived run is not taken as stale).
+   */
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Free a claim if (and only if) `runId` holds it; returns whether it did. */
   release(key: string, runId: string): Promise<boolean>;
