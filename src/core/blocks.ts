@@ -16,25 +16,28 @@ export class TextBlock {
   }
 }
 
-export class ImageBlock {
-  readonly type = 'image' as const;
+/** Base of the inline media blocks: base64 bytes with a media type, size-checked. */
+abstract class InlineMediaBlock {
   readonly mediaType: string;
   readonly dataB64: string;
-  constructor(fields: { mediaType: string; dataB64: string }) {
+  protected constructor(blockType: string, fields: { mediaType: string; dataB64: string }) {
     this.mediaType = fields.mediaType;
     this.dataB64 = fields.dataB64;
-    checkInline('ImageBlock', base64DecodedBytes(fields.dataB64));
+    checkInline(blockType, base64DecodedBytes(fields.dataB64));
   }
 }
 
-export class AudioBlock {
-  readonly type = 'audio' as const;
-  readonly mediaType: string;
-  readonly dataB64: string;
+export class ImageBlock extends InlineMediaBlock {
+  readonly type = 'image' as const;
   constructor(fields: { mediaType: string; dataB64: string }) {
-    this.mediaType = fields.mediaType;
-    this.dataB64 = fields.dataB64;
-    checkInline('AudioBlock', base64DecodedBytes(fields.dataB64));
+    super('ImageBlock', fields);
+  }
+}
+
+export class AudioBlock extends InlineMediaBlock {
+  readonly type = 'audio' as const;
+  constructor(fields: { mediaType: string; dataB64: string }) {
+    super('AudioBlock', fields);
   }
 }
 
