@@ -33,6 +33,11 @@ export interface RunScope {
   readonly toolErrors: Map<string, string>;
   /** The value each of our tools returned, by call id (before JSON encoding for the model). */
   readonly toolOutputs: Map<string, unknown>;
+  /**
+   * Errors the engine reported without a call id (it redacts the call of invalid
+   * arguments): the exact text sent to the model -> the error message.
+   */
+  readonly toolErrorTexts: Map<string, string>;
 }
 
 const RUN_SCOPE = Symbol('agentdeck.runScope');
@@ -45,6 +50,7 @@ export function createRunScope(
     ...fields,
     toolErrors: new Map(),
     toolOutputs: new Map(),
+    toolErrorTexts: new Map(),
     [RUN_SCOPE]: true,
   } as RunScope;
 }

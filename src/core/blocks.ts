@@ -80,8 +80,28 @@ export function toBlocks(input: AgentInput): ContentBlock[] {
         `agent input[${index}] is not a content block (TextBlock, ImageBlock, AudioBlock, ResourceBlock or DataBlock), got ${describe(block)}`,
       );
     }
-    return block;
+    return asBlockInstance(block);
   });
+}
+
+/**
+ * The block as an instance of its class. Blocks are structural, so a plain object can pass
+ * for one; rebuilding it runs the constructor's checks (the inline size limit) every time.
+ */
+function asBlockInstance(block: ContentBlock): ContentBlock {
+  const b = block as ContentBlock & Record<string, unknown>;
+  switch (block.type) {
+    case 'text':
+      return block instanceof TextBlock ? block : new TextBlock(b.text as string);
+    case 'image':
+      return block instanceof ImageBlock ? block : new ImageBlock(block);
+    case 'audio':
+      return block instanceof AudioBlock ? block : new AudioBlock(block);
+    case 'resource':
+      return block instanceof ResourceBlock ? block : new ResourceBlock(block);
+    case 'data':
+      return block instanceof DataBlock ? block : new DataBlock(b.data);
+  }
 }
 
 /** The text of the text blocks, joined. */

@@ -195,7 +195,9 @@ describe('agent turns', () => {
     const model = new ScriptedModel([{ text: 'one' }]);
     const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model })] });
     await deck.run('A', 'hi', { runId: 'same' });
-    await expect(deck.run('A', 'hi', { runId: 'same' })).rejects.toThrow(/already recorded/);
+    await expect(deck.run('A', 'hi', { runId: 'same' })).rejects.toThrow(
+      /run id 'same' is already used/,
+    );
   });
 
   it('records namespace and origin on every event', async () => {

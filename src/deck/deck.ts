@@ -143,6 +143,7 @@ export class Deck<C = unknown> {
       await this.#engine?.close();
       return;
     }
+    await parts.runtime.close();
     const results = await Promise.allSettled([
       parts.engine.close(),
       parts.sessions?.close(),
@@ -175,12 +176,10 @@ export class Deck<C = unknown> {
       step = await generator.next();
     }
     const outcome: TurnOutcome = step.value;
+    if (outcome.error !== undefined) throw outcome.error;
     const failed = events.find((e) => e.kind === 'run.failed');
     if (failed?.kind === 'run.failed') {
-      throw (
-        outcome.error ??
-        new RunFailedError(failed.runId, failed.payload.errorType, failed.payload.message)
-      );
+      throw new RunFailedError(failed.runId, failed.payload.errorType, failed.payload.message);
     }
     return turnResultFrom<O>(events, events[0]?.runId ?? '');
   }

@@ -1,20 +1,25 @@
 /**
  * Plays one agent turn and yields its events live. Order of every event: stored, tapped,
- * yielded. Exactly one terminal event ends the run: `run.completed`, `run.failed`, or
- * `run.cancelled` when the consumer stops reading (the engine is aborted). The session
- * claim is taken before anything is recorded and freed when the turn ends.
+ * yielded. Exactly one terminal event ends the run: `run.completed`; `run.failed` for any
+ * error (engine, tool plumbing, session, store); `run.cancelled` when the consumer stops
+ * reading, the deck closes, or the claim is lost. The engine and any running tool are
+ * aborted before the claim is freed, and late history writes are fenced off, so the next
+ * turn on the session starts clean.
  */
 import type { AgentDefinition } from '../authoring/agent.js';
 import { createRunScope } from '../authoring/context.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { errorMessage, errorTypeName } from '../core/errors.js';
 import type { UsageReported } from '../core/event-kinds.js';
-import { type Event, isTerminal } from '../core/events.js';
+import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
 import type { AgentEngine } from './agent-engine.js';
 import { acquireClaim, sessionClaimKey } from './claims.js';
-import { type EventTap, type RunIdentity, RunRecorder } from './recorder.js';
+import { type StopHeartbeat, startHeartbeat } from './heartbeat.js';
+import type { LiveTurn, LiveTurns } from './live-turns.js';
+import { type EventTap, RunEndedError, type RunIdentity, RunRecorder } from './recorder.js';
+import { fencedSession } from './session-fence.js';
 import { sumUsage } from './turn-result.js';
 
 export interface AgentTurnDeps {
@@ -23,6 +28,7 @@ export interface AgentTurnDeps {
   staleRunAfterSeconds: number;
   sessionFor(sessionId: string): ConversationSession;
   taps: readonly EventTap[];
+  liveTurns: LiveTurns;
 }
 
 export interface AgentTurnRequest {
@@ -37,64 +43,130 @@ export interface TurnOutcome {
   error?: unknown;
 }
 
+const CONSUMER_STOPPED = 'the consumer stopped reading the stream';
+
 export async function* playAgentTurn(
   deps: AgentTurnDeps,
   request: AgentTurnRequest,
 ): AsyncGenerator<Event, TurnOutcome, undefined> {
   const { identity, agent } = request;
+  const { runId } = identity;
   const claimKey = identity.sessionId === null ? null : sessionClaimKey(identity.sessionId);
-  if (claimKey) {
-    await acquireClaim(deps.store, claimKey, identity.runId, deps.staleRunAfterSeconds, deps.taps);
-  }
+  const staleAfterMs = deps.staleRunAfterSeconds * 1000;
+  if (claimKey)
+    await acquireClaim(deps.store, claimKey, runId, deps.staleRunAfterSeconds, deps.taps);
+
   const recorder = new RunRecorder(deps.store, identity, deps.taps);
   const controller = new AbortController();
+  let cancelReason: string | null = null;
+  const cancel = (reason: string) => {
+    cancelReason ??= reason;
+    controller.abort(new Error(reason));
+  };
+  const stopHeartbeat: StopHeartbeat = claimKey
+    ? startHeartbeat(deps.store, claimKey, runId, staleAfterMs, (holder) =>
+        cancel(`its claim on the session was taken over by run '${holder}'`),
+      )
+    : async () => {};
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await stopHeartbeat();
+    if (claimKey)
+      await deps.store.release(claimKey, runId).catch(logFailure(`release ${claimKey}`));
+  };
+  let markFinished: () => void = () => {};
+  const live: LiveTurn = {
+    controller,
+    recorder,
+    finished: new Promise<void>((resolve) => {
+      markFinished = resolve;
+    }),
+    cancel,
+    release,
+  };
+  deps.liveTurns.add(live);
+
   const scope = createRunScope({
     data: request.context ?? null,
-    runId: identity.runId,
+    runId,
     sessionId: identity.sessionId,
     signal: controller.signal,
   });
-  let ended = false;
+  let fence: ReturnType<typeof fencedSession> | null = null;
+  let turn: AsyncIterator<EventDraft> | undefined;
   const usage: UsageReported[] = [];
   try {
-    yield await recorder.record({
-      kind: 'run.started',
-      payload: { invocableType: 'agent', input: request.input },
-    });
-    const session = identity.sessionId === null ? null : deps.sessionFor(identity.sessionId);
     try {
-      for await (const draft of deps.engine.playTurn({
-        agent,
-        input: request.input,
-        session,
-        scope,
-      })) {
+      yield await recorder.record({
+        kind: 'run.started',
+        payload: { invocableType: 'agent', input: request.input },
+      });
+      if (identity.sessionId !== null) fence = fencedSession(deps.sessionFor(identity.sessionId));
+      turn = deps.engine
+        .playTurn({ agent, input: request.input, session: fence?.session ?? null, scope })
+        [Symbol.asyncIterator]();
+      for (;;) {
+        const step = await turn.next();
+        if (step.done) break;
+        const draft = step.value;
         if (draft.kind === 'usage.reported') usage.push(draft.payload);
         if (draft.kind === 'run.completed' && draft.payload.usage === null) {
           draft.payload.usage = sumUsage(usage);
         }
-        const event = await recorder.record(draft);
-        if (isTerminal(event)) ended = true;
-        yield event;
+        yield await recorder.record(draft);
       }
+      return {};
     } catch (error) {
-      if (controller.signal.aborted) throw error;
-      ended = true;
-      yield await recorder.record({
-        kind: 'run.failed',
-        payload: { errorType: errorTypeName(error), message: errorMessage(error) },
-      });
-      return { error };
-    }
-    return {};
-  } finally {
-    if (!ended) {
+      const reason: string | null = cancelReason;
       controller.abort();
-      await recorder.record({
-        kind: 'run.cancelled',
-        payload: { reason: 'the consumer stopped reading the stream' },
-      });
+      if (recorder.ended) return error instanceof RunEndedError ? {} : { error };
+      const closing: EventDraft = reason
+        ? { kind: 'run.cancelled', payload: { reason } }
+        : {
+            kind: 'run.failed',
+            payload: { errorType: errorTypeName(error), message: errorMessage(error) },
+          };
+      let recorded: Event | null = null;
+      try {
+        recorded = await recorder.record(closing);
+      } catch (recordError) {
+        if (!(recordError instanceof RunEndedError)) {
+          logFailure(`record ${closing.kind} for run '${runId}'`)(recordError);
+        }
+      }
+      if (recorded) yield recorded;
+      return reason ? {} : { error };
     }
-    if (claimKey) await deps.store.release(claimKey, identity.runId);
+  } finally {
+    cancelReason ??= CONSUMER_STOPPED;
+    controller.abort();
+    await closeQuietly(turn);
+    fence?.close();
+    if (!recorder.ended) {
+      await recorder
+        .record({ kind: 'run.cancelled', payload: { reason: cancelReason } })
+        .catch(logFailure(`record run.cancelled for run '${runId}'`));
+    }
+    await release();
+    deps.liveTurns.delete(live);
+    markFinished();
   }
+}
+
+/** Let the engine wind down (its generator waits, bounded, for the engine to settle). */
+async function closeQuietly(turn: AsyncIterator<EventDraft> | undefined): Promise<void> {
+  try {
+    await turn?.return?.();
+  } catch {
+    // The turn already failed; its error was recorded.
+  }
+}
+
+function logFailure(what: string) {
+  return (error: unknown) => {
+    if (error instanceof RunEndedError) return;
+    console.error(`[agentdeck] could not ${what}: ${errorMessage(error)}`);
+  };
 }

@@ -1,10 +1,14 @@
 /**
  * Writes one run's events: adds the envelope to each draft, stores it (the store assigns
  * seq and ts), then hands the stored event to the taps. Storing comes first, so whatever a
- * watcher sees is already durable.
+ * watcher sees is already durable. A run has exactly one terminal event: the recorder
+ * refuses anything after it, and does not write a terminal event for a run that another
+ * writer (a stale-claim takeover, a closing deck) has already ended.
  */
-
+import { errorMessage } from '../core/errors.js';
+import type { TerminalKind } from '../core/event-kinds.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
+import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
 
 export interface RunIdentity {
@@ -17,17 +21,53 @@ export interface RunIdentity {
 /** Receives every stored event, in order; must not block (in-memory work only). */
 export type EventTap = (event: Event) => void;
 
+/** The run already has its terminal event; nothing more may be recorded. */
+export class RunEndedError extends Error {
+  override name = 'RunEndedError';
+}
+
+const TERMINAL_KINDS: ReadonlySet<string> = new Set<TerminalKind>([
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+]);
+
 export class RunRecorder {
+  #ended = false;
+
   constructor(
     private readonly store: EventStore,
     readonly identity: RunIdentity,
     private readonly taps: readonly EventTap[] = [],
   ) {}
 
+  /** Whether this run's terminal event is recorded (by this recorder or, as far as it knows, another writer). */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
   async record(draft: EventDraft): Promise<Event> {
+    const { runId } = this.identity;
+    if (this.#ended)
+      throw new RunEndedError(`run '${runId}' has ended; '${draft.kind}' not recorded`);
+    if (TERMINAL_KINDS.has(draft.kind)) {
+      this.#ended = true;
+      const summary = await this.store.getRun(runId);
+      if (summary && TERMINAL_STATUSES.includes(summary.status)) {
+        throw new RunEndedError(
+          `run '${runId}' was already ended (${summary.status}) by another writer; '${draft.kind}' not recorded`,
+        );
+      }
+    }
     const [event] = await this.store.append([{ ...this.identity, ...draft } as NewEvent]);
     if (!event) throw new Error('event store returned no event for an append');
-    for (const tap of this.taps) tap(event);
+    for (const tap of this.taps) {
+      try {
+        tap(event);
+      } catch (error) {
+        console.error(`[agentdeck] an event tap failed on ${event.kind}: ${errorMessage(error)}`);
+      }
+    }
     return event;
   }
 }

@@ -13,6 +13,7 @@ import { foldStatus, type RunStatus } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
 import type { AgentEngine } from './agent-engine.js';
 import { playAgentTurn, type TurnOutcome } from './agent-turn.js';
+import { LiveTurns } from './live-turns.js';
 import type { EventTap } from './recorder.js';
 import type { RuntimeSettings } from './settings.js';
 
@@ -35,8 +36,23 @@ export interface RuntimeDeps {
   taps?: readonly EventTap[];
 }
 
+/** How long closing waits for a cancelled turn to record its own terminal event. */
+const CLOSE_GRACE_MS = 2_000;
+
 export class Runtime {
+  readonly #liveTurns = new LiveTurns();
+
   constructor(private readonly deps: RuntimeDeps) {}
+
+  /** Turns being played right now. */
+  get liveTurnCount(): number {
+    return this.#liveTurns.size;
+  }
+
+  /** Cancel every turn in flight (each ends with `run.cancelled`) and free their claims. */
+  async close(): Promise<void> {
+    await this.#liveTurns.cancelAll('the deck closed while the turn was running', CLOSE_GRACE_MS);
+  }
 
   /** Play an agent turn; events are yielded live. The generator's return value carries the original error of a failed turn. */
   async *streamAgent(
@@ -53,6 +69,7 @@ export class Runtime {
         staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
         sessionFor: this.deps.sessionFor,
         taps: this.deps.taps ?? [],
+        liveTurns: this.#liveTurns,
       },
       {
         agent,
@@ -80,9 +97,16 @@ export class Runtime {
   private async newRunId(requested: string | undefined): Promise<string> {
     if (requested === undefined) return randomUUID();
     const runId = optionalId('runId', requested) as string;
-    if (await this.deps.store.getRun(runId)) {
-      throw new ConflictError(`run id '${runId}' is already recorded; pass a new runId or omit it`);
-    }
+    const taken = () =>
+      new ConflictError(`run id '${runId}' is already used; pass a new runId or omit it`);
+    if (await this.deps.store.getRun(runId)) throw taken();
+    // Reserve the id atomically: two callers racing with the same id cannot both pass.
+    const reservation = await this.deps.store.claim({
+      key: `run-id:${runId}`,
+      runId: randomUUID(),
+      staleAfterMs: Number.MAX_SAFE_INTEGER,
+    });
+    if (!reservation.acquired) throw taken();
     return runId;
   }
 }

@@ -25,17 +25,43 @@ export class MissingContextError extends Error {
 }
 
 export function compileAgent(def: AgentDefinition, defaultModel: string | undefined) {
-  const tools = def.tools.map((t) => (isDeckTool(t) ? wrapTool(def.name, t) : checkBuilt(def, t)));
+  const tools = def.tools.map((t, i) =>
+    isDeckTool(t) ? wrapTool(def.name, t) : checkBuilt(def, t, i),
+  );
+  checkToolNames(def.name, tools);
   const model = def.model ?? defaultModel;
-  const agent = new EngineAgent<RunScope | undefined>({
-    name: def.name,
-    instructions: instructionsFor(def),
-    tools,
-    ...(model !== undefined ? { model: model as string | Model } : {}),
-    ...(def.outputType !== undefined ? { outputType: def.outputType as never } : {}),
-  });
+  let agent: EngineAgent<RunScope | undefined>;
+  try {
+    agent = new EngineAgent<RunScope | undefined>({
+      name: def.name,
+      instructions: instructionsFor(def),
+      tools,
+      ...(model !== undefined ? { model: model as string | Model } : {}),
+      ...(def.outputType !== undefined ? { outputType: def.outputType as never } : {}),
+    });
+  } catch (error) {
+    throw new ConfigError(`agent '${def.name}' cannot be compiled: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
   attachHooks(agent, def.name, def.hooks);
   return agent as unknown as CompiledAgent;
+}
+
+function checkToolNames(agentName: string, tools: readonly Tool<RunScope | undefined>[]) {
+  const seen = new Set<string>();
+  for (const t of tools) {
+    const name = (t as { name?: unknown }).name;
+    if (typeof name !== 'string' || name === '') {
+      throw new ConfigError(`agent '${agentName}' has a tool without a name`);
+    }
+    if (seen.has(name)) {
+      throw new ConfigError(
+        `agent '${agentName}' lists two tools named '${name}'; the model calls tools by name, rename one`,
+      );
+    }
+    seen.add(name);
+  }
 }
 
 function instructionsFor(def: AgentDefinition) {
@@ -45,11 +71,15 @@ function instructionsFor(def: AgentDefinition) {
     instructions(contextFor(runContext.context));
 }
 
-function checkBuilt(def: AgentDefinition, value: unknown): Tool<RunScope | undefined> {
+function checkBuilt(
+  def: AgentDefinition,
+  value: unknown,
+  index: number,
+): Tool<RunScope | undefined> {
   const t = value as { type?: unknown; name?: unknown };
   if (typeof t !== 'object' || t === null || typeof t.type !== 'string') {
     throw new ConfigError(
-      `agent '${def.name}' lists a tool that is neither a tool() from agentdeck nor a built engine tool`,
+      `agent '${def.name}' tools[${index}] is neither a tool() from agentdeck nor a built @openai/agents tool`,
     );
   }
   return value as Tool<RunScope | undefined>;
@@ -61,8 +91,19 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
     description: t.description,
     parameters: t.parameters as never,
     strict: true,
-    errorFunction: null,
-    execute: async (args: unknown, runContext?: RunContext<RunScope | undefined>, details?) => {
+    // Arguments the model got wrong (bad JSON, schema mismatch) go back to it as a readable
+    // error and are recorded; a headless run reaching a context tool fails the run.
+    errorFunction: (runContext, error, details) => {
+      if (error instanceof MissingContextError) throw error;
+      const message = errorMessage(error);
+      const text = `Error: tool '${t.name}' failed: ${message}`;
+      const scope = asRunScope(runContext.context);
+      const callId = details?.toolCall?.callId;
+      if (scope && callId) scope.toolErrors.set(callId, message);
+      else if (scope) scope.toolErrorTexts.set(text, message);
+      return text;
+    },
+    execute: async (args: unknown, runContext?: RunContext<unknown>, details?) => {
       const scope = asRunScope(runContext?.context);
       if (t.context !== undefined && !scope) {
         throw new MissingContextError(

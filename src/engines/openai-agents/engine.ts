@@ -2,11 +2,12 @@
  * The `@openai/agents` adapter: plays one agent turn, streamed, and yields canonical event
  * drafts. Every turn streams (so `text.delta` is live); `deck.run` simply folds the stream.
  */
-import { Runner } from '@openai/agents-core';
+import { getDefaultModel, Runner } from '@openai/agents-core';
 import {
   OpenAIChatCompletionsModel,
   OpenAIProvider,
   OpenAIResponsesModel,
+  setDefaultOpenAITracingExporter,
 } from '@openai/agents-openai';
 import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
@@ -20,6 +21,8 @@ import { TurnTranscript } from './transcript.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
 const MAX_TURNS = 10;
+/** How long a turn that stops early waits for the engine to wind down (a tool batch in flight). */
+const SETTLE_MS = 5_000;
 
 export class OpenAIAgentsEngine implements AgentEngine {
   private readonly compiled = new WeakMap<AgentDefinition, CompiledAgent>();
@@ -32,6 +35,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
       ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
       ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
     });
+    // Off unless asked for: then the engine exports its own traces to OpenAI, as documented.
+    if (settings.sdkTracing) setDefaultOpenAITracingExporter();
     this.runner = new Runner({
       modelProvider: this.provider,
       tracingDisabled: !settings.sdkTracing,
@@ -60,13 +65,23 @@ export class OpenAIAgentsEngine implements AgentEngine {
       maxTurns: MAX_TURNS,
       ...(request.session ? { session: toEngineSession(request.session) } : {}),
     });
-    // The stream can end without throwing on abort; `completed` carries the error, if any.
-    for await (const event of result) {
-      yield* transcript.map(event);
+    const settled = result.completed.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      // The stream can end without throwing on abort; `completed` carries the error, if any.
+      for await (const event of result) {
+        yield* transcript.map(event);
+      }
+      await result.completed;
+      if (result.error) throw result.error;
+      scope.signal.throwIfAborted();
+    } finally {
+      // Stopped early (cancel, consumer gone): let the engine finish what it is doing (it was
+      // aborted) before the caller frees the session, bounded so a stuck tool cannot hold it.
+      await settleWithin(settled, SETTLE_MS);
     }
-    await result.completed;
-    if (result.error) throw result.error;
-    scope.signal.throwIfAborted();
     const output = result.finalOutput;
     yield {
       kind: 'run.completed',
@@ -99,10 +114,16 @@ export class OpenAIAgentsEngine implements AgentEngine {
 
   private modelName(model: string | AgentModel | undefined): string | null {
     if (typeof model === 'string') return model;
-    if (model === undefined) return this.settings.model ?? null;
+    if (model === undefined) return this.settings.model ?? getDefaultModel();
     const name = (model as { name?: unknown }).name;
     return typeof name === 'string' ? name : null;
   }
+}
+
+async function settleWithin(done: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function asText(output: unknown): string {

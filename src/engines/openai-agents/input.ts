@@ -5,7 +5,7 @@
  */
 import type { AgentInputItem } from '@openai/agents-core';
 import type { ContentBlock } from '../../core/blocks.js';
-import { ConfigError } from '../../core/errors.js';
+import { ConfigError, InvalidInputError } from '../../core/errors.js';
 
 /** Which OpenAI API a model speaks, when known. */
 export type ModelPath = 'responses' | 'chat_completions' | 'custom';
@@ -49,6 +49,11 @@ export function toEngineInput(
       case 'data':
         break;
     }
+  }
+  if (content.length === 0) {
+    throw new InvalidInputError(
+      `agent '${agentName}' got no block the model can read: ResourceBlock and DataBlock are recorded but never sent; add a TextBlock (or an image)`,
+    );
   }
   return [{ role: 'user', content }];
 }

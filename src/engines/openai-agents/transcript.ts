@@ -58,10 +58,14 @@ export class TurnTranscript {
         ];
       case 'tool_output': {
         const callId = raw.callId ?? '';
-        const error = this.scope.toolErrors.get(callId) ?? null;
+        const sent = (event.item as { output?: unknown }).output;
+        const error =
+          this.scope.toolErrors.get(callId) ??
+          (typeof sent === 'string' ? this.scope.toolErrorTexts.get(sent) : undefined) ??
+          null;
         const output = this.scope.toolOutputs.has(callId)
           ? this.scope.toolOutputs.get(callId)
-          : (event.item as { output?: unknown }).output;
+          : sent;
         return [
           {
             kind: 'tool.call.completed',

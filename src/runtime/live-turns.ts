@@ -1,0 +1,61 @@
+/**
+ * The turns this process is playing. Closing the deck cancels each one and waits briefly
+ * for it to record its terminal event; a turn whose consumer is not reading (so its code
+ * cannot run) is closed from here with `run.cancelled`, and its claim is freed.
+ */
+import { errorMessage } from '../core/errors.js';
+import type { RunRecorder } from './recorder.js';
+
+export interface LiveTurn {
+  readonly controller: AbortController;
+  readonly recorder: RunRecorder;
+  /** Resolves when the turn's own code has finished (terminal event recorded, claim freed). */
+  readonly finished: Promise<void>;
+  /** Ask the turn to stop, recording `run.cancelled` with this reason. */
+  cancel(reason: string): void;
+  /** Free the turn's claim; idempotent. */
+  release(): Promise<void>;
+}
+
+export class LiveTurns {
+  readonly #turns = new Set<LiveTurn>();
+
+  add(turn: LiveTurn): void {
+    this.#turns.add(turn);
+  }
+
+  delete(turn: LiveTurn): void {
+    this.#turns.delete(turn);
+  }
+
+  get size(): number {
+    return this.#turns.size;
+  }
+
+  async cancelAll(reason: string, graceMs: number): Promise<void> {
+    await Promise.all([...this.#turns].map((turn) => this.#cancel(turn, reason, graceMs)));
+  }
+
+  async #cancel(turn: LiveTurn, reason: string, graceMs: number): Promise<void> {
+    turn.cancel(reason);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      turn.finished,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!turn.recorder.ended) {
+      try {
+        await turn.recorder.record({ kind: 'run.cancelled', payload: { reason } });
+      } catch (error) {
+        console.error(
+          `[agentdeck] could not close run '${turn.recorder.identity.runId}': ${errorMessage(error)}`,
+        );
+      }
+    }
+    await turn.release();
+    this.#turns.delete(turn);
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * A session that stops accepting writes once its turn is over. A cancelled engine may
+ * still be finishing a tool batch and then write history; by then the session may belong
+ * to the next turn, so late writes are dropped instead of interleaving two turns.
+ */
+import type { ConversationSession } from '../core/sessions.js';
+
+export function fencedSession(session: ConversationSession): {
+  session: ConversationSession;
+  close(): void;
+} {
+  let open = true;
+  return {
+    session: {
+      getSessionId: () => session.getSessionId(),
+      getItems: (limit) => session.getItems(limit),
+      addItems: async (items) => (open ? session.addItems(items) : undefined),
+      popItem: async () => (open ? session.popItem() : undefined),
+      clearSession: async () => (open ? session.clearSession() : undefined),
+    },
+    close: () => {
+      open = false;
+    },
+  };
+}
