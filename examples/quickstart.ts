@@ -40,7 +40,9 @@ console.log(offline ? '(no OPENAI_API_KEY: using a scripted model)\n' : '');
 
 const first = await deck.run('Booker', 'Hi, I need a meeting.', { sessionId: 'demo' });
 console.log(`Booker: ${first.output}`);
-console.log(`  run ${first.runId}, ${first.usage.inputTokens} in / ${first.usage.outputTokens} out tokens\n`);
+console.log(
+  `  run ${first.runId}, ${first.usage.inputTokens} in / ${first.usage.outputTokens} out tokens\n`,
+);
 
 process.stdout.write('Booker (streamed): ');
 let runId = '';

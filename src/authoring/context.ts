@@ -17,7 +17,6 @@ export interface Context<T = unknown> {
 }
 
 /** A class usable as a context type or requirement. */
-// biome-ignore lint/suspicious/noExplicitAny: constructor parameters of an arbitrary class
 export type ContextClass<T = unknown> = abstract new (...args: any[]) => T;
 
 /** A runtime context requirement: the class a callable needs, or `'any'`. */

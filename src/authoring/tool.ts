@@ -6,7 +6,6 @@
 import type { z } from 'zod';
 import type { Context, ContextRequirement } from './context.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: any zod object shape
 export type ToolParameters = z.ZodObject<any>;
 
 export interface ToolOptions<P extends ToolParameters, C> {

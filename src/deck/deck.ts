@@ -33,7 +33,6 @@ import { checkCatalogKinds, checkCatalogNames } from './validate.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
-// biome-ignore lint/suspicious/noExplicitAny: agents of any context and output type
 type AnyAgent = Agent<any, any>;
 
 interface OpenParts {

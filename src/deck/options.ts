@@ -9,7 +9,6 @@ export interface DeckOptions<C = unknown> {
   /** A name for messages and logs (for example the project's). @default 'agentdeck' */
   name?: string;
   /** The agent catalog. @default [] */
-  // biome-ignore lint/suspicious/noExplicitAny: agents of any context and output type
   agents?: readonly Agent<any, any>[];
   /** The workflow catalog; names share one namespace with agents. @default [] */
   workflows?: readonly Workflow[];

@@ -6,7 +6,6 @@ import { Agent } from '../authoring/agent.js';
 import { Workflow } from '../authoring/workflow.js';
 import { ConfigError } from '../core/errors.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: agents of any context and output type
 type AnyAgent = Agent<any, any>;
 
 /** Kinds only; at construction, so a wrong object fails where it was passed. */

@@ -65,7 +65,8 @@ function redact(value: string): string {
 
 /**
  * Open the event store a `SERVICE_EVENTS` value names (see {@link parseEventStoreUrl}).
- * Throws `ConfigError` for a value it cannot use and `StoreError` when the file cannot be
+ * An SQLite store has its defaults, group commit included: another writer to the same file
+ * in this process calls `SqliteEventStore.flushGroupCommits(path)` first. Throws `ConfigError` for a value it cannot use and `StoreError` when the file cannot be
  * opened or created.
  *
  * @example

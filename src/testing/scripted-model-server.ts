@@ -26,7 +26,6 @@ export interface RecordedRequest {
   /** Request path, e.g. `/v1/responses` or `/v1/chat/completions`. */
   path: string;
   /** The parsed JSON body (model, input/messages, tools, stream, ...). */
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON that tests read ad hoc.
   body: any;
 }
 

@@ -8,7 +8,6 @@ import { type AgentInput, toBlocks } from '../../core/blocks.js';
 import { OpenAIAgentsEngine } from './engine.js';
 
 /** The engine's own result of a headless run (`@openai/agents` RunResult). */
-// biome-ignore lint/suspicious/noExplicitAny: the engine's result is generic over its agent type
 export type HeadlessResult = RunResult<any, any>;
 
 export async function runHeadless(

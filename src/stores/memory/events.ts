@@ -27,7 +27,7 @@ import {
   type StoredEvent,
   stampPrepared,
   toStored,
-} from './stored-event.js';
+} from '../shared/stored-event.js';
 
 /** Runs listed when a filter gives no `limit`. */
 export const DEFAULT_LIST_LIMIT = 50;
@@ -114,7 +114,7 @@ export class MemoryEventStore implements EventStore {
           (startedBefore === undefined || run.startedAt < startedBefore),
       )
       .sort((a, b) => compareDesc(a.summary.startedAt, b.summary.startedAt) || b.order - a.order)
-      .slice(0, Math.max(0, limit))
+      .slice(0, Math.max(0, Math.floor(limit)))
       .map(({ summary }) => ({ ...summary }));
   }
 

@@ -1,11 +1,17 @@
 /**
- * Versioned schema migrations for the SQLite stores. Each applied migration is recorded in
+ * The SQLite event store's schema: versioned migrations, and the statements (with their row
+ * mappings) that read and write the current version, kept here so that a schema change and
+ * the queries it affects are made in one place. Each applied migration is recorded in
  * `schema_migrations` under its component's name, so several components (events, workflow
  * checkpoints...) can share one database file, each with its own version sequence. Opening
  * a store runs the missing migrations in one `BEGIN IMMEDIATE` transaction: two processes
  * opening a fresh file at once serialize on it, and the second finds nothing left to do.
  */
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, SQLOutputValue, StatementSync } from 'node:sqlite';
+import type { ControlVerb } from '../../core/event-kinds.js';
+import type { RunStatus } from '../../core/status.js';
+import type { ClaimHolder, ControlRequest, RunSummary } from '../../core/store.js';
+import type { StoredEvent } from '../shared/stored-event.js';
 
 /** One schema step. Never edit a released migration; add the next version instead. */
 export interface Migration {
@@ -109,4 +115,92 @@ export function migrate(
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
+}
+
+/** The statements the event store prepares once, against the last migration's schema. */
+export const SQL = {
+  begin: 'BEGIN IMMEDIATE',
+  commit: 'COMMIT',
+  rollback: 'ROLLBACK',
+  savepoint: 'SAVEPOINT append',
+  releaseSavepoint: 'RELEASE append',
+  rollbackSavepoint: 'ROLLBACK TO append',
+  insertEvent: `INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  tail: 'SELECT seq, ts FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
+  read: `SELECT run_id, seq, v, kind, session_id, namespace, origin, ts, payload FROM events
+    WHERE run_id = ? AND seq > ? ORDER BY seq`,
+  runStatus: 'SELECT status FROM runs WHERE run_id = ?',
+  insertRun: `INSERT INTO runs (run_id, origin, session_id, namespace, status, started_at)
+    VALUES (?, ?, ?, ?, ?, ?)`,
+  updateStatus: 'UPDATE runs SET status = ? WHERE run_id = ?',
+  getRun: `SELECT r.run_id, r.origin, r.session_id, r.namespace, r.status, r.started_at,
+      e.seq AS last_seq, e.ts AS updated_at
+    FROM runs r JOIN events e ON e.run_id = r.run_id
+    WHERE r.run_id = ? ORDER BY e.seq DESC LIMIT 1`,
+  claimHolder: 'SELECT run_id, claimed_at FROM claims WHERE key = ?',
+  setClaim: `INSERT INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)
+    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
+  release: 'DELETE FROM claims WHERE key = ? AND run_id = ?',
+  insertControl: `INSERT INTO control_requests (request_id, run_id, verb, reason, requested_at)
+    VALUES (?, ?, ?, ?, ?)`,
+  readControl: `SELECT request_id, run_id, verb, reason, requested_at FROM control_requests
+    WHERE run_id = ? ORDER BY id`,
+} as const;
+
+export type Statements = { [K in keyof typeof SQL]: StatementSync };
+
+/**
+ * `listRuns` for a set of filter clauses; `updated_at` and `last_seq` come from each run's
+ * last event (one primary-key probe each), so appends never write them.
+ */
+export function listRunsSql(where: readonly string[]): string {
+  return `SELECT r.run_id, r.origin, r.session_id, r.namespace, r.status, r.started_at,
+      (SELECT seq FROM events e WHERE e.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS last_seq,
+      (SELECT ts FROM events e WHERE e.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at
+    FROM runs r ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?`;
+}
+
+type Row = Record<string, SQLOutputValue>;
+
+export function toStored(row: Row): StoredEvent {
+  return {
+    runId: String(row.run_id),
+    seq: Number(row.seq),
+    v: Number(row.v),
+    kind: String(row.kind),
+    sessionId: row.session_id as string | null,
+    namespace: row.namespace as string | null,
+    origin: String(row.origin),
+    ts: String(row.ts),
+    payload: String(row.payload),
+  };
+}
+
+export function toControlRequest(row: Row): ControlRequest {
+  return {
+    requestId: String(row.request_id),
+    runId: String(row.run_id),
+    verb: row.verb as ControlVerb,
+    reason: row.reason as string | null,
+    requestedAt: String(row.requested_at),
+  };
+}
+
+export function toSummary(row: Row): RunSummary {
+  return {
+    runId: String(row.run_id),
+    origin: String(row.origin),
+    sessionId: row.session_id as string | null,
+    namespace: row.namespace as string | null,
+    status: row.status as RunStatus,
+    startedAt: String(row.started_at),
+    updatedAt: String(row.updated_at),
+    lastSeq: Number(row.last_seq),
+  };
+}
+
+export function toHolder(row: Row): ClaimHolder {
+  return { runId: String(row.run_id), claimedAt: String(row.claimed_at) };
 }

@@ -3,8 +3,8 @@
  * plus the wire payload as JSON text. Writing goes through `prepareEvents` (serialize a
  * whole batch before anything is written, so a bad event fails the batch), reading through
  * `eventFromStored` (which uses `parseEvent`, so a kind this reader does not know survives
- * as an `UnknownEvent` with its raw payload). It lives beside the memory backend because
- * that backend is the reference; the SQLite backend imports it so both agree byte for byte.
+ * as an `UnknownEvent` with its raw payload). Every backend imports it from here, so
+ * they agree byte for byte.
  */
 import { errorMessage, InvalidInputError } from '../../core/errors.js';
 import {

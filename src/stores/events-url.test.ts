@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/errors.js';
+import { openEventStore, parseEventStoreUrl } from './events-url.js';
+import { MemoryEventStore } from './memory/events.js';
+import { SqliteEventStore } from './sqlite/events.js';
+
+describe('parseEventStoreUrl', () => {
+  const cwd = '/srv/app';
+
+  it('defaults to ./.agentdeck/state.db in the working directory', () => {
+    const expected = { backend: 'sqlite', path: '/srv/app/.agentdeck/state.db' };
+    expect(parseEventStoreUrl(undefined, cwd)).toEqual(expected);
+    expect(parseEventStoreUrl('', cwd)).toEqual(expected);
+    expect(parseEventStoreUrl('  ', cwd)).toEqual(expected);
+  });
+
+  it('reads memory://', () => {
+    expect(parseEventStoreUrl('memory://', cwd)).toEqual({ backend: 'memory' });
+  });
+
+  it('reads absolute and relative sqlite:// paths', () => {
+    expect(parseEventStoreUrl('sqlite:///var/lib/deck/state.db', cwd)).toEqual({
+      backend: 'sqlite',
+      path: '/var/lib/deck/state.db',
+    });
+    expect(parseEventStoreUrl('sqlite://data/state.db', cwd)).toEqual({
+      backend: 'sqlite',
+      path: '/srv/app/data/state.db',
+    });
+  });
+
+  it('refuses postgres:// as not available yet, without echoing the URL', () => {
+    for (const url of ['postgres://u:secret@db/deck', 'postgresql://db/deck']) {
+      expect(() => parseEventStoreUrl(url, cwd)).toThrow(ConfigError);
+      expect(() => parseEventStoreUrl(url, cwd)).toThrow(
+        /Postgres event store is not available yet/,
+      );
+      expect(() => parseEventStoreUrl(url, cwd)).not.toThrow(/secret/);
+    }
+  });
+
+  it('refuses anything else, naming the value and the accepted forms', () => {
+    for (const url of [
+      'redis://localhost',
+      'state.db',
+      'memory://x',
+      'sqlite://',
+      'mysql://u:pw@h/db',
+    ]) {
+      expect(() => parseEventStoreUrl(url, cwd)).toThrow(ConfigError);
+    }
+    expect(() => parseEventStoreUrl('redis://localhost', cwd)).toThrow(
+      /'redis:\/\/localhost'.*memory:\/\/.*sqlite:\/\/\/absolute\/path\.db.*sqlite:\/\/relative/,
+    );
+    expect(() => parseEventStoreUrl('mysql://u:pw@h/db', cwd)).not.toThrow(/pw/);
+  });
+});
+
+describe('openEventStore', () => {
+  it('opens the memory store', async () => {
+    const store = openEventStore('memory://');
+    expect(store).toBeInstanceOf(MemoryEventStore);
+    await store.close();
+  });
+
+  it('opens an SQLite file, creating its directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-url-'));
+    try {
+      const store = openEventStore(`sqlite://${join(dir, 'deep', 'state.db')}`);
+      expect(store).toBeInstanceOf(SqliteEventStore);
+      expect((store as SqliteEventStore).path).toBe(join(dir, 'deep', 'state.db'));
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('opens an SQLite store that group-commits streamed deltas (the default)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-url-'));
+    const file = join(dir, 'state.db');
+    const store = openEventStore(`sqlite://${file}`);
+    const outside = new DatabaseSync(file, { readOnly: true });
+    const count = () => Number(outside.prepare('SELECT COUNT(*) AS n FROM events').get()?.n);
+    try {
+      const envelope = { runId: 'r1', sessionId: null, namespace: null, origin: 'test' };
+      await store.append([
+        { ...envelope, kind: 'run.started', payload: { invocableType: 'agent', input: [] } },
+      ]);
+      for (const text of ['a', 'b', 'c']) {
+        await store.append([
+          { ...envelope, kind: 'text.delta', payload: { messageId: 'm', text } },
+        ]);
+      }
+      expect(count()).toBe(2); // the first delta of the turn alone; the others held
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(count()).toBe(4);
+    } finally {
+      outside.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('throws ConfigError before opening anything for a bad value', () => {
+    expect(() => openEventStore('postgres://db/deck')).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Appending to the SQLite event store, the hot path: a streamed turn stores each token
+ * before yielding it. A lone non-lifecycle event of a run this connection wrote last is one
+ * INSERT, with `seq` taken from an in-process cache of the run's tail. The cache is
+ * validated by the (run_id, seq) primary key rather than trusted: if another connection
+ * wrote to the run since, that seq is already taken (seqs are gap-free, so every seq up to
+ * the true tail exists), the INSERT fails, and the append is redone on the slow path, which
+ * reads the tail inside the write transaction. Lifecycle events (`run.*`), a run's first
+ * event and batches take the slow path, which also maintains the run index.
+ */
+import { EVENT_SCHEMA_VERSION, type Event, isTerminal } from '../../core/events.js';
+import { nextStatus, type RunStatus } from '../../core/status.js';
+import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
+import type { GroupCommit } from './group-commit.js';
+import type { Statements } from './migrations.js';
+
+/** Runs whose tail (last seq and ts) a connection caches for the one-INSERT append path. */
+const TAIL_CACHE_SIZE = 1_024;
+
+/** SQLite's extended result code for a PRIMARY KEY violation. */
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+
+/** A run's last stored event, as far as this connection knows. */
+interface Tail {
+  seq: number;
+  ts: string;
+}
+
+/** One connection's appends, with its cache of run tails. */
+export class Appender {
+  readonly #sql: Statements;
+  readonly #writes: GroupCommit;
+  /** Tails of runs this connection wrote last; validated by the primary key on use. */
+  readonly #tails = new Map<string, Tail>();
+
+  constructor(sql: Statements, writes: GroupCommit) {
+    this.#sql = sql;
+    this.#writes = writes;
+  }
+
+  /** Store `prepared` (not empty), assigning each event its `seq` and `ts`. */
+  append(prepared: PreparedEvent[]): Event[] {
+    const [only] = prepared;
+    if (prepared.length === 1 && only && !only.lifecycle) {
+      const fast = this.#appendCached(only);
+      if (fast) return [fast];
+    }
+    return this.#appendInTransaction(prepared);
+  }
+
+  /** Forget every cached tail (after a lost group commit, or on close). */
+  forget(): void {
+    this.#tails.clear();
+  }
+
+  /** One INSERT at the cached tail; `null` when the slow path must decide. */
+  #appendCached(item: PreparedEvent): Event | null {
+    const tail = this.#tails.get(item.event.runId);
+    if (!tail) return null;
+    const held = this.#writes.beforeAppend(item.kind);
+    const seq = tail.seq + 1;
+    const ts = nextTimestamp(tail.ts);
+    try {
+      this.#insert(item, seq, ts);
+    } catch (error) {
+      this.#tails.delete(item.event.runId);
+      if (isPrimaryKeyViolation(error)) return null; // another connection wrote to the run
+      throw error;
+    }
+    tail.seq = seq;
+    tail.ts = ts;
+    this.#writes.afterAppend(held);
+    return stampPrepared(item, seq, ts);
+  }
+
+  #appendInTransaction(prepared: PreparedEvent[]): Event[] {
+    const tails = new Map<string, Tail & { status: RunStatus | null }>();
+    const stored = this.#writes.transaction(() =>
+      prepared.map((item) => {
+        const { runId } = item.event;
+        let tail = tails.get(runId);
+        if (!tail) {
+          const last = this.#sql.tail.get(runId);
+          const status = this.#sql.runStatus.get(runId)?.status;
+          tail = {
+            seq: last ? Number(last.seq) : -1,
+            ts: last ? String(last.ts) : '',
+            status: typeof status === 'string' ? (status as RunStatus) : null,
+          };
+          tails.set(runId, tail);
+        }
+        const seq = tail.seq + 1;
+        const ts = nextTimestamp(tail.ts);
+        const event = stampPrepared(item, seq, ts);
+        this.#insert(item, seq, ts);
+        if (tail.status === null) {
+          tail.status = nextStatus(null, event);
+          const { origin, sessionId, namespace } = item.event;
+          this.#sql.insertRun.run(runId, origin, sessionId, namespace, tail.status, ts);
+        } else if (item.lifecycle) {
+          const status = nextStatus(tail.status, event);
+          if (status !== tail.status) this.#sql.updateStatus.run(status, runId);
+          tail.status = status;
+        }
+        tail.seq = seq;
+        tail.ts = ts;
+        return event;
+      }),
+    );
+    // Only after COMMIT: the cache must never hold a tail that was rolled back.
+    for (const [runId, { seq, ts }] of tails) this.#cacheTail(runId, { seq, ts });
+    for (const event of stored) if (isTerminal(event)) this.#tails.delete(event.runId);
+    return stored;
+  }
+
+  #insert(item: PreparedEvent, seq: number, ts: string): void {
+    const { event, kind, payload } = item;
+    const { runId, sessionId, namespace, origin } = event;
+    const v = EVENT_SCHEMA_VERSION;
+    this.#sql.insertEvent.run(runId, seq, v, kind, sessionId, namespace, origin, ts, payload);
+  }
+
+  #cacheTail(runId: string, tail: Tail): void {
+    this.#tails.delete(runId);
+    this.#tails.set(runId, tail);
+    if (this.#tails.size > TAIL_CACHE_SIZE) {
+      const oldest = this.#tails.keys().next();
+      if (!oldest.done) this.#tails.delete(oldest.value);
+    }
+  }
+}
+
+function isPrimaryKeyViolation(error: unknown): boolean {
+  return (error as { errcode?: unknown } | null)?.errcode === SQLITE_CONSTRAINT_PRIMARYKEY;
+}

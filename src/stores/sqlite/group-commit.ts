@@ -1,0 +1,210 @@
+/**
+ * Group commit for the SQLite event store, and the write transactions that must respect it.
+ * Each SQLite commit costs a fixed number of lock and write system calls, which bounds
+ * one-event appends to roughly 40-60k/s on a small VM; a streamed turn appends one token
+ * at a time. So streamed deltas (`text.delta`, `thought.delta`) that arrive in one
+ * event-loop turn share one write transaction, committed at the end of the turn, after
+ * {@link GROUP_COMMIT_MAX_EVENTS} events, or with the next write of any other kind, which
+ * is therefore durable when it resolves. An open group holds the file's write lock, so every
+ * connection in this process flushes the others' groups (found in a registry by database
+ * file) before it writes or reads; code outside this module calls {@link flushGroupCommits}.
+ * A connection with grouping disabled still flushes the others.
+ */
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { errorMessage, StoreError } from '../../core/errors.js';
+import type { Statements } from './migrations.js';
+
+/** Most events one group commit holds before it commits early. */
+export const GROUP_COMMIT_MAX_EVENTS = 1_000;
+
+/** The kinds a group commit may hold back: a streamed turn's token deltas. */
+const GROUPABLE_KINDS = new Set(['text.delta', 'thought.delta']);
+
+/** Connections with an open group commit, by database file, so one can flush the others. */
+const openGroups = new Map<string, Set<GroupCommit>>();
+
+/**
+ * Commit the open group commits of every connection in this process on `path`, so that a
+ * write through another connection to that file does not wait on them. Errors are kept and
+ * reported by each store's next call.
+ */
+export function flushGroupCommits(path: string): void {
+  for (const group of openGroups.get(fileKey(path)) ?? []) group.commitLater();
+}
+
+/** What a group commit needs of its connection. */
+export interface GroupCommitConnection {
+  /** The database file, as the store was given it (`':memory:'` for a private one). */
+  path: string;
+  db: DatabaseSync;
+  sql: Statements;
+}
+
+/** An open group: a write transaction holding streamed deltas. */
+interface OpenGroup {
+  events: number;
+  timer: NodeJS.Immediate;
+}
+
+/**
+ * One connection's writes: its group commit, if enabled, and the write transactions and
+ * single-statement writes that must commit it (and flush other connections' groups) first.
+ */
+export class GroupCommit {
+  readonly #connection: GroupCommitConnection;
+  readonly #key: string;
+  readonly #enabled: boolean;
+  /** Called when a group fails to commit: the connection's cached tails are now wrong. */
+  readonly #onLost: () => void;
+  #group: OpenGroup | null = null;
+  /** A delta was committed alone in this event-loop turn; another one opens a group. */
+  #deltaThisTurn = false;
+  /** A group commit that failed after its appends had resolved; the next call reports it. */
+  #lost: StoreError | null = null;
+
+  constructor(connection: GroupCommitConnection, enabled: boolean, onLost: () => void) {
+    const { path } = connection;
+    this.#connection = connection;
+    this.#key = path === ':memory:' ? `:memory:${crypto.randomUUID()}` : fileKey(path);
+    this.#enabled = enabled;
+    this.#onLost = onLost;
+  }
+
+  /**
+   * Before a one-event append of `kind`: whether the event joins a group (opening one when
+   * it is the second delta of the turn). When it does not, other connections' groups are
+   * flushed, since the insert would wait on them.
+   */
+  beforeAppend(kind: string): boolean {
+    const held = this.#enabled && GROUPABLE_KINDS.has(kind) && this.#holdDelta();
+    if (!held) this.flushOthers();
+    return held;
+  }
+
+  /** After that append's insert: an event that was not held commits the group with it. */
+  afterAppend(held: boolean): void {
+    const group = this.#group;
+    if (group && (!held || ++group.events >= GROUP_COMMIT_MAX_EVENTS)) this.commit();
+  }
+
+  /**
+   * Run `body` in a write transaction. With a group open, it runs inside the group (under a
+   * savepoint, so a failure undoes only its own writes) and commits the group with it.
+   */
+  transaction<T>(body: () => T): T {
+    const { db, sql } = this.#connection;
+    if (this.#group) {
+      sql.savepoint.run();
+      let result: T;
+      try {
+        result = body();
+        sql.releaseSavepoint.run();
+      } catch (error) {
+        sql.rollbackSavepoint.run();
+        sql.releaseSavepoint.run();
+        throw error;
+      }
+      this.commit();
+      return result;
+    }
+    this.flushOthers();
+    sql.begin.run();
+    try {
+      const result = body();
+      sql.commit.run();
+      return result;
+    } catch (error) {
+      if (db.isTransaction) sql.rollback.run();
+      throw error;
+    }
+  }
+
+  /** A single-statement write must not join an open group: commit it, and the others'. */
+  beforeWrite(): void {
+    this.commit();
+    this.flushOthers();
+  }
+
+  /** Commit the open group, if any. On failure the group is rolled back and the tails forgotten. */
+  commit(): void {
+    const group = this.#group;
+    if (!group) return;
+    this.#group = null;
+    clearImmediate(group.timer);
+    openGroups.get(this.#key)?.delete(this);
+    const { db, sql, path } = this.#connection;
+    try {
+      sql.commit.run();
+    } catch (error) {
+      // The held events are gone: a cached tail past them would let the next append leave a gap.
+      this.#onLost();
+      if (db.isTransaction) sql.rollback.run();
+      throw new StoreError(
+        `SQLite event store at '${path}' could not commit ${group.events} streamed ` +
+          `event(s) whose appends had already resolved; they are lost: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** Commit the group outside any caller (end of turn, another connection's flush); keep the error. */
+  commitLater(): void {
+    try {
+      this.commit();
+    } catch (error) {
+      this.#lost ??= error as StoreError;
+    }
+  }
+
+  /** Commit other connections' groups on this file, which would otherwise block this one. */
+  flushOthers(): void {
+    const groups = openGroups.get(this.#key);
+    if (!groups) return;
+    for (const group of groups) if (group !== this) group.commitLater();
+  }
+
+  /** The error of a group that failed to commit after its appends resolved, once. */
+  takeLost(): StoreError | null {
+    const lost = this.#lost;
+    this.#lost = null;
+    return lost;
+  }
+
+  /**
+   * Whether to hold this delta in a group. The first delta of a turn is committed alone (a
+   * token that arrived on its own costs one autocommit INSERT, as without grouping); the
+   * second in the same turn shows a burst, and opens a group that the rest join.
+   */
+  #holdDelta(): boolean {
+    if (this.#group) return true;
+    if (!this.#deltaThisTurn) {
+      this.#deltaThisTurn = true;
+      setImmediate(() => {
+        this.#deltaThisTurn = false;
+      });
+      return false;
+    }
+    this.#open();
+    return true;
+  }
+
+  #open(): void {
+    this.flushOthers();
+    this.#connection.sql.begin.run();
+    this.#group = { events: 0, timer: setImmediate(() => this.commitLater()) };
+    const groups = openGroups.get(this.#key) ?? new Set<GroupCommit>();
+    openGroups.set(this.#key, groups.add(this));
+  }
+}
+
+/** One key per database file, whatever the spelling of its path. */
+function fileKey(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return join(realpathSync(dirname(absolute)), basename(absolute));
+  } catch {
+    return absolute;
+  }
+}
