@@ -33,6 +33,7 @@ import { checkCatalogKinds, checkCatalogNames } from './validate.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
+// biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 type AnyAgent = Agent<any, any>;
 
 interface OpenParts {

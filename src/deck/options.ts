@@ -9,6 +9,7 @@ export interface DeckOptions<C = unknown> {
   /** A name for messages and logs (for example the project's). @default 'agentdeck' */
   name?: string;
   /** The agent catalog. @default [] */
+  // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
   agents?: readonly Agent<any, any>[];
   /** The workflow catalog; names share one namespace with agents. @default [] */
   workflows?: readonly Workflow[];

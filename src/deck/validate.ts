@@ -6,6 +6,7 @@ import { Agent } from '../authoring/agent.js';
 import { Workflow } from '../authoring/workflow.js';
 import { ConfigError } from '../core/errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 type AnyAgent = Agent<any, any>;
 
 /** Kinds only; at construction, so a wrong object fails where it was passed. */

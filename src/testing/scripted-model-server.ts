@@ -26,6 +26,7 @@ export interface RecordedRequest {
   /** Request path, e.g. `/v1/responses` or `/v1/chat/completions`. */
   path: string;
   /** The parsed JSON body (model, input/messages, tools, stream, ...). */
+  // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
   body: any;
 }
 

@@ -16,6 +16,7 @@ import { asRunScope, contextFor, type RunScope } from '../../authoring/context.j
 import { type DeckTool, isDeckTool } from '../../authoring/tool.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 export type CompiledAgent = EngineAgent<any, any>;
 
 /** Raised inside a tool when a headless run (no context) reaches a tool that needs one. */

@@ -8,6 +8,7 @@ import { type AgentInput, toBlocks } from '../../core/blocks.js';
 import { OpenAIAgentsEngine } from './engine.js';
 
 /** The engine's own result of a headless run (`@openai/agents` RunResult). */
+// biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 export type HeadlessResult = RunResult<any, any>;
 
 export async function runHeadless(
