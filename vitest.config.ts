@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'] },
     testTimeout: 20_000,
+    reporters: ['default', 'json'],
+    outputFile: { json: 'node_modules/.cache/vitest-results.json' },
     hookTimeout: 20_000,
     env: { SERVICE_EVENTS: 'memory://' },
   },

@@ -19,7 +19,10 @@ export interface AgentModel {
   getStreamedResponse(request: never): AsyncIterable<unknown>;
 }
 
-/** Lifecycle hooks; each method receives the run's context. Errors in hooks are logged, not raised. */
+/**
+ * Lifecycle hooks; each method receives the run's context. Hooks observe, they do not
+ * steer: the engine does not wait for them, and an error in one is logged, not raised.
+ */
 export interface AgentHooks<C = unknown> {
   /** The agent is about to call the model for the first time in a turn. */
   onStart?(ctx: Context<C>): void | Promise<void>;

@@ -17,7 +17,7 @@ export interface Context<T = unknown> {
 }
 
 /** A class usable as a context type or requirement. */
-// biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
+// biome-ignore lint/suspicious/noExplicitAny: constructor parameters of an arbitrary class
 export type ContextClass<T = unknown> = abstract new (...args: any[]) => T;
 
 /** A runtime context requirement: the class a callable needs, or `'any'`. */

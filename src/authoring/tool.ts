@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { Context, ContextRequirement } from './context.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
+// biome-ignore lint/suspicious/noExplicitAny: any zod object shape
 export type ToolParameters = z.ZodObject<any>;
 
 export interface ToolOptions<P extends ToolParameters, C> {

@@ -46,6 +46,7 @@ describe('agent turns over the OpenAI HTTP API', () => {
       stream: true,
       instructions: 'Be kind.',
     });
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test');
     // 1000 * 0.15 / 1e6 + 500 * 0.6 / 1e6
     expect(result.usage.usd).toBeCloseTo(0.00045, 9);
     server.assertConsumed();

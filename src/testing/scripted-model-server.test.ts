@@ -172,7 +172,11 @@ describe('scriptedModelServer HTTP surface', () => {
     expect(error.error.message).toMatch(/script exhausted/);
     expect(error.error.message).toContain('ping');
     expect(server.requests).toEqual([
-      { path: '/v1/chat/completions', body: expect.objectContaining({ model: 'm' }) },
+      {
+        path: '/v1/chat/completions',
+        body: expect.objectContaining({ model: 'm' }),
+        headers: expect.any(Object),
+      },
     ]);
   });
 

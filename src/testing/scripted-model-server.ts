@@ -26,8 +26,10 @@ export interface RecordedRequest {
   /** Request path, e.g. `/v1/responses` or `/v1/chat/completions`. */
   path: string;
   /** The parsed JSON body (model, input/messages, tools, stream, ...). */
-  // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
+  // biome-ignore lint/suspicious/noExplicitAny: a request body is free-form JSON that tests index into
   body: any;
+  /** The request headers, lower-cased (e.g. `authorization: Bearer <key>`). */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -142,7 +144,7 @@ export async function scriptedModelServer(
       const message = 'scriptedModelServer: request body is not JSON';
       return sendJson(res, 400, { error: { message, type: 'invalid_request_error' } });
     }
-    requests.push({ path, body });
+    requests.push({ path, body, headers: { ...req.headers } });
     const step = queue.shift();
     if (step === undefined) {
       return sendError(res, queue.exhausted(summarize(api.lastInput(body))).message);
