@@ -28,10 +28,6 @@ export class LiveTurns {
     this.#turns.delete(turn);
   }
 
-  get size(): number {
-    return this.#turns.size;
-  }
-
   async cancelAll(reason: string, graceMs: number): Promise<void> {
     await Promise.all([...this.#turns].map((turn) => this.#cancel(turn, reason, graceMs)));
   }

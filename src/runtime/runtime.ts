@@ -44,11 +44,6 @@ export class Runtime {
 
   constructor(private readonly deps: RuntimeDeps) {}
 
-  /** Turns being played right now. */
-  get liveTurnCount(): number {
-    return this.#liveTurns.size;
-  }
-
   /** Cancel every turn in flight (each ends with `run.cancelled`) and free their claims. */
   async close(): Promise<void> {
     await this.#liveTurns.cancelAll('the deck closed while the turn was running', CLOSE_GRACE_MS);
@@ -83,11 +78,6 @@ export class Runtime {
         },
       },
     );
-  }
-
-  /** A run's events, in order. */
-  events(runId: string): Promise<Event[]> {
-    return this.deps.store.read(runId);
   }
 
   async status(runId: string): Promise<RunStatus | null> {
