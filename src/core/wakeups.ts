@@ -1,0 +1,50 @@
+/**
+ * Workflow timers, as the checkpointers see them. `sleepUntil(when)` pauses a durable thread
+ * by raising a LangGraph interrupt whose value is a {@link SleepRequest}; the checkpointer
+ * stores that interrupt with the thread's pending writes like any other. A checkpointer that
+ * can answer "which threads are due?" with an index (our SQLite saver) implements
+ * {@link WakeupIndex}; for the others the engine scans their threads.
+ */
+
+/** The key of the interrupt value that marks a timer (not a question for a person). */
+export const SLEEP_UNTIL_KEY = 'agentdeck:sleepUntil';
+
+/** The interrupt value `sleepUntil()` raises. */
+export interface SleepRequest {
+  /** When the thread may resume: an ISO 8601 UTC timestamp (`toISOString()` form). */
+  [SLEEP_UNTIL_KEY]: string;
+}
+
+/** The wake-up time an interrupt value asks for, or `null` when it is not a timer. */
+export function wakeTimeOf(interruptValue: unknown): string | null {
+  if (typeof interruptValue !== 'object' || interruptValue === null) return null;
+  const when = (interruptValue as Record<string, unknown>)[SLEEP_UNTIL_KEY];
+  return typeof when === 'string' ? when : null;
+}
+
+/** A paused thread whose wake-up time has come. */
+export interface DueWakeup {
+  /** The thread id as the checkpointer stores it. */
+  threadId: string;
+  /** When it asked to wake (ISO 8601 UTC). */
+  wakeAt: string;
+}
+
+export interface DueWakeupsOptions {
+  /** Only threads whose stored id starts with this prefix. */
+  threadIdPrefix?: string;
+}
+
+/** A checkpointer that indexes timers, so finding due threads does not read every thread. */
+export interface WakeupIndex {
+  /** Threads whose latest checkpoint waits on a timer due at or before `now`, earliest first. */
+  dueWakeups(now: Date, options?: DueWakeupsOptions): Promise<DueWakeup[]>;
+}
+
+export function isWakeupIndex(value: unknown): value is WakeupIndex {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<WakeupIndex>).dueWakeups === 'function'
+  );
+}
