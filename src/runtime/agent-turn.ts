@@ -15,10 +15,10 @@ import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
 import type { AgentEngine } from './agent-engine.js';
-import { acquireClaim, sessionClaimKey } from './claims.js';
-import { type StopHeartbeat, startHeartbeat } from './heartbeat.js';
-import type { LiveTurn, LiveTurns } from './live-turns.js';
-import { type EventTap, RunEndedError, type RunIdentity, RunRecorder } from './recorder.js';
+import { sessionClaimKey } from './claims.js';
+import type { LiveTurns } from './live-turns.js';
+import { type EventTap, RunEndedError, type RunIdentity } from './recorder.js';
+import { logFailure, RunLease } from './run-lease.js';
 import { fencedSession } from './session-fence.js';
 import { sumUsage } from './turn-result.js';
 
@@ -52,41 +52,8 @@ export async function* playAgentTurn(
   const { identity, agent } = request;
   const { runId } = identity;
   const claimKey = identity.sessionId === null ? null : sessionClaimKey(identity.sessionId);
-  const staleAfterMs = deps.staleRunAfterSeconds * 1000;
-  if (claimKey)
-    await acquireClaim(deps.store, claimKey, runId, deps.staleRunAfterSeconds, deps.taps);
-
-  const recorder = new RunRecorder(deps.store, identity, deps.taps);
-  const controller = new AbortController();
-  let cancelReason: string | null = null;
-  const cancel = (reason: string) => {
-    cancelReason ??= reason;
-    controller.abort(new Error(reason));
-  };
-  const stopHeartbeat: StopHeartbeat = claimKey
-    ? startHeartbeat(deps.store, claimKey, runId, staleAfterMs, (holder) =>
-        cancel(`its claim on the session was taken over by run '${holder}'`),
-      )
-    : async () => {};
-  let released = false;
-  const release = async () => {
-    if (released) return;
-    released = true;
-    await stopHeartbeat();
-    if (claimKey)
-      await deps.store.release(claimKey, runId).catch(logFailure(`release ${claimKey}`));
-  };
-  let markFinished: () => void = () => {};
-  const live: LiveTurn = {
-    controller,
-    recorder,
-    finished: new Promise<void>((resolve) => {
-      markFinished = resolve;
-    }),
-    cancel,
-    release,
-  };
-  deps.liveTurns.add(live);
+  const lease = await RunLease.acquire(deps, identity, claimKey);
+  const { recorder, controller } = lease;
 
   const scope = createRunScope({
     data: request.context ?? null,
@@ -119,7 +86,7 @@ export async function* playAgentTurn(
       }
       return {};
     } catch (error) {
-      const reason: string | null = cancelReason;
+      const reason: string | null = lease.cancelReason;
       controller.abort();
       if (recorder.ended) return error instanceof RunEndedError ? {} : { error };
       const closing: EventDraft = reason
@@ -140,18 +107,16 @@ export async function* playAgentTurn(
       return reason ? {} : { error };
     }
   } finally {
-    cancelReason ??= CONSUMER_STOPPED;
-    controller.abort();
+    lease.cancel(CONSUMER_STOPPED);
     await closeQuietly(turn);
     fence?.close();
     if (!recorder.ended) {
       await recorder
-        .record({ kind: 'run.cancelled', payload: { reason: cancelReason } })
+        .record({ kind: 'run.cancelled', payload: { reason: lease.cancelReason } })
         .catch(logFailure(`record run.cancelled for run '${runId}'`));
     }
-    await release();
-    deps.liveTurns.delete(live);
-    markFinished();
+    await lease.release();
+    lease.finish();
   }
 }
 
@@ -162,11 +127,4 @@ async function closeQuietly(turn: AsyncIterator<EventDraft> | undefined): Promis
   } catch {
     // The turn already failed; its error was recorded.
   }
-}
-
-function logFailure(what: string) {
-  return (error: unknown) => {
-    if (error instanceof RunEndedError) return;
-    console.error(`[agentdeck] could not ${what}: ${errorMessage(error)}`);
-  };
 }

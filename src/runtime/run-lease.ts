@@ -1,0 +1,127 @@
+/**
+ * What a live run holds while its code runs, shared by agent turns and workflow runs: the
+ * claim on its session or thread (renewed by a heartbeat), the abort controller that stops
+ * the engine, and its entry among the live turns that closing the deck cancels. A run
+ * either releases its claim when it ends, or keeps it (a workflow paused on `interrupt()`
+ * or `sleepUntil()` holds its thread until it is answered or woken).
+ */
+import { errorMessage } from '../core/errors.js';
+import type { EventStore } from '../core/store.js';
+import { acquireClaim } from './claims.js';
+import { type StopHeartbeat, startHeartbeat } from './heartbeat.js';
+import type { LiveTurn, LiveTurns } from './live-turns.js';
+import { type EventTap, RunEndedError, type RunIdentity, RunRecorder } from './recorder.js';
+
+export interface LeaseDeps {
+  store: EventStore;
+  staleRunAfterSeconds: number;
+  taps: readonly EventTap[];
+  liveTurns: LiveTurns;
+}
+
+export class RunLease {
+  readonly controller = new AbortController();
+  readonly recorder: RunRecorder;
+  #cancelReason: string | null = null;
+  #stopHeartbeat: StopHeartbeat = async () => {};
+  #settled = false;
+  #markFinished: () => void = () => {};
+  readonly #live: LiveTurn;
+
+  private constructor(
+    private readonly deps: LeaseDeps,
+    identity: RunIdentity,
+    private readonly claimKey: string | null,
+  ) {
+    this.recorder = new RunRecorder(deps.store, identity, deps.taps);
+    const finished = new Promise<void>((resolve) => {
+      this.#markFinished = resolve;
+    });
+    this.#live = {
+      controller: this.controller,
+      recorder: this.recorder,
+      finished,
+      cancel: (reason) => this.cancel(reason),
+      release: () => this.release(),
+    };
+  }
+
+  /**
+   * Take the claim (when there is a key) before anything is recorded, so a refused run
+   * leaves no trace; then start renewing it and register the run as live.
+   */
+  static async acquire(
+    deps: LeaseDeps,
+    identity: RunIdentity,
+    claimKey: string | null,
+  ): Promise<RunLease> {
+    if (claimKey) {
+      await acquireClaim(
+        deps.store,
+        claimKey,
+        identity.runId,
+        deps.staleRunAfterSeconds,
+        deps.taps,
+      );
+    }
+    const lease = new RunLease(deps, identity, claimKey);
+    if (claimKey) {
+      lease.#stopHeartbeat = startHeartbeat(
+        deps.store,
+        claimKey,
+        identity.runId,
+        deps.staleRunAfterSeconds * 1000,
+        (holder) => lease.cancel(`its claim was taken over by run '${holder}'`),
+      );
+    }
+    deps.liveTurns.add(lease.#live);
+    return lease;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Why the run was asked to stop, or `null` when nobody asked. */
+  get cancelReason(): string | null {
+    return this.#cancelReason;
+  }
+
+  /** Ask the run to stop; the first reason wins. */
+  cancel(reason: string): void {
+    this.#cancelReason ??= reason;
+    this.controller.abort(new Error(reason));
+  }
+
+  /** Stop renewing and free the claim. Idempotent. */
+  async release(): Promise<void> {
+    if (this.#settled) return;
+    this.#settled = true;
+    await this.#stopHeartbeat();
+    if (this.claimKey) {
+      await this.deps.store
+        .release(this.claimKey, this.recorder.identity.runId)
+        .catch(logFailure(`release ${this.claimKey}`));
+    }
+  }
+
+  /** Stop renewing but keep the claim: the run is paused and still owns its thread. */
+  async keep(): Promise<void> {
+    if (this.#settled) return;
+    this.#settled = true;
+    await this.#stopHeartbeat();
+  }
+
+  /** The run's own code is done: it is no longer live. Call last, after release or keep. */
+  finish(): void {
+    this.deps.liveTurns.delete(this.#live);
+    this.#markFinished();
+  }
+}
+
+export function logFailure(what: string) {
+  return (error: unknown) => {
+    if (error instanceof RunEndedError) return;
+    console.error(`[agentdeck] could not ${what}: ${errorMessage(error)}`);
+  };
+}
