@@ -8,6 +8,6 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: 'node_modules/.cache/vitest-results.json' },
     hookTimeout: 20_000,
-    env: { SERVICE_EVENTS: 'memory://' },
+    env: { SERVICE_EVENTS: 'memory://', SERVICE_CHECKPOINT: 'memory://' },
   },
 });

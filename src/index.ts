@@ -17,7 +17,7 @@ export {
   type ToolOptions,
   tool,
 } from './authoring/tool.js';
-export { Workflow, type WorkflowOptions } from './authoring/workflow.js';
+export { type GraphBuilder, Workflow, type WorkflowOptions } from './authoring/workflow.js';
 export {
   type AgentInput,
   AudioBlock,
@@ -55,6 +55,7 @@ export {
   toWire,
   type UnknownEvent,
 } from './core/events.js';
+export { InterruptResult, isInterrupt, type WorkflowResult } from './core/interrupt-result.js';
 export { MODEL_PRICES, type ModelPrice } from './core/prices.js';
 export type { ConversationSession, SessionFactory, SessionItem } from './core/sessions.js';
 export { foldStatus, type RunStatus } from './core/status.js';
@@ -68,7 +69,11 @@ export type {
   ReadOptions,
   RunSummary,
 } from './core/store.js';
-export { Deck, type DeckState } from './deck/deck.js';
+export { SLEEP_UNTIL_KEY, type SleepRequest } from './core/wakeups.js';
+export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
 export type { DeckOptions } from './deck/options.js';
+export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';
+export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export type { RunOptions } from './runtime/runtime.js';
 export type { TurnResult } from './runtime/turn-result.js';
+export type { DueThread, WorkflowState } from './runtime/workflow-engine.js';

@@ -1,6 +1,14 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, type Context, type Deck, type Event, type TurnResult, tool } from './index.js';
+import {
+  Agent,
+  type Context,
+  type Deck,
+  type Event,
+  type TurnResult,
+  tool,
+  type WorkflowResult,
+} from './index.js';
 
 class Calendar {
   free(): string[] {
@@ -39,8 +47,11 @@ describe('public generics', () => {
   });
 
   it('types run() results and options', () => {
-    type Run = Deck<Calendar>['run'];
-    expectTypeOf<Awaited<ReturnType<Run>>>().toEqualTypeOf<TurnResult<unknown>>();
+    const deck = null as unknown as Deck<Calendar>;
+    expectTypeOf(deck.run('agent', 'hi')).resolves.toEqualTypeOf<TurnResult<unknown>>();
+    expectTypeOf(deck.run('workflow', { amount: 1 })).resolves.toEqualTypeOf<WorkflowResult>();
+    expectTypeOf(deck.answer('run-1', true)).resolves.toEqualTypeOf<WorkflowResult>();
+    type Run = Deck<Calendar>['stream'];
     expectTypeOf<Parameters<Run>[2]>().toEqualTypeOf<
       { context?: Calendar; sessionId?: string; namespace?: string; runId?: string } | undefined
     >();

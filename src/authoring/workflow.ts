@@ -1,26 +1,63 @@
 /**
  * `Workflow`: the definition of a graph-shaped workflow (SPEC.md "Agent and Workflow
- * definitions"). The catalog holds it so names are checked across agents and workflows.
+ * definitions"). `graph` returns an uncompiled LangGraph `StateGraph`; the Deck compiles it
+ * with its checkpointer. `workflow.run()` / `workflow.resume()` are the headless runners.
  */
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, InvalidInputError } from '../core/errors.js';
+import type { WorkflowResult } from '../core/interrupt-result.js';
+import { resumeWorkflowHeadless, runWorkflowHeadless } from '../engines/langgraph/headless.js';
+
+/** An uncompiled graph (a LangGraph `StateGraph`); the deck compiles it. */
+export interface GraphBuilder {
+  // biome-ignore lint/suspicious/noExplicitAny: LangGraph's compile options are engine types we do not expose
+  compile(options?: any): unknown;
+}
 
 export interface WorkflowOptions<S = unknown> {
   /** Unique name in the deck's catalog (shared namespace with agents). */
   name: string;
-  /** The state schema (a zod object schema or a LangGraph Annotation). */
+  /** The state schema: a zod object schema or a LangGraph Annotation. Initial states are checked against it. */
   state: S;
-  /** Durable threads need a `sessionId` (the thread id) on every run. @default false */
+  /**
+   * Durable threads live in the deck's checkpointer (`SERVICE_CHECKPOINT`) and survive the
+   * process; every run needs a `sessionId` (the thread id). Non-durable threads live in
+   * memory for the life of the deck. `sleepUntil()` needs a durable workflow. @default false
+   */
   durable?: boolean;
-  /** Returns the uncompiled graph; the Deck compiles it with its checkpointer. */
-  graph: () => unknown;
+  /**
+   * Returns the uncompiled graph, e.g. `(state) => new StateGraph(state).addNode(...)`.
+   * Called at `build()` and again at `open()`; do not call `.compile()` yourself.
+   */
+  graph: (state: S) => GraphBuilder;
 }
 
-export class Workflow<S = unknown> {
+/** What the engine and runtime read of a workflow. */
+export interface WorkflowDefinition {
+  readonly name: string;
+  readonly state: unknown;
+  readonly durable: boolean;
+  readonly graph: (state: unknown) => GraphBuilder;
+}
+
+/**
+ * @example
+ * const approval = new Workflow({
+ *   name: 'approval',
+ *   state: z.object({ amount: z.number(), approved: z.boolean().optional() }),
+ *   durable: true,
+ *   graph: (state) =>
+ *     new StateGraph(state)
+ *       .addNode('ask', (s) => ({ approved: interrupt<boolean>({ amount: s.amount }) }))
+ *       .addEdge(START, 'ask')
+ *       .addEdge('ask', END),
+ * });
+ */
+export class Workflow<S = unknown> implements WorkflowDefinition {
   readonly kind = 'agentdeck.workflow' as const;
   readonly name: string;
   readonly state: S;
   readonly durable: boolean;
-  readonly graph: () => unknown;
+  readonly graph: (state: unknown) => GraphBuilder;
 
   constructor(options: WorkflowOptions<S>) {
     if (typeof options?.name !== 'string' || options.name.trim() === '') {
@@ -28,12 +65,79 @@ export class Workflow<S = unknown> {
     }
     if (typeof options.graph !== 'function') {
       throw new ConfigError(
-        `workflow '${options.name}' needs \`graph\`: a function returning a graph`,
+        `workflow '${options.name}' needs \`graph\`: a function returning an uncompiled StateGraph`,
       );
+    }
+    if (options.durable !== undefined && typeof options.durable !== 'boolean') {
+      throw new ConfigError(`workflow '${options.name}': \`durable\` must be true or false`);
     }
     this.name = options.name;
     this.state = options.state;
     this.durable = options.durable ?? false;
-    this.graph = options.graph;
+    this.graph = options.graph as (state: unknown) => GraphBuilder;
   }
+
+  /**
+   * Run headless: no Deck, no Runtime, no events, no observers, no context. Threads live in
+   * this object's memory; an interrupt returns an InterruptResult to pass to `resume()`.
+   */
+  run(
+    input: Record<string, unknown>,
+    options: { threadId?: string } = {},
+  ): Promise<WorkflowResult> {
+    return runWorkflowHeadless(this, checkWorkflowInput(this, input), options.threadId);
+  }
+
+  /** Continue a thread `run()` paused: the interrupted node re-runs and `interrupt()` returns `value`. */
+  resume(threadId: string, value: unknown): Promise<WorkflowResult> {
+    return resumeWorkflowHeadless(this, threadId, value);
+  }
+}
+
+/**
+ * Check an initial state before anything runs or is recorded: a plain object, and, when
+ * the state is a zod object schema, valid for it (fields may be missing; nodes fill them).
+ */
+export function checkWorkflowInput(
+  workflow: WorkflowDefinition,
+  input: unknown,
+): Record<string, unknown> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new InvalidInputError(
+      `workflow '${workflow.name}' takes its initial state as an object mapping, got ${
+        Array.isArray(input) ? 'an array' : input === null ? 'null' : typeof input
+      }`,
+    );
+  }
+  const partial = partialSchema(workflow.state);
+  if (partial) {
+    const parsed = partial.safeParse(input);
+    if (!parsed.success) {
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ');
+      throw new InvalidInputError(
+        `invalid initial state for workflow '${workflow.name}': ${problems}`,
+      );
+    }
+  }
+  return input as Record<string, unknown>;
+}
+
+interface ZodIssueLike {
+  path: PropertyKey[];
+  message: string;
+}
+interface PartialSchema {
+  safeParse(
+    value: unknown,
+  ): { success: true } | { success: false; error: { issues: ZodIssueLike[] } };
+}
+
+/** The state schema with every field optional, when it is a zod object schema. */
+function partialSchema(state: unknown): PartialSchema | null {
+  const candidate = state as { partial?: () => PartialSchema } | null;
+  if (typeof candidate?.partial !== 'function') return null;
+  const partial = candidate.partial();
+  return typeof partial?.safeParse === 'function' ? partial : null;
 }

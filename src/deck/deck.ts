@@ -16,20 +16,33 @@ import {
   RunFailedError,
 } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ConversationSession, SessionBackend } from '../core/sessions.js';
 import type { RunStatus } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
+import { LangGraphEngine } from '../engines/langgraph/index.js';
 import { engineSettingsFromEnv, OpenAIAgentsEngine } from '../engines/openai-agents/index.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
 import { type RunOptions, Runtime } from '../runtime/runtime.js';
 import { runtimeSettingsFromEnv } from '../runtime/settings.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
+import type { DueThread } from '../runtime/workflow-engine.js';
+import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-url.js';
 import { openEventStore } from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
 import { CatalogMap } from './catalog.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import type { DeckOptions } from './options.js';
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
+import {
+  dueThreads,
+  type PendingItem,
+  pendingRuns,
+  settle,
+  type TickOutcome,
+  tickDue,
+  type WorkflowOps,
+} from './workflow-ops.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
@@ -42,7 +55,15 @@ interface OpenParts {
   ownsStore: boolean;
   sessions: SessionBackend | null;
   engine: OpenAIAgentsEngine;
+  checkpointer: OpenCheckpointer;
+  workflowOps: WorkflowOps;
   sessionFor(sessionId: string): ConversationSession;
+}
+
+/** The options of `answer`: the context is passed again (it is never stored). */
+export interface AnswerOptions<C = unknown> {
+  /** The per-run application value the resumed nodes receive; omitted, they read `null`. */
+  context?: C;
 }
 
 /**
@@ -59,6 +80,7 @@ export class Deck<C = unknown> {
   readonly workflows: ReadonlyMap<string, Workflow>;
   #state: DeckState = 'new';
   #engine: OpenAIAgentsEngine | null = null;
+  #workflowEngine: LangGraphEngine | null = null;
   #open: OpenParts | null = null;
   readonly #options: DeckOptions<C>;
   readonly #catalog: { agents: AnyAgent[]; workflows: Workflow[] };
@@ -100,7 +122,10 @@ export class Deck<C = unknown> {
     checkCatalogNames(this.#catalog.agents, this.#catalog.workflows);
     const engine = new OpenAIAgentsEngine(engineSettingsFromEnv());
     for (const agent of this.agents.values()) engine.compile(agent);
+    const workflowEngine = new LangGraphEngine();
+    for (const workflow of this.workflows.values()) workflowEngine.compile(workflow);
     this.#engine = engine;
+    this.#workflowEngine = workflowEngine;
     this.#state = 'built';
     return this;
   }
@@ -111,23 +136,53 @@ export class Deck<C = unknown> {
     if (this.#state === 'open') return this;
     this.build();
     const engine = this.#engine as OpenAIAgentsEngine;
+    const workflowEngine = this.#workflowEngine as LangGraphEngine;
     const settings = runtimeSettingsFromEnv();
     const ownsStore = this.#options.eventStore === undefined;
     const store = this.#options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
     let sessions: SessionBackend | null = null;
+    let checkpointer: OpenCheckpointer | null = null;
     try {
       if (!this.#options.sessionFactory) {
         const { url, ...sessionOptions } = sessionSettingsFromEnv();
         sessions = openSessionBackend(url, sessionOptions);
       }
+      checkpointer = await openCheckpointer(
+        this.#options.checkpoints ?? process.env.SERVICE_CHECKPOINT,
+        process.env.SERVICE_EVENTS,
+      );
     } catch (error) {
+      await sessions?.close();
       if (ownsStore) await store.close();
       throw error;
     }
+    workflowEngine.attach(checkpointer.saver);
     const sessionFor =
       this.#options.sessionFactory ?? ((id: string) => (sessions as SessionBackend).sessionFor(id));
-    const runtime = new Runtime({ store, agentEngine: engine, sessionFor, settings });
-    this.#open = { runtime, store, ownsStore, sessions, engine, sessionFor };
+    const runtime = new Runtime({
+      store,
+      agentEngine: engine,
+      workflowEngine,
+      sessionFor,
+      settings,
+    });
+    const workflowOps: WorkflowOps = {
+      store,
+      runtime,
+      engine: workflowEngine,
+      workflows: this.workflows,
+      staleRunAfterSeconds: settings.staleRunAfterSeconds,
+    };
+    this.#open = {
+      runtime,
+      store,
+      ownsStore,
+      sessions,
+      engine,
+      checkpointer,
+      workflowOps,
+      sessionFor,
+    };
     this.#state = 'open';
     return this;
   }
@@ -140,12 +195,14 @@ export class Deck<C = unknown> {
     this.#open = null;
     unregisterLiveDeck(this);
     if (!parts) {
-      await this.#engine?.close();
+      await Promise.all([this.#engine?.close(), this.#workflowEngine?.close()]);
       return;
     }
     await parts.runtime.close();
     const results = await Promise.allSettled([
       parts.engine.close(),
+      this.#workflowEngine?.close(),
+      parts.checkpointer.close(),
       parts.sessions?.close(),
       parts.ownsStore ? parts.store.close() : undefined,
     ]);
@@ -159,16 +216,30 @@ export class Deck<C = unknown> {
 
   /**
    * Play a turn of agent `name` and return its TurnResult, built from the run's
-   * `run.completed` event. A failed turn throws the turn's error.
+   * `run.completed` event; or run workflow `name` from an initial state and return its
+   * final state, or an InterruptResult when a node paused it. A failed run throws.
    */
-  async run<O = unknown>(
+  run<O = unknown>(
     name: string,
     input: AgentInput,
+    options?: RunOptions<C>,
+  ): Promise<TurnResult<O>>;
+  run<S extends Record<string, unknown> = Record<string, unknown>>(
+    name: string,
+    input: Record<string, unknown>,
+    options?: RunOptions<C>,
+  ): Promise<WorkflowResult<S>>;
+  async run(
+    name: string,
+    input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
-  ): Promise<TurnResult<O>> {
+  ): Promise<TurnResult | WorkflowResult> {
     const runtime = this.#runtime('run');
-    const agent = this.#agent(name);
-    const generator = runtime.streamAgent(agent, input, options);
+    const target = this.#invocable(name);
+    if (target.kind === 'workflow') {
+      return settle(runtime.streamWorkflow(target.workflow, input, options));
+    }
+    const generator = runtime.streamAgent(target.agent, input as AgentInput, options);
     const events: Event[] = [];
     let step = await generator.next();
     while (!step.done) {
@@ -181,22 +252,74 @@ export class Deck<C = unknown> {
     if (failed?.kind === 'run.failed') {
       throw new RunFailedError(failed.runId, failed.payload.errorType, failed.payload.message);
     }
-    return turnResultFrom<O>(events, events[0]?.runId ?? '');
+    return turnResultFrom(events, events[0]?.runId ?? '');
   }
 
   /**
-   * Play a turn and yield its events live: `run.started`, `text.delta` per chunk, tool
-   * and usage events, `message.completed`, then exactly one terminal event. Stopping
-   * early (break, return) ends the run with `run.cancelled`.
+   * Play a run and yield its events live. An agent turn: `run.started`, `text.delta` per
+   * chunk, tool and usage events, `message.completed`, then exactly one terminal event. A
+   * workflow run: `run.started`, `node.updated` per completed node (and `custom` events),
+   * then `run.completed`, `run.failed`, or `run.interrupted` when a node paused it.
+   * Stopping early (break, return) ends the run with `run.cancelled`.
    */
   stream(
     name: string,
-    input: AgentInput,
+    input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
   ): AsyncGenerator<Event, void, undefined> {
     const runtime = this.#runtime('stream');
-    const agent = this.#agent(name);
-    return dropReturn(runtime.streamAgent(agent, input, options));
+    const target = this.#invocable(name);
+    if (target.kind === 'workflow') {
+      return dropReturn(runtime.streamWorkflow(target.workflow, input, options));
+    }
+    return dropReturn(runtime.streamAgent(target.agent, input as AgentInput, options));
+  }
+
+  /** Every workflow run of this catalog waiting for a person's answer. */
+  async pending(): Promise<PendingItem[]> {
+    return pendingRuns(this.#parts('pending').workflowOps);
+  }
+
+  /**
+   * Answer a run `pending()` listed: its workflow, thread and session are found from the
+   * id. The interrupted node re-runs from its start and `interrupt()` returns `value`.
+   * Returns the final state or the next InterruptResult. An unknown run, or one not
+   * waiting for an answer, raises NotFoundError and changes nothing.
+   */
+  async answer(
+    runId: string,
+    value: unknown,
+    options: AnswerOptions<C> = {},
+  ): Promise<WorkflowResult> {
+    const { runtime, store } = this.#parts('answer');
+    const summary = await store.getRun(runId);
+    const workflow = summary ? this.workflows.get(summary.origin) : undefined;
+    if (!summary || !workflow) {
+      throw new NotFoundError(
+        summary
+          ? `run '${runId}' is not a run of a workflow in this catalog (it ran '${summary.origin}')`
+          : `no run '${runId}' in the event log; pass a run id that pending() listed`,
+      );
+    }
+    return settle(
+      runtime.resumeWorkflow(workflow, runId, value, {
+        context: options.context,
+        expected: 'waiting_human',
+      }),
+    );
+  }
+
+  /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
+  async dueResumes(now?: Date | string): Promise<DueThread[]> {
+    return dueThreads(this.#parts('dueResumes').workflowOps, now);
+  }
+
+  /**
+   * Resume every thread `dueResumes(now)` lists. No daemon runs: the caller owns the
+   * cadence. Takes no context, so a resumed node that declares one sees `null`.
+   */
+  async tick(now?: Date | string): Promise<TickOutcome[]> {
+    return tickDue(this.#parts('tick').workflowOps, now);
   }
 
   /** The run's status folded from its events, or `null` when the log has no such run. */
@@ -223,16 +346,16 @@ export class Deck<C = unknown> {
     return this.#open;
   }
 
-  #agent(name: string): AnyAgent {
+  #invocable(
+    name: string,
+  ): { kind: 'agent'; agent: AnyAgent } | { kind: 'workflow'; workflow: Workflow } {
     const agent = this.agents.get(name);
-    if (agent) return agent;
-    if (this.workflows.has(name)) {
-      throw new ConfigError(
-        `'${name}' is a workflow; this release plays agent turns only (workflow runs are not implemented yet)`,
-      );
-    }
+    if (agent) return { kind: 'agent', agent };
+    const workflow = this.workflows.get(name);
+    if (workflow) return { kind: 'workflow', workflow };
+    const names = [...this.agents.keys(), ...this.workflows.keys()];
     throw new NotFoundError(
-      `No agent named '${name}'. Available: [${[...this.agents.keys()].map((n) => `'${n}'`).join(', ')}].`,
+      `No agent or workflow named '${name}'. Available: [${names.map((n) => `'${n}'`).join(', ')}].`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openTestDeck, testDeck } from '../../test/support/decks.js';
+import { threeSteps } from '../../test/support/workflows.js';
 import {
   Agent,
   ConfigError,
@@ -7,7 +8,7 @@ import {
   DeckClosedError,
   NotFoundError,
   NotOpenError,
-  Workflow,
+  type Workflow,
 } from '../index.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
@@ -18,7 +19,7 @@ const greeter = () =>
     instructions: 'Greet.',
     model: new ScriptedModel([{ text: 'hi' }]),
   });
-const workflow = (name: string) => new Workflow({ name, state: {}, graph: () => ({}) });
+const workflow = (name: string) => threeSteps({ name });
 
 class Calendar {
   free(day: string) {
@@ -114,11 +115,11 @@ describe('Deck lifecycle', () => {
     );
   });
 
-  it('names the available agents when one is unknown', async () => {
-    const { deck } = await openTestDeck({ agents: [greeter()] });
+  it('names the available agents and workflows when one is unknown', async () => {
+    const { deck } = await openTestDeck({ agents: [greeter()], workflows: [workflow('Digest')] });
     await expect(deck.run('Nope', 'hi')).rejects.toThrow(NotFoundError);
     await expect(deck.run('Nope', 'hi')).rejects.toThrow(
-      "No agent named 'Nope'. Available: ['Greeter'].",
+      "No agent or workflow named 'Nope'. Available: ['Greeter', 'Digest'].",
     );
   });
 

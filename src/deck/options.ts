@@ -22,4 +22,10 @@ export interface DeckOptions<C = unknown> {
    * a store passed in. @default built from SERVICE_EVENTS (SQLite at ./.agentdeck/state.db)
    */
   eventStore?: EventStore;
+  /**
+   * Where durable workflows keep their checkpoints, as a `SERVICE_CHECKPOINT` value
+   * (`memory://`, `sqlite:///path.db`, `postgres://...`).
+   * @default SERVICE_CHECKPOINT, else the event store's SQLite file (./.agentdeck/state.db)
+   */
+  checkpoints?: string;
 }

@@ -5,17 +5,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentDefinition } from '../authoring/agent.js';
+import { checkWorkflowInput, type WorkflowDefinition } from '../authoring/workflow.js';
 import { type AgentInput, toBlocks } from '../core/blocks.js';
-import { ConflictError, InvalidInputError } from '../core/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
-import type { EventStore } from '../core/store.js';
+import type { EventStore, RunSummary } from '../core/store.js';
 import type { AgentEngine } from './agent-engine.js';
 import { playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { LiveTurns } from './live-turns.js';
 import type { EventTap } from './recorder.js';
 import type { RuntimeSettings } from './settings.js';
+import type { WorkflowEngine } from './workflow-engine.js';
+import { playWorkflowSegment, type WorkflowOutcome, type WorkflowRunDeps } from './workflow-run.js';
 
 export interface RunOptions<C = unknown> {
   /** The per-run application value, passed by reference to tools, instructions and hooks. */
@@ -31,6 +34,7 @@ export interface RunOptions<C = unknown> {
 export interface RuntimeDeps {
   store: EventStore;
   agentEngine: AgentEngine;
+  workflowEngine: WorkflowEngine;
   sessionFor(sessionId: string): ConversationSession;
   settings: RuntimeSettings;
   taps?: readonly EventTap[];
@@ -78,6 +82,100 @@ export class Runtime {
         },
       },
     );
+  }
+
+  /**
+   * Start a workflow run on a thread (the `sessionId`, or the run id) and yield its events
+   * live. The input is checked before anything is claimed or recorded.
+   */
+  async *streamWorkflow(
+    workflow: WorkflowDefinition,
+    input: unknown,
+    options: RunOptions = {},
+  ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
+    const state = checkWorkflowInput(workflow, input);
+    const sessionId = optionalId('sessionId', options.sessionId);
+    if (workflow.durable && sessionId === null) {
+      throw new InvalidInputError(
+        `workflow '${workflow.name}' is durable: pass sessionId (its thread id) so a later call, ` +
+          'an answer or a restart can find the thread again',
+      );
+    }
+    const runId = await this.newRunId(options.runId);
+    return yield* playWorkflowSegment(this.#workflowDeps(), {
+      workflow,
+      threadId: sessionId ?? runId,
+      start: { input: state },
+      context: options.context,
+      identity: { runId, sessionId, namespace: options.namespace ?? null, origin: workflow.name },
+    });
+  }
+
+  /**
+   * Continue a paused workflow run in the same log entry: `interrupt()` (or `sleepUntil()`)
+   * returns `value` in the re-run node. `expected` is the status the run must be in
+   * (`waiting_human` for an answer, `paused` for a wake-up); otherwise NotFoundError, and
+   * nothing changes. Two callers resuming one run at once: the second gets ConflictError.
+   */
+  async *resumeWorkflow(
+    workflow: WorkflowDefinition,
+    runId: string,
+    value: unknown,
+    options: { context?: unknown; expected: 'waiting_human' | 'paused' },
+  ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
+    await this.#pausedRun(runId, options.expected);
+    const lockKey = `resume:${runId}`;
+    const lockHolder = randomUUID();
+    const lock = await this.deps.store.claim({
+      key: lockKey,
+      runId: lockHolder,
+      staleAfterMs: this.deps.settings.staleRunAfterSeconds * 1000,
+    });
+    if (!lock.acquired) {
+      throw new ConflictError(
+        `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
+        { holderRunId: runId },
+      );
+    }
+    try {
+      // Checked again under the lock: another caller may have resumed it meanwhile.
+      const summary = await this.#pausedRun(runId, options.expected);
+      return yield* playWorkflowSegment(this.#workflowDeps(), {
+        workflow,
+        threadId: summary.sessionId ?? runId,
+        start: { resume: value },
+        context: options.context,
+        identity: {
+          runId,
+          sessionId: summary.sessionId,
+          namespace: summary.namespace,
+          origin: summary.origin,
+        },
+      });
+    } finally {
+      await this.deps.store.release(lockKey, lockHolder).catch(() => false);
+    }
+  }
+
+  async #pausedRun(runId: string, expected: RunStatus): Promise<RunSummary> {
+    const summary = await this.deps.store.getRun(runId);
+    if (summary?.status === expected) return summary;
+    const what = expected === 'waiting_human' ? 'waiting for an answer' : 'sleeping';
+    throw new NotFoundError(
+      summary
+        ? `run '${runId}' is not ${what} (its status is ${summary.status}); nothing was changed`
+        : `no run '${runId}' in the event log; pass a run id that pending() listed`,
+    );
+  }
+
+  #workflowDeps(): WorkflowRunDeps {
+    return {
+      store: this.deps.store,
+      engine: this.deps.workflowEngine,
+      staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
+      taps: this.deps.taps ?? [],
+      liveTurns: this.#liveTurns,
+    };
   }
 
   async status(runId: string): Promise<RunStatus | null> {

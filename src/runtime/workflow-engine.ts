@@ -1,0 +1,55 @@
+/**
+ * The port a workflow engine implements. The runtime owns the envelope (ids, seq, claims,
+ * terminal events); the engine plays one segment of a thread (from an initial state, or
+ * from an answer or a wake-up) and reports node updates live and how the segment ended.
+ */
+import type { RunScope } from '../authoring/context.js';
+import type { WorkflowDefinition } from '../authoring/workflow.js';
+import type { EventDraft } from '../core/events.js';
+
+/** A workflow's state mapping (its channels' values). */
+export type WorkflowState = Record<string, unknown>;
+
+export type SegmentStart =
+  /** A new run on the thread, with this initial state. */
+  | { input: WorkflowState }
+  /** Continue the paused thread: `interrupt()` (or `sleepUntil()`) returns `value`. */
+  | { resume: unknown };
+
+export interface SegmentRequest {
+  workflow: WorkflowDefinition;
+  /** The thread id the caller knows (the session id, or the run id). */
+  threadId: string;
+  start: SegmentStart;
+  /** What nodes receive as their context; its signal stops the segment. */
+  scope: RunScope;
+}
+
+/** How a segment ended, when it did not throw. */
+export type SegmentEnd =
+  | { type: 'completed'; state: WorkflowState }
+  /** A node called `interrupt(payload)`: waiting for a person's answer. */
+  | { type: 'interrupted'; payload: unknown }
+  /** A node called `sleepUntil(when)`: waiting for `tick()` at or after `wakeAt`. */
+  | { type: 'sleeping'; wakeAt: string };
+
+/** A thread whose timer is due. */
+export interface DueThread {
+  workflow: string;
+  threadId: string;
+  /** When it asked to wake (ISO 8601 UTC). */
+  wakeAt: string;
+}
+
+export interface WorkflowEngine {
+  /** Check and compile a definition at `build()`; throws ConfigError. Idempotent. */
+  compile(workflow: WorkflowDefinition): void;
+  /**
+   * Play one segment. Yields `node.updated` and `custom` drafts live; returns how it ended;
+   * throws a node's error. Stops promptly when `scope.signal` aborts.
+   */
+  playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined>;
+  /** Threads of durable workflows whose `sleepUntil()` time is at or before `now`. */
+  dueThreads(now: Date): Promise<DueThread[]>;
+  close(): Promise<void>;
+}

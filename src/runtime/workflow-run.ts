@@ -1,0 +1,141 @@
+/**
+ * Plays one segment of a workflow run and yields its events live (stored, tapped, then
+ * yielded). A segment starts a run (`run.started` with the initial state as one DataBlock)
+ * or continues a paused one (`run.resumed`), records `node.updated` and `custom` events as
+ * the graph produces them, and ends with exactly one of: `run.completed` (the final state
+ * as one DataBlock; the thread's claim is freed), `run.interrupted` (waiting for a
+ * person's answer) or `run.paused` (sleeping until a time), both of which keep the claim,
+ * `run.failed`, or `run.cancelled`.
+ */
+import { createRunScope } from '../authoring/context.js';
+import type { WorkflowDefinition } from '../authoring/workflow.js';
+import { DataBlock } from '../core/blocks.js';
+import { errorMessage, errorTypeName } from '../core/errors.js';
+import type { Event, EventDraft } from '../core/events.js';
+import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
+import { SLEEP_UNTIL_KEY } from '../core/wakeups.js';
+import type { RunIdentity } from './recorder.js';
+import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
+import type { SegmentEnd, SegmentStart, WorkflowEngine } from './workflow-engine.js';
+
+export interface WorkflowRunDeps extends LeaseDeps {
+  engine: WorkflowEngine;
+}
+
+export interface WorkflowSegmentRequest {
+  workflow: WorkflowDefinition;
+  identity: RunIdentity;
+  threadId: string;
+  start: SegmentStart;
+  context: unknown;
+}
+
+/** How the segment ended, for callers that want the result or the original exception. */
+export interface WorkflowOutcome {
+  result?: WorkflowResult;
+  error?: unknown;
+}
+
+/** The claim key of a workflow thread: one run at a time per thread of a workflow. */
+export function threadClaimKey(workflow: string, threadId: string): string {
+  return `thread:${workflow}:${threadId}`;
+}
+
+/** Sleeping until a time is reported as `run.paused` with this reason prefix. */
+export const SLEEPING_REASON = 'sleeping until ';
+
+/** What a caller gets for a segment's end: the final state, or an InterruptResult (a timer's payload is its SleepRequest). */
+export function segmentResult(
+  end: SegmentEnd,
+  threadId: string,
+  runId: string | null,
+): WorkflowResult {
+  if (end.type === 'completed') return end.state;
+  const payload = end.type === 'interrupted' ? end.payload : { [SLEEP_UNTIL_KEY]: end.wakeAt };
+  return new InterruptResult(payload, threadId, runId);
+}
+
+const CONSUMER_STOPPED = 'the consumer stopped reading the stream';
+
+export async function* playWorkflowSegment(
+  deps: WorkflowRunDeps,
+  request: WorkflowSegmentRequest,
+): AsyncGenerator<Event, WorkflowOutcome, undefined> {
+  const { identity, workflow, threadId, start } = request;
+  const lease = await RunLease.acquire(deps, identity, threadClaimKey(workflow.name, threadId));
+  const { recorder } = lease;
+  const scope = createRunScope({
+    data: request.context ?? null,
+    runId: identity.runId,
+    sessionId: identity.sessionId,
+    signal: lease.signal,
+  });
+  let segment: AsyncGenerator<EventDraft, SegmentEnd, undefined> | undefined;
+  let paused = false;
+  try {
+    try {
+      yield await recorder.record(
+        'input' in start
+          ? {
+              kind: 'run.started',
+              payload: { invocableType: 'workflow', input: [new DataBlock(start.input)] },
+            }
+          : { kind: 'run.resumed', payload: { requestId: null } },
+      );
+      segment = deps.engine.playSegment({ workflow, threadId, start, scope });
+      let step = await segment.next();
+      while (!step.done) {
+        yield await recorder.record(step.value);
+        step = await segment.next();
+      }
+      const end = step.value;
+      if (end.type === 'completed') {
+        const completed = await recorder.record({
+          kind: 'run.completed',
+          payload: { output: [new DataBlock(end.state)], usage: null },
+        });
+        await lease.release();
+        yield completed;
+        return { result: end.state };
+      }
+      const pausedEvent = await recorder.record(
+        end.type === 'interrupted'
+          ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }
+          : { kind: 'run.paused', payload: { reason: `${SLEEPING_REASON}${end.wakeAt}` } },
+      );
+      paused = true;
+      await lease.keep();
+      yield pausedEvent;
+      return { result: segmentResult(end, threadId, identity.runId) };
+    } catch (error) {
+      const reason = lease.cancelReason;
+      lease.controller.abort();
+      if (recorder.ended || paused) return reason ? {} : { error };
+      let recorded: Event | null = null;
+      try {
+        recorded = await recorder.record(
+          reason
+            ? { kind: 'run.cancelled', payload: { reason } }
+            : {
+                kind: 'run.failed',
+                payload: { errorType: errorTypeName(error), message: errorMessage(error) },
+              },
+        );
+      } catch (recordError) {
+        logFailure(`record the end of run '${identity.runId}'`)(recordError);
+      }
+      if (recorded) yield recorded;
+      return reason ? {} : { error };
+    }
+  } finally {
+    if (!paused) lease.cancel(CONSUMER_STOPPED);
+    await segment?.return(undefined as never).catch(() => {});
+    if (!recorder.ended && !paused) {
+      await recorder
+        .record({ kind: 'run.cancelled', payload: { reason: lease.cancelReason } })
+        .catch(logFailure(`record run.cancelled for run '${identity.runId}'`));
+    }
+    await lease.release();
+    lease.finish();
+  }
+}

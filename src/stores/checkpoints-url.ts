@@ -1,0 +1,101 @@
+/**
+ * Resolves the `SERVICE_CHECKPOINT` setting (durable workflow checkpoints) to a LangGraph
+ * checkpointer. Unset, checkpoints go in the same SQLite file as the events (so one file
+ * holds everything an approval needs to survive a restart); `memory://` keeps them in the
+ * process; `postgres://...` uses LangGraph's official PostgresSaver, creating its tables on
+ * first use. Postgres support is loaded only when named.
+ */
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { MemorySaver } from '@langchain/langgraph-checkpoint';
+import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
+import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
+import { SqliteCheckpointer } from './sqlite/checkpointer.js';
+
+/** Where checkpoints live, as read from a `SERVICE_CHECKPOINT` value. */
+export type CheckpointLocation =
+  | { backend: 'memory' }
+  | { backend: 'sqlite'; path: string }
+  | { backend: 'postgres'; url: string };
+
+export interface OpenCheckpointer {
+  saver: BaseCheckpointSaver;
+  location: CheckpointLocation;
+  close(): Promise<void>;
+}
+
+const ACCEPTED =
+  "leave SERVICE_CHECKPOINT unset for the event store's SQLite file (./.agentdeck/state.db by default), " +
+  'or set it to memory://, sqlite:///absolute/path.db, sqlite://relative/path.db or postgres://user@host:5432/db';
+
+/**
+ * Read a `SERVICE_CHECKPOINT` value. Unset or empty: the SQLite file `SERVICE_EVENTS` names
+ * (`eventsUrl`), or `./.agentdeck/state.db` when the events are not in SQLite.
+ *
+ * @example
+ * ```ts
+ * parseCheckpointUrl(undefined, 'sqlite:///srv/state.db'); // { backend: 'sqlite', path: '/srv/state.db' }
+ * ```
+ */
+export function parseCheckpointUrl(
+  url: string | undefined,
+  eventsUrl: string | undefined,
+  cwd: string = process.cwd(),
+): CheckpointLocation {
+  const value = url?.trim() ?? '';
+  if (value === '') {
+    const events = safeEventsLocation(eventsUrl, cwd);
+    return events ?? parseEventStoreUrl(`sqlite://${DEFAULT_EVENTS_FILE}`, cwd);
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return { backend: 'postgres', url: value };
+  if (scheme === 'memory' || scheme === 'sqlite') {
+    try {
+      return parseEventStoreUrl(value, cwd);
+    } catch {
+      // Reported below with this setting's name.
+    }
+  }
+  throw new ConfigError(
+    `SERVICE_CHECKPOINT '${value.replace(/\/\/[^/@]*@/, '//***@')}' is not a supported checkpointer; ${ACCEPTED}`,
+  );
+}
+
+function safeEventsLocation(eventsUrl: string | undefined, cwd: string): CheckpointLocation | null {
+  try {
+    const events = parseEventStoreUrl(eventsUrl, cwd);
+    return events.backend === 'sqlite' ? events : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Open the checkpointer a `SERVICE_CHECKPOINT` value names (see {@link parseCheckpointUrl}).
+ * A Postgres checkpointer is connected and its tables are created before this resolves.
+ */
+export async function openCheckpointer(
+  url: string | undefined,
+  eventsUrl: string | undefined,
+): Promise<OpenCheckpointer> {
+  const location = parseCheckpointUrl(url, eventsUrl);
+  if (location.backend === 'memory') {
+    return { saver: new MemorySaver(), location, close: async () => {} };
+  }
+  if (location.backend === 'sqlite') {
+    const saver = new SqliteCheckpointer(location.path);
+    return { saver, location, close: async () => saver.close() };
+  }
+  const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
+  const saver = PostgresSaver.fromConnString(location.url);
+  try {
+    await saver.setup();
+  } catch (error) {
+    await saver.end().catch(() => {});
+    throw new StoreError(
+      `could not open the Postgres checkpointer (SERVICE_CHECKPOINT): ${errorMessage(error)}; ` +
+        'check that the server is reachable and the database exists',
+      { cause: error },
+    );
+  }
+  return { saver, location, close: () => saver.end() };
+}
