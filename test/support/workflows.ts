@@ -6,13 +6,13 @@ import { END, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
 import { interrupt, sleepUntil, Workflow } from '../../src/index.js';
 
-const Counter = z.object({ n: z.number(), steps: z.array(z.string()).default([]) });
+const Counter = z.object({ n: z.number(), steps: z.array(z.string()).optional() });
 
 /** Three nodes in a line: each adds 1 to `n` and its name to `steps`. */
 export function threeSteps(options: { name?: string; durable?: boolean } = {}) {
   const step = (name: string) => (s: z.infer<typeof Counter>) => ({
     n: s.n + 1,
-    steps: [...s.steps, name],
+    steps: [...(s.steps ?? []), name],
   });
   return new Workflow({
     name: options.name ?? 'three-steps',

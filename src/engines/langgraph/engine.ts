@@ -19,6 +19,7 @@ import type {
 } from '../../runtime/workflow-engine.js';
 import { dueThreads } from './due.js';
 import { type CompiledGraph, compileGraph } from './graph.js';
+import { resumeValue } from './nodes.js';
 import { storedThreadId } from './threads.js';
 
 /** LangGraph's key for the interrupts of a step in `updates` and `values` chunks. */
@@ -54,7 +55,8 @@ export class LangGraphEngine implements WorkflowEngine {
   async *playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined> {
     const { workflow, threadId, start, scope } = request;
     const graph = this.#graph(workflow.name);
-    const input = 'input' in start ? start.input : new Command({ resume: start.resume });
+    const input =
+      'input' in start ? start.input : new Command({ resume: resumeValue(start.resume) });
     const stream = await graph.stream(input, {
       configurable: { thread_id: storedThreadId(workflow.name, threadId) },
       context: scope,

@@ -11,6 +11,7 @@ import { InvalidInputError } from '../../core/errors.js';
 import { InterruptResult, type WorkflowResult } from '../../core/interrupt-result.js';
 import type { WorkflowState } from '../../runtime/workflow-engine.js';
 import { type CompiledGraph, compileGraph } from './graph.js';
+import { resumeValue } from './nodes.js';
 
 const compiled = new WeakMap<WorkflowDefinition, CompiledGraph>();
 
@@ -36,7 +37,7 @@ export async function resumeWorkflowHeadless(
         'resume the threadId an InterruptResult of this Workflow object returned',
     );
   }
-  return play(workflow, new Command({ resume: value }), threadId);
+  return play(workflow, new Command({ resume: resumeValue(value) }), threadId);
 }
 
 async function play(

@@ -28,7 +28,24 @@ import { SLEEP_UNTIL_KEY, type SleepRequest } from '../../core/wakeups.js';
  * };
  */
 export function interrupt<R = unknown, P = unknown>(payload: P): R {
-  return graphInterrupt<P, R>(payload);
+  const answer = graphInterrupt<P, unknown>(payload);
+  return (isNullAnswer(answer) ? null : answer) as R;
+}
+
+/** LangGraph refuses `Command({ resume: null })`, so a null answer travels as this marker. */
+const NULL_ANSWER = { 'agentdeck:null': true } as const;
+
+/** The resume value to send LangGraph for an answer (`null` and `undefined` become a marker). */
+export function resumeValue(answer: unknown): unknown {
+  return answer === null || answer === undefined ? NULL_ANSWER : answer;
+}
+
+function isNullAnswer(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<string, unknown>)['agentdeck:null'] === true
+  );
 }
 
 /**

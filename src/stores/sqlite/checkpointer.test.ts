@@ -41,6 +41,11 @@ const sleep = (when: Date) => [
 ];
 const now = new Date('2030-01-01T00:00:00.000Z');
 const minutes = (n: number) => new Date(now.getTime() + n * 60_000);
+const collect = async <T>(items: AsyncIterable<T>) => {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+};
 
 describe('SqliteCheckpointer wake-ups', () => {
   let saver: SqliteCheckpointer;
@@ -169,12 +174,12 @@ describe('SqliteCheckpointer', () => {
       .compile({ checkpointer: saver });
     const config = { configurable: { thread_id: 't' } };
     await graph.invoke({ n: 1 }, config);
-    const history = await Array.fromAsync(graph.getStateHistory(config));
+    const history = await collect(graph.getStateHistory(config));
     const input = history.find((state) => state.metadata?.step === 0);
     expect(input?.values).toEqual({ n: 1 });
     const forked = await graph.updateState(input?.config ?? config, { n: 10 });
     expect(await graph.invoke(null, forked)).toEqual({ n: 11 });
-    const branches = await Array.fromAsync(graph.getStateHistory(config));
+    const branches = await collect(graph.getStateHistory(config));
     expect(branches.map((state) => state.values.n)).toContain(2); // the first run is intact
     await saver.close();
   });

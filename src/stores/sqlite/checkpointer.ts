@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
@@ -19,25 +19,30 @@ import {
   type Checkpoint,
   type CheckpointListOptions,
   type CheckpointMetadata,
-  type CheckpointPendingWrite,
   type CheckpointTuple,
-  compareWritesSortKeys,
   getCheckpointId,
-  maxChannelVersion,
   type PendingWrite,
   type SerializerProtocol,
   TASKS,
-  WRITES_IDX_MAP,
-  writesSortKey,
 } from '@langchain/langgraph-checkpoint';
 import { DeckError, errorMessage, InvalidInputError, StoreError } from '../../core/errors.js';
 import type { DueWakeup, DueWakeupsOptions, WakeupIndex } from '../../core/wakeups.js';
+import {
+  decodeTuple,
+  encodeCheckpoint,
+  encodeWrites,
+  listQuery,
+  load,
+  namespaceOf,
+  type RawTuple,
+  requireThreadId,
+  threadIdOf,
+} from './checkpointer-codec.js';
 import {
   CHECKPOINT_COMPONENT,
   CHECKPOINT_MIGRATIONS,
   CHECKPOINT_SQL,
   type CheckpointStatements,
-  listSql,
   type Row,
   wakeupChange,
 } from './checkpointer-schema.js';
@@ -50,13 +55,6 @@ export interface SqliteCheckpointerOptions {
   serde?: SerializerProtocol;
   /** How long a write waits for another process's lock before failing, in ms. @default 5000 */
   busyTimeoutMs?: number;
-}
-
-/** A checkpoint row with the blobs and writes that complete it, read in one synchronous go. */
-interface RawTuple {
-  row: Row;
-  blobs: Row[];
-  writes: Row[];
 }
 
 /**
@@ -124,30 +122,12 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     options: CheckpointListOptions = {},
   ): AsyncGenerator<CheckpointTuple> {
     this.#ready();
-    const where: string[] = [];
-    const params: SQLInputValue[] = [];
-    const add = (clause: string, value: string | undefined) => {
-      if (value === undefined || value === '') return;
-      where.push(clause);
-      params.push(value);
-    };
-    add('thread_id = ?', threadIdOf(config));
-    if (config.configurable?.checkpoint_ns != null) {
-      where.push('checkpoint_ns = ?');
-      params.push(String(config.configurable.checkpoint_ns));
-    }
-    add('checkpoint_id = ?', getCheckpointId(config));
-    if (options.before) add('checkpoint_id < ?', getCheckpointId(options.before));
-    // Metadata is serialized by the serde, so filters are applied here, and the limit after them.
-    const filters = Object.entries(options.filter ?? {});
-    let left = options.limit === undefined ? Infinity : Math.max(0, Math.floor(options.limit));
-    const limitInSql = Number.isFinite(left) && filters.length === 0;
-    if (limitInSql) params.push(left);
-    const sql = listSql(where, limitInSql);
+    const { sql, params, filters, limit } = listQuery(config, options);
+    let left = limit;
     const rows = this.#read('list checkpoints', () => this.#listStatement(sql).all(...params));
     for (const row of rows) {
       if (left <= 0) return;
-      const metadata = await this.#load<CheckpointMetadata>(row.metadata_type, row.metadata);
+      const metadata = await load<CheckpointMetadata>(this.serde, row.metadata_type, row.metadata);
       const fields = metadata as Record<string, unknown>;
       if (!filters.every(([key, value]) => isDeepStrictEqual(fields[key], value))) continue;
       left -= 1;
@@ -166,27 +146,12 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     const threadId = requireThreadId(config, 'put a checkpoint');
     const ns = namespaceOf(config);
     const parentId = getCheckpointId(config) || null;
-    const { channel_values: values, ...rest } = checkpoint;
-    const [type, serialized] = await this.serde.dumpsTyped(rest);
-    const [metadataType, serializedMetadata] = await this.serde.dumpsTyped(metadata);
-    // Only the channels written since the parent get a blob; the others keep their version's.
-    const blobs = await Promise.all(
-      Object.entries(newVersions).map(async ([channel, version]) => {
-        const [blobType, blob] =
-          channel in values
-            ? await this.serde.dumpsTyped(values[channel as keyof typeof values])
-            : ['empty', null];
-        return [threadId, ns, channel, String(version), blobType, blob] as const;
-      }),
-    );
-    const versions = JSON.stringify(
-      Object.fromEntries(Object.entries(checkpoint.channel_versions).map(([k, v]) => [k, `${v}`])),
-    );
+    const encoded = await encodeCheckpoint(this.serde, checkpoint, metadata, newVersions);
     this.#write(`put a checkpoint of thread '${threadId}'`, () => {
-      for (const blob of blobs) this.#sql.insertBlob.run(...blob);
+      for (const blob of encoded.blobs) this.#sql.insertBlob.run(threadId, ns, ...blob);
       this.#sql.upsertCheckpoint.run(
-        ...[threadId, ns, checkpoint.id, parentId, type, serialized],
-        ...[metadataType, serializedMetadata, versions],
+        ...[threadId, ns, checkpoint.id, parentId, ...encoded.checkpoint],
+        ...[...encoded.metadata, encoded.versions],
       );
       // A new checkpoint means the thread moved on: its old interrupts are answered.
       this.#sql.clearStaleWakeups.run(threadId, ns, checkpoint.id);
@@ -213,18 +178,12 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     }
     const ns = namespaceOf(config);
     const wakeup = wakeupChange(writes); // from the values as the task raised them
-    const rows = await Promise.all(
-      writes.map(async ([channel, value], index) => {
-        const [type, blob] = await this.serde.dumpsTyped(value);
-        const idx = Object.hasOwn(WRITES_IDX_MAP, channel)
-          ? (WRITES_IDX_MAP[channel] ?? index)
-          : index;
-        return [threadId, ns, checkpointId, taskId, idx, channel, type, blob, taskPath] as const;
-      }),
-    );
+    const rows = await encodeWrites(this.serde, writes);
     this.#write(`put writes for thread '${threadId}'`, () => {
-      for (const row of rows)
-        (row[4] < 0 ? this.#sql.upsertWrite : this.#sql.insertWrite).run(...row);
+      for (const [idx, ...row] of rows) {
+        const statement = idx < 0 ? this.#sql.upsertWrite : this.#sql.insertWrite;
+        statement.run(threadId, ns, checkpointId, taskId, idx, ...row, taskPath);
+      }
       if (wakeup.kind === 'set') {
         this.#sql.setWakeup.run(threadId, ns, taskId, checkpointId, wakeup.wakeAtMs, wakeup.wakeAt);
       } else if (wakeup.kind === 'clear') {
@@ -285,75 +244,12 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     };
   }
 
-  async #decode({ row, blobs, writes }: RawTuple, metadata?: CheckpointMetadata) {
-    const threadId = String(row.thread_id);
-    const ns = String(row.checkpoint_ns);
-    const parentId = row.parent_checkpoint_id === null ? null : String(row.parent_checkpoint_id);
-    const stored = await this.#load<Omit<Checkpoint, 'channel_values'>>(row.type, row.checkpoint);
-    const values = await Promise.all(
-      blobs
-        .filter((blob) => blob.type !== 'empty')
-        .map(async (blob) => [String(blob.channel), await this.#load(blob.type, blob.blob)]),
-    );
-    const checkpoint: Checkpoint = { ...stored, channel_values: Object.fromEntries(values) };
-    if (checkpoint.v < 4 && parentId !== null) {
-      await this.#migratePendingSends(checkpoint, threadId, ns, parentId);
-    }
-    const tuple: CheckpointTuple = {
-      config: {
-        configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: row.checkpoint_id },
-      },
-      checkpoint,
-      metadata: metadata ?? (await this.#load<CheckpointMetadata>(row.metadata_type, row.metadata)),
-      pendingWrites: await this.#decodeWrites(writes),
-    };
-    if (parentId !== null) {
-      tuple.parentConfig = {
-        configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: parentId },
-      };
-    }
-    return tuple;
-  }
-
-  /** Writes in `writesSortKey` order, the order in which LangGraph applies them. */
-  async #decodeWrites(rows: Row[]): Promise<CheckpointPendingWrite[]> {
-    const keyed = rows.map((row) => ({
-      row,
-      key: writesSortKey(String(row.task_path), String(row.task_id), Number(row.idx)),
-    }));
-    keyed.sort((a, b) => compareWritesSortKeys(a.key, b.key));
-    return Promise.all(
-      keyed.map(
-        async ({ row }): Promise<CheckpointPendingWrite> => [
-          String(row.task_id),
-          String(row.channel),
-          await this.#load(row.type, row.blob),
-        ],
-      ),
-    );
-  }
-
-  /**
-   * Checkpoints before format 4 kept the sends of a step in the parent's writes, not in a
-   * channel; LangGraph expects savers to move them into the `TASKS` channel on read.
-   */
-  async #migratePendingSends(
-    checkpoint: Checkpoint,
-    threadId: string,
-    ns: string,
-    parentId: string,
-  ): Promise<void> {
-    const sends = this.#read(`read pending sends of thread '${threadId}'`, () =>
-      this.#sql.channelWrites.all(threadId, ns, parentId, TASKS),
-    );
-    const values: Record<string, unknown> = checkpoint.channel_values;
-    values[TASKS] = (await this.#decodeWrites(sends)).map(([, , value]) => value);
-    const versions = Object.values(checkpoint.channel_versions);
-    checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : 1;
-  }
-
-  async #load<T = unknown>(type: unknown, data: unknown): Promise<T> {
-    return this.serde.loadsTyped(String(type), data as Uint8Array);
+  #decode(raw: RawTuple, metadata?: CheckpointMetadata): Promise<CheckpointTuple> {
+    const parentSends = (threadId: string, ns: string, parentId: string) =>
+      this.#read(`read pending sends of thread '${threadId}'`, () =>
+        this.#sql.channelWrites.all(threadId, ns, parentId, TASKS),
+      );
+    return decodeTuple(this.serde, raw, parentSends, metadata);
   }
 
   #listStatement(sql: string): StatementSync {
@@ -416,25 +312,4 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
       );
     }
   }
-}
-
-function threadIdOf(config: RunnableConfig): string | undefined {
-  const threadId: unknown = config.configurable?.thread_id;
-  return threadId === undefined || threadId === null ? undefined : String(threadId);
-}
-
-function requireThreadId(config: RunnableConfig, what: string): string {
-  const threadId = threadIdOf(config);
-  if (threadId === undefined) {
-    throw new InvalidInputError(
-      `cannot ${what}: config.configurable.thread_id is missing; ` +
-        'pass { configurable: { thread_id } } to say which thread to persist',
-    );
-  }
-  return threadId;
-}
-
-function namespaceOf(config: RunnableConfig): string {
-  const ns: unknown = config.configurable?.checkpoint_ns;
-  return ns === undefined || ns === null ? '' : String(ns);
 }
