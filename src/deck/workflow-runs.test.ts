@@ -206,7 +206,7 @@ describe('workflow runs', () => {
         new StateGraph(state)
           .addNode('a', () => ({}))
           .addEdge(START, 'a')
-          .addEdge('a', 'nowhere'),
+          .addEdge('a', 'nowhere' as never),
     });
     expect(() => testDeck({ workflows: [dangling] }).deck.build()).toThrow(
       "workflow 'dangling': its graph does not compile",

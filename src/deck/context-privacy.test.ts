@@ -1,0 +1,126 @@
+/**
+ * The run context reaches nodes by reference and never lands in a checkpoint or the event
+ * log: after a paused and answered run whose context holds a marker string, no row of the
+ * SQLite file (events and checkpoints share it) nor of Postgres' checkpoint tables holds it.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { END, START, StateGraph } from '@langchain/langgraph';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { testDeck } from '../../test/support/decks.js';
+import { type InterruptResult, interrupt, Workflow, withContext } from '../index.js';
+import { SqliteEventStore } from '../stores/sqlite/index.js';
+
+class Vault {
+  readonly secret = `ctx-marker-${randomUUID()}`;
+}
+
+const State = z.object({ seen: z.boolean().optional(), answer: z.string().optional() });
+
+function guarded(name: string) {
+  return new Workflow({
+    name,
+    state: State,
+    durable: true,
+    graph: (state) =>
+      new StateGraph(state)
+        .addNode(
+          'check',
+          withContext(Vault, (_s: z.infer<typeof State>, ctx) => ({
+            seen: ctx.data.secret.startsWith('ctx-marker-'),
+          })),
+        )
+        .addNode('ask', () => ({ answer: interrupt<string>('go?') }))
+        .addEdge(START, 'check')
+        .addEdge('check', 'ask')
+        .addEdge('ask', END),
+  });
+}
+
+async function pauseAndAnswer(deck: ReturnType<typeof testDeck>['deck'], name: string) {
+  const vault = new Vault();
+  const paused = (await deck.run(
+    name,
+    {},
+    { sessionId: `t-${randomUUID()}`, context: vault },
+  )) as InterruptResult;
+  expect(await deck.answer(paused.runId as string, 'yes', { context: vault })).toEqual({
+    seen: true,
+    answer: 'yes',
+  });
+  return vault.secret;
+}
+
+describe('the context never lands in storage', () => {
+  it('leaves no trace in the SQLite file that holds events and checkpoints', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'agentdeck-ctx-')), 'state.db');
+    const eventStore = new SqliteEventStore({ path });
+    const { deck } = testDeck({
+      context: Vault,
+      eventStore,
+      checkpoints: `sqlite://${path}`,
+      workflows: [guarded('guarded')],
+    });
+    await deck.open();
+    const secret = await pauseAndAnswer(deck, 'guarded');
+    await deck.close();
+    await eventStore.close();
+
+    const db = new DatabaseSync(path, { readOnly: true });
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((row) => String(row.name));
+    expect(tables).toEqual(expect.arrayContaining(['events', 'lg_checkpoints', 'lg_writes']));
+    let rows = 0;
+    for (const table of tables) {
+      for (const row of db.prepare(`SELECT * FROM "${table}"`).all()) {
+        rows += 1;
+        expect(dump(row), `a row of ${table}`).not.toContain(secret);
+      }
+    }
+    db.close();
+    expect(rows).toBeGreaterThan(10);
+  });
+
+  it('leaves no trace in the Postgres checkpoint tables', async () => {
+    const url = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    const name = `guarded-${randomUUID().slice(0, 8)}`;
+    const { deck } = testDeck({ context: Vault, checkpoints: url, workflows: [guarded(name)] });
+    await deck.open();
+    const secret = await pauseAndAnswer(deck, name);
+    await deck.close();
+
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      let rows = 0;
+      for (const table of ['checkpoints', 'checkpoint_blobs', 'checkpoint_writes']) {
+        const result = await client.query(`SELECT * FROM ${table} WHERE thread_id LIKE $1`, [
+          `${name}:%`,
+        ]);
+        for (const row of result.rows) {
+          rows += 1;
+          expect(dump(row), `a row of ${table}`).not.toContain(secret);
+        }
+      }
+      expect(rows).toBeGreaterThan(5);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+/** A row as text, blobs included (decoded as UTF-8, which is how JSON is stored in them). */
+function dump(row: Record<string, unknown>): string {
+  return Object.values(row)
+    .map((value) =>
+      value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value),
+    )
+    .join('\u0000');
+}
