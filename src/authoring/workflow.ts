@@ -81,7 +81,7 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
    * Run headless: no Deck, no Runtime, no events, no observers, no context. Threads live in
    * this object's memory; an interrupt returns an InterruptResult to pass to `resume()`.
    */
-  run(
+  async run(
     input: Record<string, unknown>,
     options: { threadId?: string } = {},
   ): Promise<WorkflowResult> {
