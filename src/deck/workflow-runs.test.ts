@@ -13,6 +13,7 @@ import {
   type Event,
   InterruptResult,
   InvalidInputError,
+  interrupt,
   Workflow,
   withContext,
 } from '../index.js';
@@ -245,5 +246,44 @@ describe('workflow runs', () => {
     expect(await deck.run('three-steps', { n: 1 }, { sessionId: 'early' })).toMatchObject({
       n: expect.any(Number),
     });
+  });
+
+  it('ends a streamed run that a node paused with run.interrupted, and passes a null answer through', async () => {
+    const Answer = z.object({ answer: z.unknown() });
+    const ask = new Workflow({
+      name: 'ask',
+      state: Answer,
+      graph: (state) =>
+        new StateGraph(state)
+          .addNode('question', () => ({ answer: interrupt<unknown>('anything?') ?? 'was null' }))
+          .addEdge(START, 'question')
+          .addEdge('question', END),
+    });
+    const { deck } = await openTestDeck({ workflows: [ask] });
+    const events = await collect(deck.stream('ask', {}));
+    expect(kinds(events)).toEqual(['run.started', 'run.interrupted']);
+    expect(events[1]?.payload).toEqual({ payload: 'anything?', threadId: events[0]?.runId });
+    expect(await deck.answer(events[0]?.runId as string, null)).toEqual({ answer: 'was null' });
+  });
+
+  it('cancels a workflow run in flight when the deck closes', async () => {
+    const stuck = oneNode(
+      'stuck',
+      (_s, config) =>
+        new Promise((_resolve, reject) => {
+          config.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        }),
+    );
+    const { deck, eventStore } = await openTestDeck({ workflows: [stuck] });
+    const stream = deck.stream('stuck', {}, { sessionId: 'busy' });
+    const started = await stream.next();
+    const runId = (started.value as Event).runId;
+    const rest = collect(stream);
+    await deck.close();
+    await rest.catch(() => {});
+    const events = await eventStore.read(runId);
+    expect(kinds(events)).toEqual(['run.started', 'run.cancelled']);
+    expect(events[1]?.payload).toEqual({ reason: 'the deck closed while the turn was running' });
+    expect(await eventStore.claimHolder('thread:stuck:busy')).toBeNull();
   });
 });
