@@ -17,6 +17,7 @@ import {
   Workflow,
   withContext,
 } from '../index.js';
+import { MemoryEventStore } from '../stores/memory/index.js';
 
 class Ledger {
   readonly entries: string[] = [];
@@ -285,5 +286,19 @@ describe('workflow runs', () => {
     expect(kinds(events)).toEqual(['run.started', 'run.cancelled']);
     expect(events[1]?.payload).toEqual({ reason: 'the deck closed while the turn was running' });
     expect(await eventStore.claimHolder('thread:stuck:busy')).toBeNull();
+  });
+
+  it("refuses to answer a run whose thread is not in this deck's checkpointer, changing nothing", async () => {
+    const eventStore = new MemoryEventStore();
+    const first = await openTestDeck({ eventStore, workflows: [approval()] });
+    const paused = (await first.deck.run('approval', { amount: 2 })) as InterruptResult;
+    await first.deck.close();
+    // A new deck shares the log, but the non-durable thread lived in the first deck's memory.
+    const { deck } = await openTestDeck({ eventStore, workflows: [approval()] });
+    const before = await eventStore.read(paused.runId as string);
+    await expect(deck.answer(paused.runId as string, { approved: true })).rejects.toThrow(
+      `run '${paused.runId}' waits in the event log, but thread '${paused.threadId}' has no pause in this deck's checkpointer: workflow 'approval' is not durable`,
+    );
+    expect(await eventStore.read(paused.runId as string)).toEqual(before);
   });
 });

@@ -140,9 +140,13 @@ export class Runtime {
     try {
       // Checked again under the lock: another caller may have resumed it meanwhile.
       const summary = await this.#pausedRun(runId, options.expected);
+      const threadId = summary.sessionId ?? runId;
+      if (!(await this.deps.workflowEngine.isPaused(workflow, threadId))) {
+        throw new NotFoundError(threadLostMessage(workflow, runId, threadId));
+      }
       return yield* playWorkflowSegment(this.#workflowDeps(), {
         workflow,
-        threadId: summary.sessionId ?? runId,
+        threadId,
         start: { resume: value },
         context: options.context,
         identity: {
@@ -205,4 +209,14 @@ function optionalId(name: string, value: string | undefined): string | null {
     throw new InvalidInputError(`${name} must be a non-empty string, got ${JSON.stringify(value)}`);
   }
   return value;
+}
+
+function threadLostMessage(workflow: WorkflowDefinition, runId: string, threadId: string): string {
+  const where = workflow.durable
+    ? "its checkpoints are not in this deck's checkpointer (SERVICE_CHECKPOINT differs from the process that ran it, or is memory://)"
+    : `workflow '${workflow.name}' is not durable, so its threads live in the memory of the process that ran it`;
+  return (
+    `run '${runId}' waits in the event log, but thread '${threadId}' has no pause in this deck's ` +
+    `checkpointer: ${where}; answer it from that process, or declare the workflow durable. Nothing was changed`
+  );
 }

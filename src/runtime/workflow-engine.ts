@@ -49,6 +49,8 @@ export interface WorkflowEngine {
    * throws a node's error. Stops promptly when `scope.signal` aborts.
    */
   playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined>;
+  /** Whether the thread is paused (on `interrupt()` or `sleepUntil()`) in its checkpointer. */
+  isPaused(workflow: WorkflowDefinition, threadId: string): Promise<boolean>;
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now`. */
   dueThreads(now: Date): Promise<DueThread[]>;
   close(): Promise<void>;

@@ -81,6 +81,13 @@ export class LangGraphEngine implements WorkflowEngine {
     return segmentEnd(workflow, interrupts, state);
   }
 
+  async isPaused(workflow: WorkflowDefinition, threadId: string): Promise<boolean> {
+    const state = await this.#graph(workflow.name).getState({
+      configurable: { thread_id: storedThreadId(workflow.name, threadId) },
+    });
+    return state.tasks.some((task) => task.interrupts.length > 0);
+  }
+
   async dueThreads(now: Date): Promise<DueThread[]> {
     if (!this.#durable) return [];
     const durable = new Set(
