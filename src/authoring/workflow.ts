@@ -134,10 +134,17 @@ interface PartialSchema {
   ): { success: true } | { success: false; error: { issues: ZodIssueLike[] } };
 }
 
+/** Partial schemas by state schema: building one costs more than checking a small state. */
+const partials = new WeakMap<object, PartialSchema | null>();
+
 /** The state schema with every field optional, when it is a zod object schema. */
 function partialSchema(state: unknown): PartialSchema | null {
-  const candidate = state as { partial?: () => PartialSchema } | null;
-  if (typeof candidate?.partial !== 'function') return null;
-  const partial = candidate.partial();
-  return typeof partial?.safeParse === 'function' ? partial : null;
+  if (typeof state !== 'object' || state === null) return null;
+  const known = partials.get(state);
+  if (known !== undefined) return known;
+  const candidate = state as { partial?: () => PartialSchema };
+  const partial = typeof candidate.partial === 'function' ? candidate.partial() : null;
+  const usable = typeof partial?.safeParse === 'function' ? partial : null;
+  partials.set(state, usable);
+  return usable;
 }

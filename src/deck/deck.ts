@@ -150,6 +150,7 @@ export class Deck<C = unknown> {
       checkpointer = await openCheckpointer(
         this.#options.checkpoints ?? process.env.SERVICE_CHECKPOINT,
         process.env.SERVICE_EVENTS,
+        store,
       );
     } catch (error) {
       await sessions?.close();

@@ -128,7 +128,8 @@ export async function* playWorkflowSegment(
       return reason ? {} : { error };
     }
   } finally {
-    if (!paused) lease.cancel(CONSUMER_STOPPED);
+    // Stop the graph unless it ended on its own (completed, failed, or paused).
+    if (!paused && !recorder.ended) lease.cancel(CONSUMER_STOPPED);
     await segment?.return(undefined as never).catch(() => {});
     if (!recorder.ended && !paused) {
       await recorder

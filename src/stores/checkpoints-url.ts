@@ -9,7 +9,10 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
 import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
+import type { EventStore } from '../core/store.js';
 import { SqliteCheckpointer } from './sqlite/checkpointer.js';
+import { SqliteEventStore } from './sqlite/events.js';
+import { fileKey } from './sqlite/group-commit.js';
 
 /** Where checkpoints live, as read from a `SERVICE_CHECKPOINT` value. */
 export type CheckpointLocation =
@@ -71,18 +74,24 @@ function safeEventsLocation(eventsUrl: string | undefined, cwd: string): Checkpo
 
 /**
  * Open the checkpointer a `SERVICE_CHECKPOINT` value names (see {@link parseCheckpointUrl}).
- * A Postgres checkpointer is connected and its tables are created before this resolves.
+ * An SQLite checkpointer on the same file as `eventStore` shares its connection. A
+ * Postgres checkpointer is connected and its tables are created before this resolves.
  */
 export async function openCheckpointer(
   url: string | undefined,
   eventsUrl: string | undefined,
+  eventStore?: EventStore,
 ): Promise<OpenCheckpointer> {
   const location = parseCheckpointUrl(url, eventsUrl);
   if (location.backend === 'memory') {
     return { saver: new MemorySaver(), location, close: async () => {} };
   }
   if (location.backend === 'sqlite') {
-    const saver = new SqliteCheckpointer(location.path);
+    const shared =
+      eventStore instanceof SqliteEventStore && fileKey(eventStore.path) === fileKey(location.path)
+        ? eventStore.connection
+        : null;
+    const saver = new SqliteCheckpointer(location.path, shared ? { database: shared } : {});
     return { saver, location, close: async () => saver.close() };
   }
   const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');

@@ -55,6 +55,13 @@ export interface SqliteCheckpointerOptions {
   serde?: SerializerProtocol;
   /** How long a write waits for another process's lock before failing, in ms. @default 5000 */
   busyTimeoutMs?: number;
+  /**
+   * An open connection to `path` to share, typically the SQLite event store's (see
+   * `connectionOf`): one connection per file keeps SQLite's page cache warm, where two
+   * connections writing in turn make each drop it. The checkpointer never closes it.
+   * @default a connection of its own
+   */
+  database?: DatabaseSync;
 }
 
 /**
@@ -74,17 +81,21 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
   readonly #db: DatabaseSync;
   readonly #sql: CheckpointStatements;
   readonly #listStatements = new Map<string, StatementSync>();
+  readonly #ownsDatabase: boolean;
   #closed = false;
 
   constructor(path: string, options: SqliteCheckpointerOptions = {}) {
     super(options.serde);
     this.path = path;
-    let db: DatabaseSync | undefined;
+    this.#ownsDatabase = options.database === undefined;
+    let db: DatabaseSync | undefined = options.database;
     try {
       const inMemory = path === ':memory:';
-      if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
-      db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
-      if (!inMemory) db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+      if (!db) {
+        if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
+        db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+        if (!inMemory) db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+      }
       this.#flush();
       migrate(db, CHECKPOINT_COMPONENT, CHECKPOINT_MIGRATIONS);
       const open = db;
@@ -93,7 +104,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
       ) as CheckpointStatements;
       this.#db = db;
     } catch (error) {
-      db?.close();
+      if (this.#ownsDatabase) db?.close();
       throw new StoreError(
         `could not open the SQLite checkpointer at '${path}': ${errorMessage(error)}; ` +
           'check that the directory can be created and the file is writable',
@@ -225,6 +236,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (!this.#ownsDatabase) return;
     try {
       this.#db.close();
     } catch (error) {

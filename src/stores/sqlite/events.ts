@@ -98,6 +98,14 @@ export class SqliteEventStore implements EventStore {
     flushGroups(path);
   }
 
+  /**
+   * The open connection, for a same-file checkpointer to share (`connectionOf`); `null`
+   * once closed. Not part of the store port.
+   */
+  get connection(): DatabaseSync | null {
+    return this.#closed ? null : this.#db;
+  }
+
   constructor(options: SqliteEventStoreOptions) {
     const { path, busyTimeoutMs, groupCommit } = { ...DEFAULTS, ...options };
     this.path = path;

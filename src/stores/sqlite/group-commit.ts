@@ -200,11 +200,21 @@ export class GroupCommit {
 }
 
 /** One key per database file, whatever the spelling of its path. */
-function fileKey(path: string): string {
+/** Keys by absolute path: `realpath` is a system call, and flushing runs before every checkpointer call. */
+const fileKeys = new Map<string, string>();
+
+/** The canonical name of a database file (its directory's real path), to tell two paths to one file apart. */
+export function fileKey(path: string): string {
   const absolute = resolve(path);
+  const cached = fileKeys.get(absolute);
+  if (cached !== undefined) return cached;
+  let key: string;
   try {
-    return join(realpathSync(dirname(absolute)), basename(absolute));
+    key = join(realpathSync(dirname(absolute)), basename(absolute));
   } catch {
+    // The directory does not exist yet: do not cache, it may be created later.
     return absolute;
   }
+  fileKeys.set(absolute, key);
+  return key;
 }
