@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openTestDeck } from '../../test/support/decks.js';
-import { Agent, ConflictError } from '../index.js';
+import { approval } from '../../test/support/workflows.js';
+import { Agent, ConflictError, type InterruptResult, NotFoundError } from '../index.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
 
@@ -56,5 +57,30 @@ describe('stale session claims', () => {
     await expect(openTestDeck({ agents: [] })).rejects.toThrow(
       /SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS=soon is not a positive number/,
     );
+  });
+
+  it('releases a paused workflow thread after the timeout: a new run takes it, the old one can no longer be answered', async () => {
+    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '0.05');
+    const { deck } = await openTestDeck({ workflows: [approval()] });
+    const paused = (await deck.run(
+      'approval',
+      { amount: 1 },
+      { sessionId: 'slow' },
+    )) as InterruptResult;
+    await expect(deck.run('approval', { amount: 2 }, { sessionId: 'slow' })).rejects.toThrow(
+      ConflictError,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const next = (await deck.run(
+      'approval',
+      { amount: 2 },
+      { sessionId: 'slow' },
+    )) as InterruptResult;
+    expect(next.payload).toEqual({ question: 'approve?', amount: 2 });
+    expect(await deck.status(paused.runId as string)).toBe('failed');
+    await expect(deck.answer(paused.runId as string, { approved: true })).rejects.toThrow(
+      NotFoundError,
+    );
+    expect((await deck.pending()).map((p) => p.runId)).toEqual([next.runId]);
   });
 });

@@ -2,7 +2,13 @@
  * Workflow runs through the Deck: results, what the log records, live streaming, custom
  * events, failures, threads, input checks, the context, and early stops.
  */
-import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import {
+  Annotation,
+  END,
+  type LangGraphRunnableConfig,
+  START,
+  StateGraph,
+} from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { collect, kinds, openTestDeck, testDeck } from '../../test/support/decks.js';
@@ -300,5 +306,22 @@ describe('workflow runs', () => {
       `run '${paused.runId}' waits in the event log, but thread '${paused.threadId}' has no pause in this deck's checkpointer: workflow 'approval' is not durable`,
     );
     expect(await eventStore.read(paused.runId as string)).toEqual(before);
+  });
+
+  it('accepts a LangGraph Annotation as the state', async () => {
+    const Tally = Annotation.Root({
+      items: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
+    const tally = new Workflow({
+      name: 'tally',
+      state: Tally,
+      graph: (state) =>
+        new StateGraph(state)
+          .addNode('add', () => ({ items: ['b'] }))
+          .addEdge(START, 'add')
+          .addEdge('add', END),
+    });
+    const { deck } = await openTestDeck({ workflows: [tally] });
+    expect(await deck.run('tally', { items: ['a'] })).toEqual({ items: ['a', 'b'] });
   });
 });
