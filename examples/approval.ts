@@ -64,7 +64,11 @@ await using deck = await new Deck({ name: 'approvals', workflows: [expenses, rem
 const waiting = await deck.pending();
 if (waiting.length === 0) {
   const thread = `expense-${Date.now()}`;
-  const result = await deck.run('expenses', { employee: 'Ada', amount: 420 }, { sessionId: thread });
+  const result = await deck.run(
+    'expenses',
+    { employee: 'Ada', amount: 420 },
+    { sessionId: thread },
+  );
   if (result instanceof InterruptResult) {
     console.log(`paused on thread ${result.threadId}: ${JSON.stringify(result.payload)}`);
   }
@@ -75,13 +79,23 @@ if (waiting.length === 0) {
 }
 
 for (const item of await deck.pending()) {
-  console.log(`pending: run ${item.runId} of '${item.invocable}' asks ${JSON.stringify(item.payload)}`);
+  console.log(
+    `pending: run ${item.runId} of '${item.invocable}' asks ${JSON.stringify(item.payload)}`,
+  );
   const final = await deck.answer(item.runId, { approved: true });
   console.log('answered; final state:', final);
 }
 
 const at = new Date(Date.now() + 1_000).toISOString();
 await deck.run('reminders', { at }, { sessionId: `reminder-${Date.now()}` });
-console.log('due now:', (await deck.dueResumes()).length, '| due in 2 s:', (await deck.dueResumes(new Date(Date.now() + 2_000))).length);
+console.log(
+  'due now:',
+  (await deck.dueResumes()).length,
+  '| due in 2 s:',
+  (await deck.dueResumes(new Date(Date.now() + 2_000))).length,
+);
 const woken = await deck.tick(new Date(Date.now() + 2_000));
-console.log('tick woke:', woken.map((w) => ({ thread: w.threadId, result: w.result })));
+console.log(
+  'tick woke:',
+  woken.map((w) => ({ thread: w.threadId, result: w.result })),
+);

@@ -8,8 +8,8 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
-import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
 import type { EventStore } from '../core/store.js';
+import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
 import { SqliteCheckpointer } from './sqlite/checkpointer.js';
 import { SqliteEventStore } from './sqlite/events.js';
 import { fileKey } from './sqlite/group-commit.js';
