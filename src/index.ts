@@ -39,6 +39,7 @@ export {
   InvalidInputError,
   NotFoundError,
   NotOpenError,
+  RunCancelledError,
   RunFailedError,
   StoreError,
 } from './core/errors.js';

@@ -25,6 +25,7 @@ describe('the public surface', () => {
         'NotFoundError',
         'NotOpenError',
         'ResourceBlock',
+        'RunCancelledError',
         'RunFailedError',
         'SLEEP_UNTIL_KEY',
         'StoreError',

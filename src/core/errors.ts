@@ -15,7 +15,8 @@ export type DeckErrorCode =
   | 'store'
   | 'block_too_large'
   | 'invalid_input'
-  | 'run_failed';
+  | 'run_failed'
+  | 'run_cancelled';
 
 export class DeckError extends Error {
   readonly code: DeckErrorCode;
@@ -116,6 +117,13 @@ export class RunFailedError extends DeckError {
     super('run_failed', `run '${runId}' failed with ${errorType}: ${message}`);
     this.errorType = errorType;
     this.runId = runId;
+  }
+}
+
+/** A run was cancelled (the deck closed, its claim was lost) before it returned a result. */
+export class RunCancelledError extends DeckError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('run_cancelled', message, options);
   }
 }
 

@@ -119,8 +119,10 @@ describe('the context never lands in storage', () => {
 /** A row as text, blobs included (decoded as UTF-8, which is how JSON is stored in them). */
 function dump(row: Record<string, unknown>): string {
   return Object.values(row)
-    .map((value) =>
-      value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value),
-    )
+    .map((value) => {
+      if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+      // pg returns JSONB columns (checkpoint, metadata) as objects.
+      return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+    })
     .join('\u0000');
 }

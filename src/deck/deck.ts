@@ -303,10 +303,7 @@ export class Deck<C = unknown> {
       );
     }
     return settle(
-      runtime.resumeWorkflow(workflow, runId, value, {
-        context: options.context,
-        expected: 'waiting_human',
-      }),
+      runtime.resumeWorkflow(workflow, runId, { answer: value }, { context: options.context }),
     );
   }
 

@@ -6,14 +6,21 @@
 import { randomUUID } from 'node:crypto';
 import { createRunScope } from '../authoring/context.js';
 import type { Workflow } from '../authoring/workflow.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, NotFoundError, RunCancelledError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import { parseInstant } from '../core/instants.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
+import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
+import { acquireClaim } from '../runtime/claims.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { DueThread, WorkflowEngine } from '../runtime/workflow-engine.js';
-import { segmentResult, threadClaimKey, type WorkflowOutcome } from '../runtime/workflow-run.js';
+import {
+  addressResume,
+  segmentResult,
+  threadClaimKey,
+  type WorkflowOutcome,
+} from '../runtime/workflow-run.js';
 
 /** A run waiting for a person's answer (an element of `deck.pending()`). */
 export interface PendingItem {
@@ -36,9 +43,6 @@ export interface TickOutcome {
   /** Why the resume failed (the error's message), or `null`. */
   error: string | null;
 }
-
-/** What `sleepUntil()` returns into the woken node. */
-const WAKE_VALUE = null;
 
 export interface WorkflowOps {
   store: EventStore;
@@ -78,7 +82,9 @@ export async function settle(
   const outcome = step.value;
   if (outcome.error !== undefined) throw outcome.error;
   if (outcome.result === undefined) {
-    throw new Error('the workflow run was cancelled before it finished');
+    throw new RunCancelledError(
+      `the workflow run was cancelled before it finished: ${outcome.cancelled ?? 'its consumer stopped'}`,
+    );
   }
   return outcome.result;
 }
@@ -88,28 +94,30 @@ export async function dueThreads(ops: WorkflowOps, now: unknown): Promise<DueThr
 }
 
 /**
- * Resume every due thread, one after another: through the Runtime when a logged run sleeps
- * on it (that run is continued and closed), straight from the checkpointer otherwise. No
- * context: a node that declares one sees `null`. One thread's failure does not stop the rest.
+ * Resume every due thread, one after another: through the Runtime when the thread's latest
+ * logged run sleeps on it (that run is continued and closed), straight from the
+ * checkpointer when the thread has no open logged run. Each thread is checked again under
+ * its lock, so overlapping ticks (two processes, a slow loop) never wake a timer twice or
+ * early. No context: a node that declares one sees `null`. One thread's failure does not
+ * stop the rest; it is reported in its outcome.
  */
 export async function tickDue(ops: WorkflowOps, now: unknown): Promise<TickOutcome[]> {
+  const at = now === undefined ? new Date() : parseInstant(now, 'now');
   const outcomes: TickOutcome[] = [];
-  for (const due of await dueThreads(ops, now)) {
+  for (const due of await ops.engine.dueThreads(at)) {
     const workflow = ops.workflows.get(due.workflow);
     if (!workflow) continue;
-    const [run] = await ops.store.listRuns({
+    const [latest] = await ops.store.listRuns({
       origin: due.workflow,
       sessionId: due.threadId,
-      status: 'paused',
       limit: 1,
     });
-    const base = { workflow: due.workflow, threadId: due.threadId, runId: run?.runId ?? null };
+    const open = latest && !TERMINAL_STATUSES.includes(latest.status) ? latest : null;
+    const base = { workflow: due.workflow, threadId: due.threadId, runId: open?.runId ?? null };
     try {
-      const result = run
-        ? await settle(
-            ops.runtime.resumeWorkflow(workflow, run.runId, WAKE_VALUE, { expected: 'paused' }),
-          )
-        : await resumeUnlogged(ops, workflow, due.threadId);
+      const result = open
+        ? await settle(ops.runtime.resumeWorkflow(workflow, open.runId, { wake: at }))
+        : await resumeUnlogged(ops, workflow, due.threadId, at);
       outcomes.push({ ...base, result, error: null });
     } catch (error) {
       outcomes.push({ ...base, result: null, error: errorMessage(error) });
@@ -118,24 +126,25 @@ export async function tickDue(ops: WorkflowOps, now: unknown): Promise<TickOutco
   return outcomes;
 }
 
-/** Wake a thread no logged run matches: the engine alone, under the thread's claim. */
+/** Wake a thread no open logged run matches: the engine alone, under the thread's claim. */
 async function resumeUnlogged(
   ops: WorkflowOps,
   workflow: Workflow,
   threadId: string,
+  at: Date,
 ): Promise<WorkflowResult> {
   const key = threadClaimKey(workflow.name, threadId);
   const holder = `tick-${randomUUID()}`;
-  const claim = await ops.store.claim({
-    key,
-    runId: holder,
-    staleAfterMs: ops.staleRunAfterSeconds * 1000,
-  });
-  if (!claim.acquired) {
-    throw new Error(`thread '${threadId}' is busy: run '${claim.holder.runId}' holds it`);
-  }
+  await acquireClaim(ops.store, key, holder, ops.staleRunAfterSeconds);
   const controller = new AbortController();
   try {
+    // Checked under the claim: another tick may have woken it since the list was read.
+    const values = addressResume(await ops.engine.openPauses(workflow, threadId), { wake: at });
+    if (!values) {
+      throw new NotFoundError(
+        `thread '${threadId}' of workflow '${workflow.name}' is not due at ${at.toISOString()} any more; another tick woke it`,
+      );
+    }
     const scope = createRunScope({
       data: null,
       runId: holder,
@@ -145,7 +154,7 @@ async function resumeUnlogged(
     const segment = ops.engine.playSegment({
       workflow,
       threadId,
-      start: { resume: WAKE_VALUE },
+      start: { resume: values },
       scope,
     });
     let step = await segment.next();

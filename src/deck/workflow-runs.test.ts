@@ -20,6 +20,7 @@ import {
   InterruptResult,
   InvalidInputError,
   interrupt,
+  RunCancelledError,
   Workflow,
   withContext,
 } from '../index.js';
@@ -303,7 +304,7 @@ describe('workflow runs', () => {
     const { deck } = await openTestDeck({ eventStore, workflows: [approval()] });
     const before = await eventStore.read(paused.runId as string);
     await expect(deck.answer(paused.runId as string, { approved: true })).rejects.toThrow(
-      `run '${paused.runId}' waits in the event log, but thread '${paused.threadId}' has no pause in this deck's checkpointer: workflow 'approval' is not durable`,
+      `run '${paused.runId}' waits in the event log, but thread '${paused.threadId}' has no open pause for it in this deck's checkpointer: workflow 'approval' is not durable`,
     );
     expect(await eventStore.read(paused.runId as string)).toEqual(before);
   });
@@ -323,5 +324,23 @@ describe('workflow runs', () => {
     });
     const { deck } = await openTestDeck({ workflows: [tally] });
     expect(await deck.run('tally', { items: ['a'] })).toEqual({ items: ['a', 'b'] });
+  });
+
+  it('rejects run() with RunCancelledError, naming the reason, when the deck closes mid-run', async () => {
+    const stuck = oneNode(
+      'stuck',
+      (_s, config) =>
+        new Promise((_resolve, reject) => {
+          config.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        }),
+    );
+    const { deck } = await openTestDeck({ workflows: [stuck] });
+    const running = deck.run('stuck', {});
+    const outcome = running.catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await deck.close();
+    const error = await outcome;
+    expect(error).toBeInstanceOf(RunCancelledError);
+    expect(String(error)).toContain('the deck closed while the turn was running');
   });
 });

@@ -17,8 +17,14 @@ import { playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { LiveTurns } from './live-turns.js';
 import type { EventTap } from './recorder.js';
 import type { RuntimeSettings } from './settings.js';
-import type { WorkflowEngine } from './workflow-engine.js';
-import { playWorkflowSegment, type WorkflowOutcome, type WorkflowRunDeps } from './workflow-run.js';
+import type { OpenPause, WorkflowEngine } from './workflow-engine.js';
+import {
+  addressResume,
+  playWorkflowSegment,
+  type WorkflowOutcome,
+  type WorkflowResume,
+  type WorkflowRunDeps,
+} from './workflow-run.js';
 
 export interface RunOptions<C = unknown> {
   /** The per-run application value, passed by reference to tools, instructions and hooks. */
@@ -112,18 +118,20 @@ export class Runtime {
   }
 
   /**
-   * Continue a paused workflow run in the same log entry: `interrupt()` (or `sleepUntil()`)
-   * returns `value` in the re-run node. `expected` is the status the run must be in
-   * (`waiting_human` for an answer, `paused` for a wake-up); otherwise NotFoundError, and
-   * nothing changes. Two callers resuming one run at once: the second gets ConflictError.
+   * Continue a paused workflow run in the same log entry: an answer goes to its open
+   * question (`interrupt()` returns it in the re-run node), a wake-up to its timers due by
+   * then. The run must be `waiting_human` (answer) or `paused` (wake) in the log and have a
+   * matching open pause in its checkpointer; otherwise NotFoundError, and nothing changes.
+   * Two callers resuming one run at once: the second gets ConflictError.
    */
   async *resumeWorkflow(
     workflow: WorkflowDefinition,
     runId: string,
-    value: unknown,
-    options: { context?: unknown; expected: 'waiting_human' | 'paused' },
+    resume: WorkflowResume,
+    options: { context?: unknown } = {},
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
-    await this.#pausedRun(runId, options.expected);
+    const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
+    await this.#pausedRun(runId, expected);
     const lockKey = `resume:${runId}`;
     const lockHolder = randomUUID();
     const lock = await this.deps.store.claim({
@@ -139,15 +147,16 @@ export class Runtime {
     }
     try {
       // Checked again under the lock: another caller may have resumed it meanwhile.
-      const summary = await this.#pausedRun(runId, options.expected);
+      const summary = await this.#pausedRun(runId, expected);
       const threadId = summary.sessionId ?? runId;
-      if (!(await this.deps.workflowEngine.isPaused(workflow, threadId))) {
-        throw new NotFoundError(threadLostMessage(workflow, runId, threadId));
-      }
+      const open = await this.deps.workflowEngine.openPauses(workflow, threadId);
+      const values = addressResume(open, resume);
+      if (!values)
+        throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
       return yield* playWorkflowSegment(this.#workflowDeps(), {
         workflow,
         threadId,
-        start: { resume: value },
+        start: { resume: values },
         context: options.context,
         identity: {
           runId,
@@ -165,9 +174,15 @@ export class Runtime {
     const summary = await this.deps.store.getRun(runId);
     if (summary?.status === expected) return summary;
     const what = expected === 'waiting_human' ? 'waiting for an answer' : 'sleeping';
+    const hints: Partial<Record<RunStatus, string>> = {
+      paused: ': it sleeps until a time, and tick() wakes it',
+      waiting_human: ': it waits for an answer, see pending()',
+      running:
+        ': it is running now, or its process died mid-run (its claim is released after SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS)',
+    };
     throw new NotFoundError(
       summary
-        ? `run '${runId}' is not ${what} (its status is ${summary.status}); nothing was changed`
+        ? `run '${runId}' is not ${what} (its status is ${summary.status}${hints[summary.status] ?? ''}); nothing was changed`
         : `no run '${runId}' in the event log; pass a run id that pending() listed`,
     );
   }
@@ -211,12 +226,26 @@ function optionalId(name: string, value: string | undefined): string | null {
   return value;
 }
 
-function threadLostMessage(workflow: WorkflowDefinition, runId: string, threadId: string): string {
+function notResumableMessage(
+  workflow: WorkflowDefinition,
+  runId: string,
+  threadId: string,
+  open: readonly OpenPause[],
+  resume: WorkflowResume,
+): string {
+  if ('wake' in resume && open.length > 0) {
+    const next = open.map((p) => p.wakeAt).find((at) => at !== null);
+    return (
+      `run '${runId}' is not due at ${resume.wake.toISOString()}` +
+      (next ? ` (it sleeps until ${next})` : ' (it waits for an answer)') +
+      '; another tick may have woken it already. Nothing was changed'
+    );
+  }
   const where = workflow.durable
     ? "its checkpoints are not in this deck's checkpointer (SERVICE_CHECKPOINT differs from the process that ran it, or is memory://)"
     : `workflow '${workflow.name}' is not durable, so its threads live in the memory of the process that ran it`;
   return (
-    `run '${runId}' waits in the event log, but thread '${threadId}' has no pause in this deck's ` +
+    `run '${runId}' waits in the event log, but thread '${threadId}' has no open pause for it in this deck's ` +
     `checkpointer: ${where}; answer it from that process, or declare the workflow durable. Nothing was changed`
   );
 }

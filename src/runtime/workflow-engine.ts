@@ -13,8 +13,21 @@ export type WorkflowState = Record<string, unknown>;
 export type SegmentStart =
   /** A new run on the thread, with this initial state. */
   | { input: WorkflowState }
-  /** Continue the paused thread: `interrupt()` (or `sleepUntil()`) returns `value`. */
-  | { resume: unknown };
+  /**
+   * Continue the paused thread: each listed pause (by its id, see {@link OpenPause}) gets its
+   * value; `interrupt()` returns it in the re-run node. Pauses not listed stay paused.
+   */
+  | { resume: Record<string, unknown> };
+
+/** A pause the thread waits on: a person's question, or a timer. */
+export interface OpenPause {
+  /** The engine's id of the pause, to address a resume to it. */
+  id: string;
+  /** The value passed to `interrupt()` (a timer's SleepRequest). */
+  payload: unknown;
+  /** When a timer may wake (ISO 8601 UTC); `null` for a question. */
+  wakeAt: string | null;
+}
 
 export interface SegmentRequest {
   workflow: WorkflowDefinition;
@@ -49,8 +62,8 @@ export interface WorkflowEngine {
    * throws a node's error. Stops promptly when `scope.signal` aborts.
    */
   playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined>;
-  /** Whether the thread is paused (on `interrupt()` or `sleepUntil()`) in its checkpointer. */
-  isPaused(workflow: WorkflowDefinition, threadId: string): Promise<boolean>;
+  /** The pauses the thread waits on in its checkpointer, questions first; `[]` when not paused. */
+  openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]>;
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now`. */
   dueThreads(now: Date): Promise<DueThread[]>;
   close(): Promise<void>;

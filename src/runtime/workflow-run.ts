@@ -16,7 +16,7 @@ import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.j
 import { SLEEP_UNTIL_KEY } from '../core/wakeups.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
-import type { SegmentEnd, SegmentStart, WorkflowEngine } from './workflow-engine.js';
+import type { OpenPause, SegmentEnd, SegmentStart, WorkflowEngine } from './workflow-engine.js';
 
 export interface WorkflowRunDeps extends LeaseDeps {
   engine: WorkflowEngine;
@@ -34,11 +34,42 @@ export interface WorkflowSegmentRequest {
 export interface WorkflowOutcome {
   result?: WorkflowResult;
   error?: unknown;
+  /** Why the run was cancelled (it recorded `run.cancelled`), when it was. */
+  cancelled?: string;
 }
 
-/** The claim key of a workflow thread: one run at a time per thread of a workflow. */
+/**
+ * The claim key of a workflow thread: one run at a time per thread of a workflow. The name
+ * is URI-encoded, so the first `:` after it always ends it (workflow `a:b`, thread `c` and
+ * workflow `a`, thread `b:c` are two keys).
+ */
 export function threadClaimKey(workflow: string, threadId: string): string {
-  return `thread:${workflow}:${threadId}`;
+  return `thread:${encodeURIComponent(workflow)}:${threadId}`;
+}
+
+/** What continues a paused run: a person's answer, or the clock (`tick(now)`). */
+export type WorkflowResume = { answer: unknown } | { wake: Date };
+
+/** What `sleepUntil()` returns into a woken node. */
+const WAKE_VALUE = true;
+
+/**
+ * The resume values for the thread's open pauses: an answer goes to the first open question
+ * only (a fan-out's other questions are asked next), a wake-up to every timer due by then.
+ * `null` when nothing fits: no open question, or no timer due.
+ */
+export function addressResume(
+  open: readonly OpenPause[],
+  resume: WorkflowResume,
+): Record<string, unknown> | null {
+  if ('answer' in resume) {
+    const question = open.find((p) => p.wakeAt === null);
+    return question ? { [question.id]: resume.answer } : null;
+  }
+  const due = open.filter(
+    (p) => p.wakeAt !== null && Date.parse(p.wakeAt) <= resume.wake.getTime(),
+  );
+  return due.length > 0 ? Object.fromEntries(due.map((p) => [p.id, WAKE_VALUE])) : null;
 }
 
 /** Sleeping until a time is reported as `run.paused` with this reason prefix. */
@@ -110,7 +141,7 @@ export async function* playWorkflowSegment(
     } catch (error) {
       const reason = lease.cancelReason;
       lease.controller.abort();
-      if (recorder.ended || paused) return reason ? {} : { error };
+      if (recorder.ended || paused) return reason ? { cancelled: reason } : { error };
       let recorded: Event | null = null;
       try {
         recorded = await recorder.record(
@@ -125,7 +156,7 @@ export async function* playWorkflowSegment(
         logFailure(`record the end of run '${identity.runId}'`)(recordError);
       }
       if (recorded) yield recorded;
-      return reason ? {} : { error };
+      return reason ? { cancelled: reason } : { error };
     }
   } finally {
     // Stop the graph unless it ended on its own (completed, failed, or paused).

@@ -14,6 +14,7 @@ import {
   interrupt,
   NotFoundError,
   SLEEP_UNTIL_KEY,
+  sleepUntil,
   Workflow,
   withContext,
 } from '../../src/index.js';
@@ -222,6 +223,31 @@ export function describeWorkflowCheckpointing(label: string, checkpoints: () => 
       expect(await deck.answer(result.runId as string, 'L')).toEqual({ left: 'L', right: 'done' });
     });
 
+    it("asks a fan-out's questions one at a time, each answer going to its own question", async () => {
+      const name = `two-questions-${suffix()}`;
+      const State = z.object({ left: z.string().optional(), right: z.string().optional() });
+      const both = new Workflow({
+        name,
+        state: State,
+        graph: (state) =>
+          new StateGraph(state)
+            .addNode('ask-left', () => ({ left: interrupt<string>('left?') }))
+            .addNode('ask-right', () => ({ right: interrupt<string>('right?') }))
+            .addEdge(START, 'ask-left')
+            .addEdge(START, 'ask-right')
+            .addEdge('ask-left', END)
+            .addEdge('ask-right', END),
+      });
+      const { deck } = await openTestDeck({ checkpoints: checkpoints(), workflows: [both] });
+      const first = (await deck.run(name, {})) as InterruptResult;
+      expect(first.payload).toBe('left?');
+      const second = await deck.answer(first.runId as string, 'L');
+      expect(second).toBeInstanceOf(InterruptResult);
+      expect((second as InterruptResult).payload).toBe('right?');
+      expect((await deck.pending()).map((p) => p.payload)).toEqual(['right?']);
+      expect(await deck.answer(first.runId as string, 'R')).toEqual({ left: 'L', right: 'R' });
+    });
+
     it('passes the context given to answer() to the resumed node, or null when omitted', async () => {
       const name = `review-${suffix()}`;
       const seen: unknown[] = [];
@@ -320,6 +346,80 @@ export function describeWorkflowCheckpointing(label: string, checkpoints: () => 
       ]);
       expect(await eventStore.claimHolder(`thread:${name}:r2`)).toBeNull();
       expect(await deck.dueResumes(after)).toEqual([]);
+    });
+
+    it('wakes a timer once when two ticks overlap, and never early', async () => {
+      const name = `twice-asleep-${suffix()}`;
+      const State = z.object({ due: z.string(), woke: z.number().default(0) });
+      const twice = new Workflow({
+        name,
+        state: State,
+        durable: true,
+        graph: (state) =>
+          new StateGraph(state)
+            .addNode('first', (s: z.infer<typeof State>) => {
+              sleepUntil(s.due);
+              return { woke: s.woke + 1 };
+            })
+            .addNode('second', () => {
+              sleepUntil('2099-01-01T00:00:00Z');
+              return {};
+            })
+            .addEdge(START, 'first')
+            .addEdge('first', 'second')
+            .addEdge('second', END),
+      });
+      const { deck, eventStore } = await openTestDeck({
+        checkpoints: checkpoints(),
+        workflows: [twice],
+      });
+      const paused = (await deck.run(name, { due }, { sessionId: 'once' })) as InterruptResult;
+      const [a, b] = await Promise.all([deck.tick(after), deck.tick(after)]);
+      const outcomes = [...(a ?? []), ...(b ?? [])];
+      const woken = outcomes.filter((o) => o.error === null);
+      expect(woken).toHaveLength(1);
+      expect(woken[0]?.result).toEqual(
+        new InterruptResult(
+          { [SLEEP_UNTIL_KEY]: '2099-01-01T00:00:00.000Z' },
+          'once',
+          paused.runId,
+        ),
+      );
+      const events = await eventStore.read(paused.runId as string);
+      expect(kinds(events).filter((k) => k === 'run.resumed')).toHaveLength(1);
+      expect(await deck.status(paused.runId as string)).toBe('paused');
+      expect(await deck.dueResumes(after)).toEqual([]);
+      expect(await deck.tick(after)).toEqual([]);
+    });
+
+    it('does not let an answer wake a timer, nor a tick answer a question', async () => {
+      const name = `mixed-${suffix()}`;
+      const State = z.object({ asked: z.string().optional(), slept: z.boolean().optional() });
+      const mixed = new Workflow({
+        name,
+        state: State,
+        durable: true,
+        graph: (state) =>
+          new StateGraph(state)
+            .addNode('ask', () => ({ asked: interrupt<string>('ok?') }))
+            .addNode('nap', () => {
+              sleepUntil('2099-01-01T00:00:00Z');
+              return { slept: true };
+            })
+            .addEdge(START, 'ask')
+            .addEdge(START, 'nap')
+            .addEdge('ask', END)
+            .addEdge('nap', END),
+      });
+      const { deck } = await openTestDeck({ checkpoints: checkpoints(), workflows: [mixed] });
+      const paused = (await deck.run(name, {}, { sessionId: 'm' })) as InterruptResult;
+      expect(paused.payload).toBe('ok?');
+      const next = await deck.answer(paused.runId as string, 'yes');
+      expect(next).toBeInstanceOf(InterruptResult);
+      expect((next as InterruptResult).payload).toEqual({
+        [SLEEP_UNTIL_KEY]: '2099-01-01T00:00:00.000Z',
+      });
+      expect(await deck.status(paused.runId as string)).toBe('paused');
     });
 
     it('refuses a time without an offset, for sleepUntil() and for now', async () => {

@@ -9,26 +9,27 @@ import { type BaseCheckpointSaver, Command, MemorySaver } from '@langchain/langg
 import type { WorkflowDefinition } from '../../authoring/workflow.js';
 import { ConfigError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
-import { wakeTimeOf } from '../../core/wakeups.js';
 import type {
   DueThread,
+  OpenPause,
   SegmentEnd,
   SegmentRequest,
   WorkflowEngine,
   WorkflowState,
 } from '../../runtime/workflow-engine.js';
 import { dueThreads } from './due.js';
-import { type CompiledGraph, compileGraph } from './graph.js';
+import {
+  type CompiledGraph,
+  compileGraph,
+  type Interrupt,
+  openPausesOf,
+  toPause,
+} from './graph.js';
 import { resumeValue } from './nodes.js';
 import { storedThreadId } from './threads.js';
 
 /** LangGraph's key for the interrupts of a step in `updates` and `values` chunks. */
 const INTERRUPT = '__interrupt__';
-
-interface Interrupt {
-  id?: string;
-  value: unknown;
-}
 
 export class LangGraphEngine implements WorkflowEngine {
   readonly #definitions = new Map<string, WorkflowDefinition>();
@@ -56,7 +57,13 @@ export class LangGraphEngine implements WorkflowEngine {
     const { workflow, threadId, start, scope } = request;
     const graph = this.#graph(workflow.name);
     const input =
-      'input' in start ? start.input : new Command({ resume: resumeValue(start.resume) });
+      'input' in start
+        ? start.input
+        : new Command({
+            resume: Object.fromEntries(
+              Object.entries(start.resume).map(([id, value]) => [id, resumeValue(value)]),
+            ),
+          });
     const stream = await graph.stream(input, {
       configurable: { thread_id: storedThreadId(workflow.name, threadId) },
       context: scope,
@@ -78,14 +85,15 @@ export class LangGraphEngine implements WorkflowEngine {
         state = data as WorkflowState;
       }
     }
-    return segmentEnd(workflow, interrupts, state);
+    if (interrupts.length === 0) return { type: 'completed', state };
+    // The stream reports this step's interrupts; the checkpointer knows which stay open
+    // (a sibling answered earlier in a fan-out is done).
+    const open = await this.openPauses(workflow, threadId);
+    return segmentEnd(workflow, open.length > 0 ? open : interrupts.map(toPause));
   }
 
-  async isPaused(workflow: WorkflowDefinition, threadId: string): Promise<boolean> {
-    const state = await this.#graph(workflow.name).getState({
-      configurable: { thread_id: storedThreadId(workflow.name, threadId) },
-    });
-    return state.tasks.some((task) => task.interrupts.length > 0);
+  async openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]> {
+    return openPausesOf(this.#graph(workflow.name), storedThreadId(workflow.name, threadId));
   }
 
   async dueThreads(now: Date): Promise<DueThread[]> {
@@ -117,16 +125,11 @@ function isInterruptChunk(data: unknown): boolean {
   return typeof data === 'object' && data !== null && INTERRUPT in data;
 }
 
-function segmentEnd(
-  workflow: WorkflowDefinition,
-  interrupts: readonly Interrupt[],
-  state: WorkflowState,
-): SegmentEnd {
-  if (interrupts.length === 0) return { type: 'completed', state };
-  const question = interrupts.find((i) => wakeTimeOf(i.value) === null);
-  if (question) return { type: 'interrupted', payload: question.value ?? null };
-  const wakeAt = interrupts
-    .map((i) => wakeTimeOf(i.value) as string)
+function segmentEnd(workflow: WorkflowDefinition, pauses: readonly OpenPause[]): SegmentEnd {
+  const question = pauses.find((p) => p.wakeAt === null);
+  if (question) return { type: 'interrupted', payload: question.payload };
+  const wakeAt = pauses
+    .map((p) => p.wakeAt as string)
     .sort()
     .at(0) as string;
   if (!workflow.durable) {

@@ -7,6 +7,8 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { WorkflowDefinition } from '../../authoring/workflow.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
+import { wakeTimeOf } from '../../core/wakeups.js';
+import type { OpenPause } from '../../runtime/workflow-engine.js';
 
 /** The parts of a compiled LangGraph graph the engine uses. */
 export interface CompiledGraph {
@@ -15,8 +17,15 @@ export interface CompiledGraph {
   getState(options: Record<string, unknown>): Promise<{ values: unknown; tasks: GraphTask[] }>;
 }
 
+export interface Interrupt {
+  id?: string;
+  value: unknown;
+}
+
 export interface GraphTask {
-  interrupts: { value: unknown }[];
+  interrupts: Interrupt[];
+  /** The task's writes, once it completed. */
+  result?: unknown;
 }
 
 interface Uncompiled {
@@ -65,4 +74,25 @@ function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value === 'object') return `an instance of ${value.constructor?.name ?? 'Object'}`;
   return typeof value;
+}
+
+/** The pauses a stored thread waits on, questions first; `[]` when it is not paused. */
+export async function openPausesOf(
+  graph: CompiledGraph,
+  storedThreadId: string,
+): Promise<OpenPause[]> {
+  const state = await graph.getState({ configurable: { thread_id: storedThreadId } });
+  // A task with a result was answered already (in a fan-out); its interrupt is history.
+  const open = state.tasks
+    .filter((task) => task.result === undefined)
+    .flatMap((task) => task.interrupts.map(toPause));
+  return [...open.filter((p) => p.wakeAt === null), ...open.filter((p) => p.wakeAt !== null)];
+}
+
+export function toPause(interrupt: Interrupt): OpenPause {
+  return {
+    id: interrupt.id ?? '',
+    payload: interrupt.value ?? null,
+    wakeAt: wakeTimeOf(interrupt.value),
+  };
 }

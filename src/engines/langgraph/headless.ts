@@ -9,8 +9,8 @@ import { Command, MemorySaver } from '@langchain/langgraph';
 import type { WorkflowDefinition } from '../../authoring/workflow.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { InterruptResult, type WorkflowResult } from '../../core/interrupt-result.js';
-import type { WorkflowState } from '../../runtime/workflow-engine.js';
-import { type CompiledGraph, compileGraph } from './graph.js';
+import type { OpenPause, WorkflowState } from '../../runtime/workflow-engine.js';
+import { type CompiledGraph, compileGraph, openPausesOf } from './graph.js';
 import { resumeValue } from './nodes.js';
 
 const compiled = new WeakMap<WorkflowDefinition, CompiledGraph>();
@@ -28,16 +28,16 @@ export async function resumeWorkflowHeadless(
   threadId: string,
   value: unknown,
 ): Promise<WorkflowResult> {
-  const graph = graphOf(workflow);
-  const config = { configurable: { thread_id: threadId } };
-  const state = await graph.getState(config);
-  if (!state.tasks.some((task) => task.interrupts.length > 0)) {
+  const open = await openPausesOf(graphOf(workflow), threadId);
+  if (open.length === 0) {
     throw new InvalidInputError(
       `workflow '${workflow.name}' has no paused thread '${threadId}' in this process; ` +
         'resume the threadId an InterruptResult of this Workflow object returned',
     );
   }
-  return play(workflow, new Command({ resume: resumeValue(value) }), threadId);
+  // The value goes to the first open pause (the one the InterruptResult showed).
+  const first = open[0] as OpenPause;
+  return play(workflow, new Command({ resume: { [first.id]: resumeValue(value) } }), threadId);
 }
 
 async function play(
@@ -48,10 +48,9 @@ async function play(
   const graph = graphOf(workflow);
   const config = { configurable: { thread_id: threadId } };
   await graph.invoke(input, config);
-  const state = await graph.getState(config);
-  const pending = state.tasks.flatMap((task) => task.interrupts);
-  if (pending[0]) return new InterruptResult(pending[0].value, threadId, null);
-  return state.values as WorkflowState;
+  const [pause] = await openPausesOf(graph, threadId);
+  if (pause) return new InterruptResult(pause.payload, threadId, null);
+  return (await graph.getState(config)).values as WorkflowState;
 }
 
 function graphOf(workflow: WorkflowDefinition): CompiledGraph {
