@@ -11,8 +11,8 @@
  * Run: `npm run bench:append` (or `npx tsx bench/append.bench.ts [runs]`). It rewrites its
  * own section of bench/RESULTS.md.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { TextBlock } from '../src/core/blocks.js';
@@ -20,13 +20,11 @@ import type { NewEvent } from '../src/core/events.js';
 import type { EventStore } from '../src/core/store.js';
 import { MemoryEventStore } from '../src/stores/memory/events.js';
 import { SqliteEventStore } from '../src/stores/sqlite/events.js';
+import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
 
 const EVENTS = 10_000;
 const BATCH = 100;
 const RUNS = Number(process.argv[2] ?? 7);
-const RESULTS = new URL('./RESULTS.md', import.meta.url);
-const START = '<!-- append.bench:start -->';
-const END = '<!-- append.bench:end -->';
 
 interface Case {
   name: string;
@@ -135,15 +133,10 @@ function bareInsert(path: string): (events: NewEvent[]) => Promise<void> {
   };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function main(): Promise<void> {
-  const load = loadavg().map((n) => n.toFixed(2));
+  const load = loadAtStart();
   await measure(CASES[0] as Case); // warm up the JIT and the file system
   const rows: string[][] = [];
   let headline = 0;
@@ -158,9 +151,7 @@ async function main(): Promise<void> {
     rows.push(row);
     console.log(row.join(' | '));
   }
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const section = [
-    START,
+  writeSection('append.bench', [
     '## Append throughput (`npm run bench:append`)',
     '',
     `${EVENTS.toLocaleString('en-US')} \`text.delta\` events appended to one run (after its \`run.started\`). Each case runs`,
@@ -176,38 +167,10 @@ async function main(): Promise<void> {
     `**Headline: ${fmt(headline)} events/s** (median): ${EVENTS.toLocaleString('en-US')} \`text.delta\` appends, each`,
     'awaited before the next, to the SQLite store in its default configuration (group commit).',
     '',
-    `Machine: ${cpus().length} cores (${cpu}), load average ${load.join(' / ')} at start; ` +
-      `Node ${process.version}, SQLite ${sqliteVersion()}; ${new Date().toISOString()}.`,
+    machineLine(load),
     '',
     ...table(['case', 'events/s (median)', 'range', 'CPU µs/event', 'events/s at CPU cost'], rows),
-    END,
-  ].join('\n');
-  writeResults(section);
-}
-
-/** A Markdown table, padded as the repo's formatter (Biome) lays it out; numbers right-aligned. */
-function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  const rule = widths.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`));
-  return [line(header), `| ${rule.join(' | ')} |`, ...rows.map(line)];
-}
-
-function sqliteVersion(): string {
-  return (process.versions as Record<string, string | undefined>).sqlite ?? 'unknown';
-}
-
-function writeResults(section: string): void {
-  const header = '# Benchmarks\n\nEach script writes its own section below; rerun it to update.\n';
-  const current = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : header;
-  const start = current.indexOf(START);
-  const end = current.indexOf(END);
-  const next =
-    start >= 0 && end > start
-      ? `${current.slice(0, start)}${section}${current.slice(end + END.length)}`
-      : `${current.trimEnd()}\n\n${section}\n`;
-  writeFileSync(RESULTS, next);
+  ]);
 }
 
 await main();

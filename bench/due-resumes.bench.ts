@@ -16,14 +16,15 @@
  * Run: `npm run bench:due` (or `npx tsx bench/due-resumes.bench.ts [threads] [calls]`). It
  * rewrites its own section of bench/RESULTS.md.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { END, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
 import { storedThreadId } from '../src/engines/langgraph/threads.js';
 import { Deck, SLEEP_UNTIL_KEY, sleepUntil, Workflow } from '../src/index.js';
 import { SqliteCheckpointer } from '../src/stores/sqlite/index.js';
+import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
 
 const THREADS = Number(process.argv[2] ?? 10_000);
 const CALLS = Number(process.argv[3] ?? 20);
@@ -31,9 +32,6 @@ const TARGET_MS = 200;
 const WORKFLOW = 'reminder';
 /** Invocations in flight while filling (the checkpointer's writes are synchronous). */
 const FILL_CONCURRENCY = 16;
-const RESULTS = new URL('./RESULTS.md', import.meta.url);
-const START_MARK = '<!-- due-resumes.bench:start -->';
-const END_MARK = '<!-- due-resumes.bench:end -->';
 const MINUTE = 60_000;
 const WEEK = 7 * 24 * 60 * MINUTE;
 
@@ -111,16 +109,11 @@ interface Scenario {
   count: number;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 const int = (n: number) => n.toLocaleString('en-US');
 
 async function main(): Promise<void> {
-  const load = loadavg().map((n) => n.toFixed(2));
+  const load = loadAtStart();
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-bench-'));
   const file = join(dir, 'state.db');
   const now = Date.now();
@@ -191,9 +184,7 @@ async function main(): Promise<void> {
   const headline = median((scenarios[0] as Scenario).samples);
   const none = median((scenarios[1] as Scenario).samples);
   const verdict = headline < TARGET_MS ? 'PASS' : 'FAIL';
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const section = [
-    START_MARK,
+  writeSection('due-resumes.bench', [
     '## Due resumes with 10,000 sleeping threads (`npm run bench:due`)',
     '',
     `${int(THREADS)} threads of a durable reminder workflow (\`wait\` calls \`sleepUntil(due)\`, then`,
@@ -216,39 +207,11 @@ async function main(): Promise<void> {
     `Filling took ${fillSeconds.toFixed(1)} s (${int(Math.round(THREADS / fillSeconds))} threads/s); ` +
       `the file held ${(fileBytes / 1024 / 1024).toFixed(1)} MiB (database and WAL).`,
     '',
-    `Machine: ${cpus().length} cores (${cpu}), load average ${load.join(' / ')} at start; ` +
-      `Node ${process.version}, SQLite ${sqliteVersion()}; ${new Date().toISOString()}.`,
+    machineLine(load),
     '',
     ...table(['case', 'threads returned', 'ms (median)', 'range'], rows),
-    END_MARK,
-  ].join('\n');
-  writeResults(section);
+  ]);
   console.log(`dueResumes ${ms(headline)} ms (${verdict}); none due ${ms(none)} ms`);
-}
-
-/** A Markdown table, padded as the repo's formatter (Biome) lays it out; numbers right-aligned. */
-function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  const rule = widths.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`));
-  return [line(header), `| ${rule.join(' | ')} |`, ...rows.map(line)];
-}
-
-function sqliteVersion(): string {
-  return (process.versions as Record<string, string | undefined>).sqlite ?? 'unknown';
-}
-
-function writeResults(section: string): void {
-  const header = '# Benchmarks\n\nEach script writes its own section below; rerun it to update.\n';
-  const current = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : header;
-  const start = current.indexOf(START_MARK);
-  const end = current.indexOf(END_MARK);
-  const next =
-    start >= 0 && end > start
-      ? `${current.slice(0, start)}${section}${current.slice(end + END_MARK.length)}`
-      : `${current.trimEnd()}\n\n${section}\n`;
-  writeFileSync(RESULTS, next);
 }
 
 await main();

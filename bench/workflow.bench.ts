@@ -21,23 +21,21 @@
  * Run: `npm run bench:workflow` (or `npx tsx bench/workflow.bench.ts [rounds] [runs] [cycles]`).
  * It rewrites its own section of bench/RESULTS.md.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, END, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
 import { Deck, InterruptResult, interrupt, Workflow } from '../src/index.js';
 import { MemoryEventStore } from '../src/stores/memory/events.js';
 import { SqliteCheckpointer } from '../src/stores/sqlite/index.js';
+import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
 
 const ROUNDS = Number(process.argv[2] ?? 7);
 const RUNS = Number(process.argv[3] ?? 300);
 const CYCLES = Number(process.argv[4] ?? 200);
 const WARMUP = 100;
 const TARGET_OVERHEAD = 0.25;
-const RESULTS = new URL('./RESULTS.md', import.meta.url);
-const START_MARK = '<!-- workflow.bench:start -->';
-const END_MARK = '<!-- workflow.bench:end -->';
 
 // --- The workflows: the same builders serve the deck and the raw graph. ---
 
@@ -300,16 +298,11 @@ async function measurePhase(
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 const ms = (n: number) => n.toFixed(2);
 const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
 
 async function main(): Promise<void> {
-  const load = loadavg().map((n) => n.toFixed(2));
+  const load = loadAtStart();
   const warmup = (test: Case) => (test.group === 'run' ? WARMUP : WARMUP / 2);
   await measurePhase(1, warmup); // warm up the JIT and the file system
   await measurePhase(2, warmup);
@@ -354,9 +347,7 @@ async function main(): Promise<void> {
   const overhead = median(ratiosOf(run)) - 1;
   const verdict = overhead <= TARGET_OVERHEAD ? 'PASS' : 'FAIL';
   const range = (ratios: number[]) => `${pct(Math.min(...ratios))} to ${pct(Math.max(...ratios))}`;
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const section = [
-    START_MARK,
+  writeSection('workflow.bench', [
     '## Durable workflow overhead (`npm run bench:workflow`)',
     '',
     `A 3-node durable workflow (three nodes in a line), ${RUNS} runs per measurement, each on its own`,
@@ -386,39 +377,11 @@ async function main(): Promise<void> {
       `against ${ms(median(wallOf(baselineOf(cycle))))} ms with raw LangGraph ` +
       `(${pct(median(ratiosOf(cycle)))}; per round ${range(ratiosOf(cycle))}).`,
     '',
-    `Machine: ${cpus().length} cores (${cpu}), load average ${load.join(' / ')} at start; ` +
-      `Node ${process.version}, SQLite ${sqliteVersion()}; ${new Date().toISOString()}.`,
+    machineLine(load),
     '',
     ...table(['case', 'ms (median)', 'range', 'per second', 'CPU ms', 'vs raw (median)'], rows),
-    END_MARK,
-  ].join('\n');
-  writeResults(section);
+  ]);
   console.log(`overhead ${pct(1 + overhead)} (${verdict})`);
-}
-
-/** A Markdown table, padded as the repo's formatter (Biome) lays it out; numbers right-aligned. */
-function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  const rule = widths.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`));
-  return [line(header), `| ${rule.join(' | ')} |`, ...rows.map(line)];
-}
-
-function sqliteVersion(): string {
-  return (process.versions as Record<string, string | undefined>).sqlite ?? 'unknown';
-}
-
-function writeResults(section: string): void {
-  const header = '# Benchmarks\n\nEach script writes its own section below; rerun it to update.\n';
-  const current = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : header;
-  const start = current.indexOf(START_MARK);
-  const end = current.indexOf(END_MARK);
-  const next =
-    start >= 0 && end > start
-      ? `${current.slice(0, start)}${section}${current.slice(end + END_MARK.length)}`
-      : `${current.trimEnd()}\n\n${section}\n`;
-  writeFileSync(RESULTS, next);
 }
 
 await main();
