@@ -8,9 +8,7 @@
  * values are (de)serialized outside them. Other processes on the file wait on its lock for
  * the busy timeout, and this process's event store's open group commit is flushed first.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
@@ -46,6 +44,7 @@ import {
   type Row,
   wakeupChange,
 } from './checkpointer-schema.js';
+import { openDatabaseFile, prepareAll } from './database.js';
 import { flushGroupCommits } from './group-commit.js';
 import { migrate } from './migrations.js';
 
@@ -90,18 +89,10 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     this.#ownsDatabase = options.database === undefined;
     let db: DatabaseSync | undefined = options.database;
     try {
-      const inMemory = path === ':memory:';
-      if (!db) {
-        if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
-        db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
-        if (!inMemory) db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-      }
+      db ??= openDatabaseFile(path, options.busyTimeoutMs ?? 5_000);
       this.#flush();
       migrate(db, CHECKPOINT_COMPONENT, CHECKPOINT_MIGRATIONS);
-      const open = db;
-      this.#sql = Object.fromEntries(
-        Object.entries(CHECKPOINT_SQL).map(([name, sql]) => [name, open.prepare(sql)]),
-      ) as CheckpointStatements;
+      this.#sql = prepareAll(db, CHECKPOINT_SQL) as CheckpointStatements;
       this.#db = db;
     } catch (error) {
       if (this.#ownsDatabase) db?.close();

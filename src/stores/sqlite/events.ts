@@ -10,9 +10,7 @@
  * a commit, which lifts one-event appends past the cost of a commit each. See
  * {@link SqliteEventStoreOptions.groupCommit} for what it trades.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { DeckError, errorMessage, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
@@ -30,6 +28,7 @@ import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
 import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
 import { Appender } from './append.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
+import { openDatabaseFile, prepareAll } from './database.js';
 import { flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
 import {
   EVENT_STORE_MIGRATIONS,
@@ -111,14 +110,9 @@ export class SqliteEventStore implements EventStore {
     this.path = path;
     let db: DatabaseSync | undefined;
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      db = new DatabaseSync(path, { timeout: busyTimeoutMs });
-      db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+      db = openDatabaseFile(path, busyTimeoutMs);
       migrate(db, 'events', EVENT_STORE_MIGRATIONS);
-      const open = db;
-      this.#sql = Object.fromEntries(
-        Object.entries(SQL).map(([name, sql]) => [name, open.prepare(sql)]),
-      ) as Statements;
+      this.#sql = prepareAll(db, SQL) as Statements;
       this.#db = db;
     } catch (error) {
       db?.close();
