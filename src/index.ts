@@ -9,7 +9,16 @@ export {
   type AgentOptions,
   type Instructions,
 } from './authoring/agent.js';
-export type { Context, ContextClass, ContextRequirement } from './authoring/context.js';
+export {
+  Context,
+  type ContextClass,
+  type ContextRequirement,
+  needsContext,
+  oneOf,
+  protocol,
+  type RequiredType,
+  typeParameter,
+} from './authoring/context.js';
 export {
   type AgentTool,
   type BuiltTool,
@@ -72,7 +81,7 @@ export type {
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest } from './core/wakeups.js';
 export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
-export type { DeckOptions } from './deck/options.js';
+export type { DeckAgent, DeckOptions } from './deck/options.js';
 export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export type { RunOptions } from './runtime/runtime.js';

@@ -20,20 +20,25 @@ export interface AgentModel {
 }
 
 /**
- * Lifecycle hooks; each method receives the run's context. Hooks observe, they do not
- * steer: the engine does not wait for them, and an error in one is logged, not raised.
+ * Lifecycle hooks; each method receives the run's context (wrap one in `needsContext()` to
+ * declare what it needs). Hooks observe, they do not steer: the engine does not wait for
+ * them, and an error in one is logged, not raised.
  */
 export interface AgentHooks<C = unknown> {
   /** The agent is about to call the model for the first time in a turn. */
-  onStart?(ctx: Context<C>): void | Promise<void>;
+  onStart?: (ctx: Context<C>) => void | Promise<void>;
   /** The agent produced its final output. */
-  onEnd?(ctx: Context<C>, output: unknown): void | Promise<void>;
+  onEnd?: (ctx: Context<C>, output: unknown) => void | Promise<void>;
   /** A tool is about to run. */
-  onToolStart?(ctx: Context<C>, toolName: string): void | Promise<void>;
+  onToolStart?: (ctx: Context<C>, toolName: string) => void | Promise<void>;
   /** A tool finished; `result` is what the model is sent. */
-  onToolEnd?(ctx: Context<C>, toolName: string, result: string): void | Promise<void>;
+  onToolEnd?: (ctx: Context<C>, toolName: string, result: string) => void | Promise<void>;
 }
 
+/** The hook method names, in the order the engine calls them. */
+export const HOOK_METHODS = ['onStart', 'onToolStart', 'onToolEnd', 'onEnd'] as const;
+
+/** A system prompt, or a function of the context (wrap it in `needsContext()` to declare what it needs). */
 export type Instructions<C> = string | ((ctx: Context<C>) => string | Promise<string>);
 
 export interface AgentOptions<C = unknown, O = string> {
@@ -42,7 +47,7 @@ export interface AgentOptions<C = unknown, O = string> {
   /** System prompt, or a function of the context that returns it. @default '' */
   instructions?: Instructions<C>;
   /** Tools the model may call. @default [] */
-  tools?: AgentTool[];
+  tools?: AgentTool<C>[];
   /** Lifecycle hooks. */
   hooks?: AgentHooks<C>;
   /** Model name or object; wins over `OPENAI_MODEL`. @default the `OPENAI_MODEL` setting, else the engine's default */
@@ -55,7 +60,7 @@ export interface AgentOptions<C = unknown, O = string> {
 export interface AgentDefinition<C = unknown, O = unknown> {
   readonly name: string;
   readonly instructions: Instructions<C>;
-  readonly tools: readonly AgentTool[];
+  readonly tools: readonly AgentTool<C>[];
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
   readonly outputType: z.ZodType<O> | undefined;
@@ -70,7 +75,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   readonly kind = 'agentdeck.agent' as const;
   readonly name: string;
   readonly instructions: Instructions<C>;
-  readonly tools: readonly AgentTool[];
+  readonly tools: readonly AgentTool<C>[];
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
   readonly outputType: z.ZodType<O> | undefined;

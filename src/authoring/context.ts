@@ -1,10 +1,30 @@
 /**
  * The per-run application context as a callable sees it. The value is passed by reference
  * on `run`, `stream`, `answer` and `resume`; it is never serialized, never shown to the
- * model and never written to the event log.
+ * model and never written to the event log. A callable states what it needs twice: as a
+ * type (`Context<Calendar>`) for the compiler, and as a runtime requirement for `build()`:
+ * `tool({ context })`, `needsContext()` for instructions and hook methods, `withContext()`
+ * for graph nodes.
  */
+import {
+  ANY_CONTEXT,
+  type ContextRequirement,
+  isContextRequirement,
+  type RequirementSpec,
+} from '../core/context-requirements.js';
 
-/** What a tool, instructions function or hook method receives. */
+export {
+  type ContextClass,
+  type ContextRequirement,
+  isContextClass,
+  isContextRequirement,
+  oneOf,
+  protocol,
+  type RequiredType,
+  typeParameter,
+} from '../core/context-requirements.js';
+
+/** What a tool, instructions function, hook method or graph node receives. */
 export interface Context<T = unknown> {
   /** The value passed as `context` (by reference); `null` when the caller passed none. */
   readonly data: T;
@@ -16,16 +36,57 @@ export interface Context<T = unknown> {
   readonly signal: AbortSignal;
 }
 
-/** A class usable as a context type or requirement. */
-// biome-ignore lint/suspicious/noExplicitAny: constructor parameters of an arbitrary class
-export type ContextClass<T = unknown> = abstract new (...args: any[]) => T;
+/** Requirement values that go with the `Context` type. */
+export const Context: {
+  /** Compatible with any declared context (`ctx.data` is `unknown`). */
+  readonly any: RequirementSpec<unknown>;
+} = Object.freeze({ any: ANY_CONTEXT });
 
-/** A runtime context requirement: the class a callable needs, or `'any'`. */
-export type ContextRequirement = ContextClass | 'any';
+const DECLARED = Symbol.for('agentdeck.contextDeclared');
+
+/** A function tagged with the context requirement it declared. */
+export type ContextDeclared = { readonly [DECLARED]: ContextRequirement };
+
+/**
+ * Declare the context an instructions function or a hook method needs; returns the same
+ * function, tagged so `build()` can rule on it and the call can check the value.
+ * @example
+ * new Agent({
+ *   name: 'Booker',
+ *   instructions: needsContext(Calendar, (ctx) => `Today is ${ctx.data.today()}.`),
+ *   hooks: { onToolEnd: needsContext(AuditLog, (ctx, tool, result) => ctx.data.write(tool, result)) },
+ * });
+ */
+export function needsContext<T, A extends unknown[], R>(
+  requirement: ContextRequirement<T>,
+  fn: (ctx: Context<T>, ...rest: A) => R,
+): ((ctx: Context<T>, ...rest: A) => R) & ContextDeclared {
+  if (!isContextRequirement(requirement)) {
+    throw new TypeError(
+      'needsContext(requirement, fn): requirement must be a class, Context.any, oneOf(), protocol() or typeParameter()',
+    );
+  }
+  if (typeof fn !== 'function') throw new TypeError('needsContext(requirement, fn): fn must be a function');
+  return declareContext(fn, requirement);
+}
+
+/** Tag a function with its requirement (also used by `withContext` for nodes). */
+export function declareContext<F extends object>(fn: F, requirement: ContextRequirement): F & ContextDeclared {
+  Object.defineProperty(fn, DECLARED, { value: requirement, enumerable: false });
+  return fn as F & ContextDeclared;
+}
+
+/** The requirement a function declared, or undefined. */
+export function declaredRequirement(fn: unknown): ContextRequirement | undefined {
+  if (typeof fn !== 'function') return undefined;
+  return (fn as Partial<ContextDeclared>)[DECLARED];
+}
 
 /** The internal per-run state the runtime threads through the engine. Not public. */
 export interface RunScope {
   readonly data: unknown;
+  /** The agent or workflow the run plays, to name a site in an error. */
+  readonly invocable: string;
   readonly runId: string;
   readonly sessionId: string | null;
   readonly signal: AbortSignal;
@@ -44,7 +105,7 @@ const RUN_SCOPE = Symbol('agentdeck.runScope');
 
 /** Create the scope of one recorded run. */
 export function createRunScope(
-  fields: Pick<RunScope, 'data' | 'runId' | 'sessionId' | 'signal'>,
+  fields: Pick<RunScope, 'data' | 'invocable' | 'runId' | 'sessionId' | 'signal'>,
 ): RunScope {
   return {
     ...fields,
@@ -60,11 +121,6 @@ export function asRunScope(value: unknown): RunScope | undefined {
   return typeof value === 'object' && value !== null && RUN_SCOPE in value
     ? (value as unknown as RunScope)
     : undefined;
-}
-
-/** Whether a value is a class (a context type) rather than an instance. */
-export function isContextClass(value: unknown): value is ContextClass {
-  return typeof value === 'function' && value.prototype !== undefined;
 }
 
 /** The Context a callable receives for a run scope, or a headless one with `data: null`. */

@@ -4,7 +4,8 @@
  * sent to the model.
  */
 import type { z } from 'zod';
-import type { Context, ContextRequirement } from './context.js';
+import { ConfigError } from '../core/errors.js';
+import { type Context, type ContextRequirement, isContextRequirement } from './context.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: any zod object shape
 export type ToolParameters = z.ZodObject<any>;
@@ -16,23 +17,32 @@ export interface ToolOptions<P extends ToolParameters, C> {
   description: string;
   /** zod object schema of the arguments. */
   parameters: P;
-  /** The context this tool needs; a headless run (no context) fails when the model calls it. */
-  context?: ContextRequirement;
+  /**
+   * The context this tool needs (a class, `Context.any`, `oneOf()`, `protocol()`...):
+   * `build()` rules on it against the deck's declared type, the call checks the value, and
+   * `ctx.data` is typed from it. A headless run (no context) fails when the model calls it.
+   * @default none: the tool reads no context
+   */
+  context?: ContextRequirement<C>;
   /**
    * Runs the tool. A string result is sent as is; anything else is sent as JSON. A thrown
    * error is recorded on `tool.call.completed` and the model gets a readable error string.
    */
-  execute(args: z.infer<P>, ctx: Context<C>): unknown | Promise<unknown>;
+  execute: (args: z.infer<P>, ctx: Context<C>) => unknown;
 }
 
-/** A tool defined with `tool()`. */
+/**
+ * A tool defined with `tool()`. `C` is the context it needs; it sits in a parameter
+ * position, so a tool needing `Calendar` fits an agent (and a deck) whose context is a
+ * `Calendar` or a subclass, and is a compile error elsewhere.
+ */
 export interface DeckTool<P extends ToolParameters = ToolParameters, C = unknown> {
   readonly kind: 'agentdeck.tool';
   readonly name: string;
   readonly description: string;
   readonly parameters: P;
   readonly context: ContextRequirement | undefined;
-  execute(args: z.infer<P>, ctx: Context<C>): unknown | Promise<unknown>;
+  readonly execute: (args: z.infer<P>, ctx: Context<C>) => unknown;
 }
 
 /**
@@ -44,7 +54,9 @@ export interface BuiltTool {
   readonly name: string;
 }
 
-export type AgentTool = DeckTool | BuiltTool;
+/** What an agent lists as tools; `C` is the agent's context. */
+// biome-ignore lint/suspicious/noExplicitAny: any argument schema
+export type AgentTool<C = unknown> = DeckTool<any, C> | BuiltTool;
 
 /**
  * Define a tool.
@@ -58,6 +70,11 @@ export type AgentTool = DeckTool | BuiltTool;
 export function tool<P extends ToolParameters, C = unknown>(
   options: ToolOptions<P, C>,
 ): DeckTool<P, C> {
+  if (options.context !== undefined && !isContextRequirement(options.context)) {
+    throw new ConfigError(
+      `tool '${options.name}': \`context\` must be a class, Context.any, oneOf(), protocol() or typeParameter(), not ${typeof options.context === 'object' ? 'an instance' : typeof options.context}; pass the value itself on each run`,
+    );
+  }
   return {
     kind: 'agentdeck.tool',
     name: options.name,

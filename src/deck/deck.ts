@@ -31,6 +31,7 @@ import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-u
 import { openEventStore } from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
 import { CatalogMap } from './catalog.js';
+import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import type { DeckOptions } from './options.js';
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
@@ -82,7 +83,8 @@ export class Deck<C = unknown> {
   #engine: OpenAIAgentsEngine | null = null;
   #workflowEngine: LangGraphEngine | null = null;
   #open: OpenParts | null = null;
-  readonly #options: DeckOptions<C>;
+  /** The options besides the catalog (kept in #catalog): `C` stays covariant, so a Deck<Calendar> is a Deck. */
+  readonly #options: Omit<DeckOptions<C>, 'agents' | 'workflows'>;
   readonly #catalog: { agents: AnyAgent[]; workflows: Workflow[] };
 
   constructor(options: DeckOptions<C> = {}) {
@@ -114,7 +116,8 @@ export class Deck<C = unknown> {
 
   /**
    * Validate and compile the catalog. Synchronous, idempotent, reads local files only:
-   * no network, nothing started.
+   * no network, nothing started. With a declared `context` type, every injection site's
+   * requirement is ruled on; all incompatible ones are reported in one ContextTypeError.
    */
   build(): this {
     if (this.#state === 'closed') throw closedError(this.name);
@@ -124,6 +127,16 @@ export class Deck<C = unknown> {
     for (const agent of this.agents.values()) engine.compile(agent);
     const workflowEngine = new LangGraphEngine();
     for (const workflow of this.workflows.values()) workflowEngine.compile(workflow);
+    const declared = this.#options.context;
+    if (declared !== undefined) {
+      const sites = [
+        ...[...this.agents.values()].flatMap(agentSites),
+        ...[...this.workflows.keys()].flatMap((name) =>
+          workflowSites(name, workflowEngine.nodeSites(name)),
+        ),
+      ];
+      checkContextSites(this.name, declared, sites);
+    }
     this.#engine = engine;
     this.#workflowEngine = workflowEngine;
     this.#state = 'built';

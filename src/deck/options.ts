@@ -5,15 +5,32 @@ import type { Workflow } from '../authoring/workflow.js';
 import type { SessionFactory } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
 
+/**
+ * An agent a deck whose context is `C` can play: one whose sites accept a `C` (a deck
+ * with no declared context takes any agent). `NoInfer`: `C` comes from `context` alone.
+ */
+export type DeckAgent<C> = unknown extends C
+  ? // biome-ignore lint/suspicious/noExplicitAny: no declared context, no compile-time check
+    Agent<any, any>
+  : // biome-ignore lint/suspicious/noExplicitAny: any output type
+    Agent<NoInfer<C>, any>;
+
 export interface DeckOptions<C = unknown> {
   /** A name for messages and logs (for example the project's). @default 'agentdeck' */
   name?: string;
-  /** The agent catalog. @default [] */
-  // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
-  agents?: readonly Agent<any, any>[];
+  /**
+   * The agent catalog. With a declared `context`, each agent's tools, instructions and
+   * hooks must accept it: an agent needing another type is a compile error here (and a
+   * ContextTypeError at `build()` for what the types cannot see). @default []
+   */
+  agents?: readonly DeckAgent<C>[];
   /** The workflow catalog; names share one namespace with agents. @default [] */
   workflows?: readonly Workflow[];
-  /** The declared type (a class, never an instance) of the per-run context. */
+  /**
+   * The declared type (a class, never an instance) of the per-run context. `build()` rules
+   * on every site's requirement against it. @default none: no build-time check, and any
+   * value may be passed as `context`
+   */
   context?: ContextClass<C>;
   /** Conversation memory per session id. @default SERVICE_SESSION: Redis when set, else in-process SQLite */
   sessionFactory?: SessionFactory;

@@ -147,6 +147,7 @@ async function resumeUnlogged(
     }
     const scope = createRunScope({
       data: null,
+      invocable: workflow.name,
       runId: holder,
       sessionId: threadId,
       signal: controller.signal,

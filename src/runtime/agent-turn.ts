@@ -57,6 +57,7 @@ export async function* playAgentTurn(
 
   const scope = createRunScope({
     data: request.context ?? null,
+    invocable: agent.name,
     runId,
     sessionId: identity.sessionId,
     signal: controller.signal,

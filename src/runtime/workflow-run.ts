@@ -97,6 +97,7 @@ export async function* playWorkflowSegment(
   const { recorder } = lease;
   const scope = createRunScope({
     data: request.context ?? null,
+    invocable: workflow.name,
     runId: identity.runId,
     sessionId: identity.sessionId,
     signal: lease.signal,

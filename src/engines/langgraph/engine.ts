@@ -21,10 +21,12 @@ import { dueThreads } from './due.js';
 import {
   type CompiledGraph,
   compileGraph,
+  graphBuilderOf,
   type Interrupt,
   openPausesOf,
   toPause,
 } from './graph.js';
+import { type NodeSite, nodeSitesOf } from './node-sites.js';
 import { resumeValue } from './nodes.js';
 import { storedThreadId } from './threads.js';
 
@@ -34,14 +36,22 @@ const INTERRUPT = '__interrupt__';
 export class LangGraphEngine implements WorkflowEngine {
   readonly #definitions = new Map<string, WorkflowDefinition>();
   readonly #compiled = new Map<string, CompiledGraph>();
+  readonly #nodeSites = new Map<string, NodeSite[]>();
   /** Threads of non-durable workflows: they live as long as the deck. */
   readonly #local = new MemorySaver();
   #durable: BaseCheckpointSaver | null = null;
 
   compile(workflow: WorkflowDefinition): void {
     if (this.#definitions.has(workflow.name)) return;
-    compileGraph(workflow, undefined);
+    const builder = graphBuilderOf(workflow);
+    compileGraph(workflow, undefined, builder);
     this.#definitions.set(workflow.name, workflow);
+    this.#nodeSites.set(workflow.name, nodeSitesOf(builder));
+  }
+
+  /** The context injection sites among a compiled workflow's nodes. */
+  nodeSites(workflowName: string): readonly NodeSite[] {
+    return this.#nodeSites.get(workflowName) ?? [];
   }
 
   /** Compile every workflow with its checkpointer; `durable` serves the durable ones. */

@@ -28,14 +28,27 @@ export interface GraphTask {
   result?: unknown;
 }
 
-interface Uncompiled {
+export interface Uncompiled {
   compile(options?: { checkpointer?: BaseCheckpointSaver }): unknown;
 }
 
 export function compileGraph(
   workflow: WorkflowDefinition,
   checkpointer: BaseCheckpointSaver | undefined,
+  builder: Uncompiled = graphBuilderOf(workflow),
 ): CompiledGraph {
+  try {
+    return builder.compile(checkpointer ? { checkpointer } : {}) as CompiledGraph;
+  } catch (error) {
+    throw new ConfigError(
+      `workflow '${workflow.name}': its graph does not compile: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Call the definition's `graph()` and check it returned an uncompiled graph. */
+export function graphBuilderOf(workflow: WorkflowDefinition): Uncompiled {
   let builder: unknown;
   try {
     builder = workflow.graph(workflow.state);
@@ -50,14 +63,7 @@ export function compileGraph(
         `(new StateGraph(state).addNode(...)...), got ${describe(builder)}; do not call .compile(), the deck compiles it with its checkpointer`,
     );
   }
-  try {
-    return builder.compile(checkpointer ? { checkpointer } : {}) as CompiledGraph;
-  } catch (error) {
-    throw new ConfigError(
-      `workflow '${workflow.name}': its graph does not compile: ${errorMessage(error)}`,
-      { cause: error },
-    );
-  }
+  return builder;
 }
 
 function isUncompiled(value: unknown): value is Uncompiled {

@@ -8,10 +8,12 @@ import { interrupt as graphInterrupt } from '@langchain/langgraph';
 import {
   asRunScope,
   type Context,
-  type ContextClass,
+  type ContextRequirement,
   contextFor,
+  declareContext,
+  isContextRequirement,
 } from '../../authoring/context.js';
-import { ContextTypeError } from '../../core/errors.js';
+import { checkContextValue } from '../../core/context-verdicts.js';
 import { parseInstant } from '../../core/instants.js';
 import { SLEEP_UNTIL_KEY, type SleepRequest } from '../../core/wakeups.js';
 
@@ -72,9 +74,12 @@ interface NodeConfig {
 }
 
 /**
- * A graph node that receives the run's context after its state. Inside a Deck run the
- * context is the value passed as `context` (by reference; `null` when none was passed, as
- * on `tick()`); a headless `workflow.run()` has none, and the node fails with a TypeError.
+ * A graph node that receives the run's context after its state. `requirement` is what it
+ * needs (a class, `Context.any`, `oneOf()`, `protocol()`...): `build()` rules on it against
+ * the deck's declared type, and each call checks the value it is given. Inside a Deck run
+ * the context is the value passed as `context` (by reference; `null` when none was passed,
+ * as on `tick()`: the node fails where it first uses it); a headless `workflow.run()` has
+ * none, and the node fails with a TypeError.
  *
  * @example
  * const plan = withContext(Calendar, async (state: { day: string }, ctx) => ({
@@ -82,13 +87,19 @@ interface NodeConfig {
  * }));
  */
 export function withContext<T, S, U>(
-  requirement: ContextClass<T> | 'any',
+  requirement: ContextRequirement<T>,
   node: (state: S, ctx: Context<T>) => U,
 ): (state: S, config?: NodeConfig) => U {
-  return (state: S, config?: NodeConfig): U => {
+  if (!isContextRequirement(requirement)) {
+    throw new TypeError(
+      'withContext(requirement, node): requirement must be a class, Context.any, oneOf(), protocol() or typeParameter()',
+    );
+  }
+  const adapter = (state: S, config?: NodeConfig): U => {
     const scope = asRunScope(config?.context);
     const name = config?.metadata?.langgraph_node;
-    const where = typeof name === 'string' ? `graph node '${name}'` : 'a graph node';
+    const node_ = typeof name === 'string' ? `node '${name}'` : 'a node';
+    const where = scope ? `${node_} of workflow '${scope.invocable}'` : `graph ${node_}`;
     if (!scope) {
       throw new TypeError(
         `missing argument 'ctx': ${where} ` +
@@ -96,21 +107,8 @@ export function withContext<T, S, U>(
           'run it through a Deck to pass one',
       );
     }
-    // A value of the wrong class is refused here, where the node would misuse it; `null`
-    // (no context passed, as on tick) is not an error: the node fails where it uses it.
-    if (requirement !== 'any' && scope.data !== null && !(scope.data instanceof requirement)) {
-      throw new ContextTypeError(
-        `${where} requires a context of type ${requirement.name}, but the run was given ` +
-          `${describeValue(scope.data)}; pass an instance of ${requirement.name} as \`context\``,
-      );
-    }
+    checkContextValue(requirement, scope.data, where);
     return node(state, contextFor<T>(scope));
   };
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'object' && value !== null) {
-    return `an instance of ${value.constructor?.name ?? 'Object'}`;
-  }
-  return `a ${typeof value}`;
+  return declareContext(adapter, requirement);
 }

@@ -11,10 +11,17 @@ import {
   type RunContext,
   type Tool,
 } from '@openai/agents-core';
-import type { AgentDefinition, AgentHooks } from '../../authoring/agent.js';
-import { asRunScope, contextFor, type RunScope } from '../../authoring/context.js';
+import type { AgentDefinition, AgentHooks, HOOK_METHODS } from '../../authoring/agent.js';
+import {
+  asRunScope,
+  type ContextRequirement,
+  contextFor,
+  declaredRequirement,
+  type RunScope,
+} from '../../authoring/context.js';
 import { type DeckTool, isDeckTool } from '../../authoring/tool.js';
-import { ConfigError, errorMessage } from '../../core/errors.js';
+import { checkContextValue } from '../../core/context-verdicts.js';
+import { ConfigError, ContextTypeError, errorMessage } from '../../core/errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 export type CompiledAgent = EngineAgent<any, any>;
@@ -67,8 +74,17 @@ function checkToolNames(agentName: string, tools: readonly Tool<RunScope | undef
 function instructionsFor(def: AgentDefinition) {
   const instructions = def.instructions;
   if (typeof instructions === 'string') return instructions;
-  return async (runContext: RunContext<RunScope | undefined>) =>
-    instructions(contextFor(runContext.context));
+  const requirement = declaredRequirement(instructions);
+  return async (runContext: RunContext<RunScope | undefined>) => {
+    if (requirement) checkScope(requirement, runContext.context, `instructions of agent '${def.name}'`);
+    return instructions(contextFor(runContext.context));
+  };
+}
+
+/** Check the value a declaring site is about to receive (no scope: a headless run, which passes none). */
+function checkScope(requirement: ContextRequirement, engineContext: unknown, where: string) {
+  const scope = asRunScope(engineContext);
+  if (scope) checkContextValue(requirement, scope.data, where);
 }
 
 function checkBuilt(
@@ -94,7 +110,7 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
     // Arguments the model got wrong (bad JSON, schema mismatch) go back to it as a readable
     // error and are recorded; a headless run reaching a context tool fails the run.
     errorFunction: (runContext, error, details) => {
-      if (error instanceof MissingContextError) throw error;
+      if (error instanceof MissingContextError || error instanceof ContextTypeError) throw error;
       const message = errorMessage(error);
       const text = `Error: tool '${t.name}' failed: ${message}`;
       const scope = asRunScope(runContext.context);
@@ -109,6 +125,9 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
         throw new MissingContextError(
           `tool '${t.name}' of agent '${agentName}' requires a context, and a headless run passes none; run it through a Deck with context=`,
         );
+      }
+      if (t.context !== undefined) {
+        checkScope(t.context, scope, `tool '${t.name}' of agent '${agentName}'`);
       }
       const callId = details?.toolCall?.callId;
       try {
@@ -132,25 +151,35 @@ function attachHooks(agent: EngineAgent<RunScope | undefined>, name: string, hoo
         console.error(`[agentdeck] hook ${hook} of agent '${name}' failed: ${errorMessage(error)}`),
       );
   };
+  /** The Context for a hook method, after checking the value against what it declared. */
+  const contextOf = (hook: (typeof HOOK_METHODS)[number], engineContext: unknown) => {
+    const requirement = declaredRequirement(hooks[hook]);
+    if (requirement) checkScope(requirement, engineContext, `hook method ${hook} of agent '${name}'`);
+    return contextFor(engineContext);
+  };
   const { onStart, onEnd, onToolStart, onToolEnd } = hooks;
   if (onStart) {
     agent.on('agent_start', (rc) =>
-      guard('onStart', () => onStart.call(hooks, contextFor(rc.context))),
+      guard('onStart', () => onStart.call(hooks, contextOf('onStart', rc.context))),
     );
   }
   if (onEnd) {
     agent.on('agent_end', (rc, output) =>
-      guard('onEnd', () => onEnd.call(hooks, contextFor(rc.context), output)),
+      guard('onEnd', () => onEnd.call(hooks, contextOf('onEnd', rc.context), output)),
     );
   }
   if (onToolStart) {
     agent.on('agent_tool_start', (rc, t) =>
-      guard('onToolStart', () => onToolStart.call(hooks, contextFor(rc.context), t.name)),
+      guard('onToolStart', () =>
+        onToolStart.call(hooks, contextOf('onToolStart', rc.context), t.name),
+      ),
     );
   }
   if (onToolEnd) {
     agent.on('agent_tool_end', (rc, t, result) =>
-      guard('onToolEnd', () => onToolEnd.call(hooks, contextFor(rc.context), t.name, result)),
+      guard('onToolEnd', () =>
+        onToolEnd.call(hooks, contextOf('onToolEnd', rc.context), t.name, result),
+      ),
     );
   }
 }
