@@ -66,12 +66,16 @@ export function needsContext<T, A extends unknown[], R>(
       'needsContext(requirement, fn): requirement must be a class, Context.any, oneOf(), protocol() or typeParameter()',
     );
   }
-  if (typeof fn !== 'function') throw new TypeError('needsContext(requirement, fn): fn must be a function');
+  if (typeof fn !== 'function')
+    throw new TypeError('needsContext(requirement, fn): fn must be a function');
   return declareContext(fn, requirement);
 }
 
 /** Tag a function with its requirement (also used by `withContext` for nodes). */
-export function declareContext<F extends object>(fn: F, requirement: ContextRequirement): F & ContextDeclared {
+export function declareContext<F extends object>(
+  fn: F,
+  requirement: ContextRequirement,
+): F & ContextDeclared {
   Object.defineProperty(fn, DECLARED, { value: requirement, enumerable: false });
   return fn as F & ContextDeclared;
 }

@@ -80,10 +80,11 @@ export function protocol<T>(
   methods: readonly (keyof T & string)[],
   options?: { properties?: readonly (keyof T & string)[] },
 ): RequirementSpec<T>;
-export function protocol<const M extends string>(
+export function protocol<const M extends string, const P extends string = never>(
   name: string,
   methods: readonly M[],
-): RequirementSpec<MethodsOf<M>>;
+  options?: { properties?: readonly P[] },
+): RequirementSpec<MethodsOf<M> & { readonly [K in P]: unknown }>;
 export function protocol(
   name: string,
   methods: readonly string[],
@@ -137,10 +138,9 @@ export function describeRequirement(requirement: ContextRequirement): string {
     case 'union':
       return requirement.arms.map(describeRequirement).join(' | ');
     case 'protocol': {
-      const members = [
-        ...requirement.methods.map((m) => `${m}()`),
-        ...requirement.properties,
-      ].join('; ');
+      const members = [...requirement.methods.map((m) => `${m}()`), ...requirement.properties].join(
+        '; ',
+      );
       return `protocol ${requirement.name} { ${members} }`;
     }
     case 'type-parameter':

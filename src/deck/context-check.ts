@@ -8,11 +8,7 @@
 import { type Agent, HOOK_METHODS } from '../authoring/agent.js';
 import { type ContextRequirement, declaredRequirement } from '../authoring/context.js';
 import { isDeckTool } from '../authoring/tool.js';
-import {
-  type ContextClass,
-  className,
-  describeRequirement,
-} from '../core/context-requirements.js';
+import { type ContextClass, className, describeRequirement } from '../core/context-requirements.js';
 import { ruleOn, type Verdict } from '../core/context-verdicts.js';
 import { ContextTypeError } from '../core/errors.js';
 import type { NodeSite } from '../engines/langgraph/node-sites.js';
@@ -64,7 +60,10 @@ export function workflowSites(workflow: string, nodes: readonly NodeSite[]): Inj
 }
 
 /** Rule on every site; a site whose requirement cannot be read is deferred. */
-export function ruleOnSites(sites: readonly InjectionSite[], declared: ContextClass): SiteVerdict[] {
+export function ruleOnSites(
+  sites: readonly InjectionSite[],
+  declared: ContextClass,
+): SiteVerdict[] {
   return sites.map((site) => ({
     site,
     verdict:

@@ -69,7 +69,10 @@ describe('context generics', () => {
     });
     const instructions = needsContext(Calendar, (ctx) => ctx.data.free().join(', '));
     expectTypeOf(instructions).parameter(0).toEqualTypeOf<Context<Calendar>>();
-    const node = withContext(Clock, (state: { n: number }, ctx) => ({ at: ctx.data.now(), ...state }));
+    const node = withContext(Clock, (state: { n: number }, ctx) => ({
+      at: ctx.data.now(),
+      ...state,
+    }));
     expectTypeOf(node).parameter(0).toEqualTypeOf<{ n: number }>();
   });
 
@@ -77,7 +80,9 @@ describe('context generics', () => {
     expectTypeOf(booker).toEqualTypeOf<Agent<Calendar, string>>();
     const hooked = new Agent({
       name: 'Hooked',
-      hooks: { onToolEnd: needsContext(Clock, (ctx, tool, result) => void [ctx.data.now(), tool, result]) },
+      hooks: {
+        onToolEnd: needsContext(Clock, (ctx, tool, result) => void [ctx.data.now(), tool, result]),
+      },
     });
     expectTypeOf(hooked).toEqualTypeOf<Agent<Clock, string>>();
   });

@@ -76,7 +76,8 @@ function instructionsFor(def: AgentDefinition) {
   if (typeof instructions === 'string') return instructions;
   const requirement = declaredRequirement(instructions);
   return async (runContext: RunContext<RunScope | undefined>) => {
-    if (requirement) checkScope(requirement, runContext.context, `instructions of agent '${def.name}'`);
+    if (requirement)
+      checkScope(requirement, runContext.context, `instructions of agent '${def.name}'`);
     return instructions(contextFor(runContext.context));
   };
 }
@@ -154,7 +155,8 @@ function attachHooks(agent: EngineAgent<RunScope | undefined>, name: string, hoo
   /** The Context for a hook method, after checking the value against what it declared. */
   const contextOf = (hook: (typeof HOOK_METHODS)[number], engineContext: unknown) => {
     const requirement = declaredRequirement(hooks[hook]);
-    if (requirement) checkScope(requirement, engineContext, `hook method ${hook} of agent '${name}'`);
+    if (requirement)
+      checkScope(requirement, engineContext, `hook method ${hook} of agent '${name}'`);
     return contextFor(engineContext);
   };
   const { onStart, onEnd, onToolStart, onToolEnd } = hooks;

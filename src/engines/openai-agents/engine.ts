@@ -2,7 +2,7 @@
  * The `@openai/agents` adapter: plays one agent turn, streamed, and yields canonical event
  * drafts. Every turn streams (so `text.delta` is live); `deck.run` simply folds the stream.
  */
-import { getDefaultModel, Runner } from '@openai/agents-core';
+import { getDefaultModel, Runner, ToolCallError } from '@openai/agents-core';
 import {
   OpenAIChatCompletionsModel,
   OpenAIProvider,
@@ -11,6 +11,7 @@ import {
 } from '@openai/agents-openai';
 import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
+import { DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
@@ -77,6 +78,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
       await result.completed;
       if (result.error) throw result.error;
       scope.signal.throwIfAborted();
+    } catch (error) {
+      throw unwrapToolError(error);
     } finally {
       // Stopped early (cancel, consumer gone): let the engine finish what it is doing (it was
       // aborted) before the caller frees the session, bounded so a stuck tool cannot hold it.
@@ -129,4 +132,12 @@ async function settleWithin(done: Promise<void>, ms: number): Promise<void> {
 function asText(output: unknown): string {
   if (output === undefined || output === null) return '';
   return typeof output === 'string' ? output : JSON.stringify(output);
+}
+
+/**
+ * The engine wraps what a tool throws in its own ToolCallError. A tool only throws past its
+ * error string for our own errors (a context of the wrong type), so those surface as themselves.
+ */
+function unwrapToolError(error: unknown): unknown {
+  return error instanceof ToolCallError && error.error instanceof DeckError ? error.error : error;
 }
