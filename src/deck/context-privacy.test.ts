@@ -1,7 +1,9 @@
 /**
- * The run context reaches nodes by reference and never lands in a checkpoint or the event
- * log: after a paused and answered run whose context holds a marker string, no row of the
- * SQLite file (events and checkpoints share it) nor of Postgres' checkpoint tables holds it.
+ * The run context reaches every site by reference and never lands in storage: after runs
+ * whose context holds a marker string (an agent turn whose tool, instructions and hooks
+ * read it, and a workflow paused and answered), no row of the SQLite file (events and
+ * checkpoints share it), no key of the Redis session store, and no row of Postgres'
+ * checkpoint tables holds it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -9,12 +11,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { END, START, StateGraph } from '@langchain/langgraph';
+import { Redis } from 'ioredis';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { testDeck } from '../../test/support/decks.js';
-import { type InterruptResult, interrupt, Workflow, withContext } from '../index.js';
+import {
+  Agent,
+  type InterruptResult,
+  interrupt,
+  needsContext,
+  tool,
+  Workflow,
+  withContext,
+} from '../index.js';
 import { SqliteEventStore } from '../stores/sqlite/index.js';
+import { ScriptedModel } from '../testing/index.js';
 
 class Vault {
   readonly secret = `ctx-marker-${randomUUID()}`;
@@ -56,20 +68,68 @@ async function pauseAndAnswer(deck: ReturnType<typeof testDeck>['deck'], name: s
   return vault.secret;
 }
 
+/** An agent whose tool, instructions and hook all read the vault (and say they did). */
+function vaultAgent() {
+  const model = new ScriptedModel([
+    { toolCalls: [{ name: 'peek', arguments: { why: 'audit' } }] },
+    { text: 'The vault is fine.' },
+  ]);
+  const peek = tool({
+    name: 'peek',
+    description: 'Look into the vault',
+    parameters: z.object({ why: z.string() }),
+    context: Vault,
+    execute: (_args, ctx) => ({ sealed: ctx.data.secret.startsWith('ctx-marker-') }),
+  });
+  return new Agent({
+    name: 'Keeper',
+    model,
+    tools: [peek],
+    instructions: needsContext(Vault, (ctx) => `Guard a vault of ${ctx.data.secret.length} chars.`),
+    hooks: { onEnd: needsContext(Vault, (ctx) => void ctx.data.secret) },
+  });
+}
+
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+afterEach(() => vi.unstubAllEnvs());
+
 describe('the context never lands in storage', () => {
-  it('leaves no trace in the SQLite file that holds events and checkpoints', async () => {
+  it('leaves no trace in the SQLite events and checkpoints, nor in the Redis sessions', async () => {
+    const prefix = `agentdeck-test:${randomUUID()}:`;
+    vi.stubEnv('SERVICE_SESSION', redisUrl);
+    vi.stubEnv('SERVICE_SESSION_KEY_PREFIX', prefix);
     const path = join(mkdtempSync(join(tmpdir(), 'agentdeck-ctx-')), 'state.db');
     const eventStore = new SqliteEventStore({ path });
     const { deck } = testDeck({
       context: Vault,
       eventStore,
       checkpoints: `sqlite://${path}`,
+      agents: [vaultAgent()],
       workflows: [guarded('guarded')],
     });
     await deck.open();
     const secret = await pauseAndAnswer(deck, 'guarded');
+    const vault = Object.assign(new Vault(), { secret });
+    const turn = await deck.run('Keeper', 'Check the vault', {
+      sessionId: 'keeper',
+      context: vault,
+    });
+    expect(turn.output).toBe('The vault is fine.');
     await deck.close();
     await eventStore.close();
+
+    const redis = new Redis(redisUrl);
+    try {
+      const keys = await redis.keys(`${prefix}*`);
+      expect(keys).toEqual([`${prefix}keeper`]);
+      const items = await redis.lrange(`${prefix}keeper`, 0, -1);
+      expect(items.length).toBeGreaterThanOrEqual(4); // user, tool call, tool result, reply
+      for (const item of items) expect(item).not.toContain(secret);
+      await redis.del(...keys);
+    } finally {
+      await redis.quit();
+    }
 
     const db = new DatabaseSync(path, { readOnly: true });
     const tables = db
