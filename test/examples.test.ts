@@ -66,4 +66,20 @@ describe('examples', () => {
     expect(out).toContain('Tuesday at 9am or 2pm are free.');
     expect(out).toMatch(/status of [0-9a-f-]+: completed/);
   });
+
+  it('context: reaches every site by reference, and build() lists every site a Clock cannot serve', {
+    timeout: 40_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-example-'));
+    dirs.push(dir);
+    const out = await example('context.ts', dir);
+    expect(out).toContain("(ada's calendar used by find_slots)");
+    expect(out).toContain('Booker: Tuesday 9am or 2pm are free.');
+    expect(out).toContain("planner: { day: 'Tuesday', slot: 'Tuesday 9am' }");
+    expect(out).toContain(
+      "deck 'agentdeck' provides a context of type Clock, but 4 sites require something else:\n" +
+        "- tool 'find_slots' of agent 'Booker' requires Calendar",
+    );
+    expect(out).toContain("- node 'pick' of workflow 'planner' requires Calendar");
+  });
 });

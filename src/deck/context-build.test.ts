@@ -287,6 +287,28 @@ describe('deferred sites: build passes, the value is checked at invocation', () 
   });
 });
 
+describe('declarations', () => {
+  it('refuse an instance where a requirement belongs, saying to pass the class', () => {
+    expect(() =>
+      tool({
+        name: 'probe',
+        description: 'd',
+        parameters: z.object({}),
+        context: new Calendar() as never,
+        execute: () => 'ok',
+      }),
+    ).toThrow(
+      "tool 'probe': `context` must be a class, Context.any, oneOf(), protocol() or typeParameter(), not an instance; pass the value itself on each run",
+    );
+    expect(() => needsContext(new Calendar() as never, () => 'x')).toThrow(
+      'needsContext(requirement, fn): requirement must be a class',
+    );
+    expect(() => withContext('any' as never, () => ({}))).toThrow(
+      'withContext(requirement, node): requirement must be a class',
+    );
+  });
+});
+
 describe('invocation checks on agent callables', () => {
   it('fails the turn when instructions get a value of the wrong type', async () => {
     const model = new ScriptedModel([]);
