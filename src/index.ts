@@ -7,6 +7,7 @@ export {
   type AgentHooks,
   type AgentModel,
   type AgentOptions,
+  type AsToolOptions,
   type Instructions,
 } from './authoring/agent.js';
 export {
@@ -19,6 +20,14 @@ export {
   type RequiredType,
   typeParameter,
 } from './authoring/context.js';
+export {
+  type HttpServerConfig,
+  MCP,
+  type McpOption,
+  type McpServerConfig,
+  type StdioServerConfig,
+} from './authoring/mcp.js';
+export { type Skill, Skills, type SkillsOption } from './authoring/skills.js';
 export {
   type AgentTool,
   type BuiltTool,

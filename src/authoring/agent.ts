@@ -6,9 +6,14 @@
 import type { z } from 'zod';
 import type { AgentInput } from '../core/blocks.js';
 import { ConfigError } from '../core/errors.js';
-import { type HeadlessResult, runHeadless } from '../engines/openai-agents/headless.js';
+import {
+  agentAsTool,
+  type HeadlessResult,
+  runHeadless,
+} from '../engines/openai-agents/headless.js';
 import type { Context } from './context.js';
-import type { AgentTool } from './tool.js';
+import type { AgentTool, BuiltTool } from './tool.js';
+import type { Workflow } from './workflow.js';
 
 /**
  * A model object the engine can call directly (for example `ScriptedModel` from
@@ -46,8 +51,16 @@ export interface AgentOptions<C = unknown, O = string> {
   name: string;
   /** System prompt, or a function of the context that returns it. @default '' */
   instructions?: Instructions<C>;
-  /** Tools the model may call. @default [] */
-  tools?: AgentTool<C>[];
+  /**
+   * Tools the model may call: `tool()`s, tools built for `@openai/agents` (e.g. another
+   * agent's `asTool()`), and workflows of the same deck (a non-durable workflow becomes a
+   * tool named after it in snake_case, taking its state). @default []
+   */
+  tools?: (AgentTool<C> | Workflow)[];
+  /** Names of the deck's skills this agent may read with its generated `load_skill` tool. @default [] */
+  skills?: string[];
+  /** Names of the deck's MCP servers whose tools this agent may call. @default [] */
+  mcpServers?: string[];
   /** Lifecycle hooks. */
   hooks?: AgentHooks<C>;
   /** Model name or object; wins over `OPENAI_MODEL`. @default the `OPENAI_MODEL` setting, else the engine's default */
@@ -60,7 +73,9 @@ export interface AgentOptions<C = unknown, O = string> {
 export interface AgentDefinition<C = unknown, O = unknown> {
   readonly name: string;
   readonly instructions: Instructions<C>;
-  readonly tools: readonly AgentTool<C>[];
+  readonly tools: readonly (AgentTool<C> | Workflow)[];
+  readonly skills: readonly string[];
+  readonly mcpServers: readonly string[];
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
   readonly outputType: z.ZodType<O> | undefined;
@@ -75,7 +90,9 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   readonly kind = 'agentdeck.agent' as const;
   readonly name: string;
   readonly instructions: Instructions<C>;
-  readonly tools: readonly AgentTool<C>[];
+  readonly tools: readonly (AgentTool<C> | Workflow)[];
+  readonly skills: readonly string[];
+  readonly mcpServers: readonly string[];
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
   readonly outputType: z.ZodType<O> | undefined;
@@ -87,6 +104,8 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
     this.name = options.name;
     this.instructions = options.instructions ?? '';
     this.tools = Object.freeze([...(options.tools ?? [])]);
+    this.skills = Object.freeze([...names(options.name, 'skills', options.skills)]);
+    this.mcpServers = Object.freeze([...names(options.name, 'mcpServers', options.mcpServers)]);
     this.hooks = options.hooks ?? {};
     this.model = options.model;
     this.outputType = options.outputType;
@@ -99,6 +118,30 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   run(input: AgentInput): Promise<HeadlessResult> {
     return runHeadless(this as AgentDefinition, input);
   }
+
+  /**
+   * This agent as a tool for another agent, headless: each call runs a turn of this agent
+   * alone (no Runtime, nothing recorded, no context, no skills or MCP servers of a deck).
+   * @example new Agent({ name: 'Lead', tools: [researcher.asTool({ description: 'Research a topic' })] })
+   */
+  asTool(options: AsToolOptions = {}): BuiltTool {
+    return agentAsTool(this as AgentDefinition, options);
+  }
+}
+
+export interface AsToolOptions {
+  /** The tool's name. @default the agent's name in snake_case */
+  name?: string;
+  /** What the tool does, for the calling model. @default "Ask the agent '<name>'." */
+  description?: string;
+}
+
+function names(agent: string, field: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) {
+    throw new ConfigError(`agent '${agent}': \`${field}\` must be a list of names`);
+  }
+  return value;
 }
 
 export function isAgent(value: unknown): value is Agent {

@@ -6,12 +6,15 @@
  * `tool({ context })`, `needsContext()` for instructions and hook methods, `withContext()`
  * for graph nodes.
  */
+
 import {
   ANY_CONTEXT,
   type ContextRequirement,
   isContextRequirement,
   type RequirementSpec,
 } from '../core/context-requirements.js';
+import type { WorkflowResult } from '../core/interrupt-result.js';
+import type { WorkflowDefinition } from './workflow.js';
 
 export {
   type ContextClass,
@@ -86,11 +89,19 @@ export function declaredRequirement(fn: unknown): ContextRequirement | undefined
   return (fn as Partial<ContextDeclared>)[DECLARED];
 }
 
+/** Plays a workflow to its end for a tool call: its final state, or its InterruptResult. */
+export type WorkflowInvoker = (
+  workflow: WorkflowDefinition,
+  state: Record<string, unknown>,
+) => Promise<WorkflowResult>;
+
 /** The internal per-run state the runtime threads through the engine. Not public. */
 export interface RunScope {
   readonly data: unknown;
   /** The agent or workflow the run plays, to name a site in an error. */
   readonly invocable: string;
+  /** Runs a workflow of the deck as a recorded child run (a workflow listed as a tool); null outside a deck's agent turn. */
+  readonly runWorkflow: WorkflowInvoker | null;
   readonly runId: string;
   readonly sessionId: string | null;
   readonly signal: AbortSignal;
@@ -109,9 +120,11 @@ const RUN_SCOPE = Symbol('agentdeck.runScope');
 
 /** Create the scope of one recorded run. */
 export function createRunScope(
-  fields: Pick<RunScope, 'data' | 'invocable' | 'runId' | 'sessionId' | 'signal'>,
+  fields: Pick<RunScope, 'data' | 'invocable' | 'runId' | 'sessionId' | 'signal'> &
+    Partial<Pick<RunScope, 'runWorkflow'>>,
 ): RunScope {
   return {
+    runWorkflow: null,
     ...fields,
     toolErrors: new Map(),
     toolOutputs: new Map(),

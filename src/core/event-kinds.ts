@@ -23,6 +23,8 @@ export interface RunStarted {
   invocableType: InvocableType;
   /** The turn's input blocks, or the workflow's initial state as one DataBlock. */
   input: ContentBlock[];
+  /** The agent run that started this one (a workflow called as a tool); absent otherwise. */
+  parentRunId?: string;
 }
 export interface RunCompleted {
   /** The final message (text blocks), the structured output, or the final state (one DataBlock). */

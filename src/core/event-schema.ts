@@ -33,6 +33,7 @@ export const wirePayloads = {
   'run.started': z.looseObject({
     invocable_type: z.enum(['agent', 'workflow']),
     input: z.array(wireBlock),
+    parent_run_id: z.string().optional(),
   }),
   'run.completed': z.looseObject({ output: z.array(wireBlock), usage: wireUsage.nullable() }),
   'run.failed': z.looseObject({ error_type: z.string(), message: z.string() }),

@@ -6,6 +6,8 @@
  */
 import type { Agent } from '../authoring/agent.js';
 import { isContextClass } from '../authoring/context.js';
+import { toMcp } from '../authoring/mcp.js';
+import { type Skill, toSkills } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { AgentInput } from '../core/blocks.js';
 import {
@@ -21,16 +23,22 @@ import type { ConversationSession, SessionBackend } from '../core/sessions.js';
 import type { RunStatus } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
 import { LangGraphEngine } from '../engines/langgraph/index.js';
-import { engineSettingsFromEnv, OpenAIAgentsEngine } from '../engines/openai-agents/index.js';
+import {
+  engineSettingsFromEnv,
+  McpConnections,
+  OpenAIAgentsEngine,
+} from '../engines/openai-agents/index.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
 import { type RunOptions, Runtime } from '../runtime/runtime.js';
 import { runtimeSettingsFromEnv } from '../runtime/settings.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
+import { settle } from '../runtime/workflow-run.js';
 import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-url.js';
 import { openEventStore } from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
 import { CatalogMap } from './catalog.js';
+import { checkCatalogRefs } from './catalog-refs.js';
 import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import type { DeckOptions } from './options.js';
@@ -39,7 +47,6 @@ import {
   dueThreads,
   type PendingItem,
   pendingRuns,
-  settle,
   type TickOutcome,
   tickDue,
   type WorkflowOps,
@@ -83,6 +90,8 @@ export class Deck<C = unknown> {
   #engine: OpenAIAgentsEngine | null = null;
   #workflowEngine: LangGraphEngine | null = null;
   #open: OpenParts | null = null;
+  #skills: ReadonlyMap<string, Skill> = new Map();
+  #mcp: McpConnections | null = null;
   /** The options besides the catalog (kept in #catalog): `C` stays covariant, so a Deck<Calendar> is a Deck. */
   readonly #options: Omit<DeckOptions<C>, 'agents' | 'workflows'>;
   readonly #catalog: { agents: AnyAgent[]; workflows: Workflow[] };
@@ -109,6 +118,11 @@ export class Deck<C = unknown> {
     registerLiveDeck(this);
   }
 
+  /** Skills by name, read from the `skills` roots at `build()` (empty before). */
+  get skills(): ReadonlyMap<string, Skill> {
+    return this.#skills;
+  }
+
   /** The lifecycle state. */
   get state(): DeckState {
     return this.#state;
@@ -123,7 +137,16 @@ export class Deck<C = unknown> {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state !== 'new') return this;
     checkCatalogNames(this.#catalog.agents, this.#catalog.workflows);
+    const skills = toSkills(this.#options.skills)?.load() ?? new Map<string, Skill>();
+    const mcp = toMcp(this.#options.mcp);
+    checkCatalogRefs(this.#catalog.agents, {
+      skills,
+      mcpServers: new Set(mcp?.servers.keys() ?? []),
+      workflows: this.workflows,
+    });
+    const mcpConnections = mcp ? new McpConnections(mcp) : null;
     const engine = new OpenAIAgentsEngine(engineSettingsFromEnv());
+    engine.useCatalog({ skills, mcp: mcpConnections });
     for (const agent of this.agents.values()) engine.compile(agent);
     const workflowEngine = new LangGraphEngine();
     for (const workflow of this.workflows.values()) workflowEngine.compile(workflow);
@@ -139,6 +162,8 @@ export class Deck<C = unknown> {
     }
     this.#engine = engine;
     this.#workflowEngine = workflowEngine;
+    this.#skills = skills;
+    this.#mcp = mcpConnections;
     this.#state = 'built';
     return this;
   }
@@ -171,6 +196,8 @@ export class Deck<C = unknown> {
       throw error;
     }
     workflowEngine.attach(checkpointer.saver);
+    // Never throws: a server that fails is reported and its agents run without its tools.
+    await this.#mcp?.open();
     const sessionFor =
       this.#options.sessionFactory ?? ((id: string) => (sessions as SessionBackend).sessionFor(id));
     const runtime = new Runtime({
@@ -209,7 +236,7 @@ export class Deck<C = unknown> {
     this.#open = null;
     unregisterLiveDeck(this);
     if (!parts) {
-      await Promise.all([this.#engine?.close(), this.#workflowEngine?.close()]);
+      await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
     await parts.runtime.close();
@@ -217,6 +244,7 @@ export class Deck<C = unknown> {
       parts.engine.close(),
       this.#workflowEngine?.close(),
       parts.checkpointer.close(),
+      this.#mcp?.close(),
       parts.sessions?.close(),
       parts.ownsStore ? parts.store.close() : undefined,
     ]);

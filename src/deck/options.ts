@@ -1,6 +1,8 @@
 /** The Deck's constructor options, declared once. */
 import type { Agent } from '../authoring/agent.js';
 import type { ContextClass } from '../authoring/context.js';
+import type { McpOption } from '../authoring/mcp.js';
+import type { SkillsOption } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { SessionFactory } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
@@ -26,6 +28,16 @@ export interface DeckOptions<C = unknown> {
   agents?: readonly DeckAgent<C>[];
   /** The workflow catalog; names share one namespace with agents. @default [] */
   workflows?: readonly Workflow[];
+  /**
+   * Skill roots: a path, a list of paths, or a `Skills` object; each `<root>/<name>/SKILL.md`
+   * is a skill. Read and checked at `build()`. @default none
+   */
+  skills?: SkillsOption;
+  /**
+   * MCP servers: a path to an `.mcp.json` file (`{"mcpServers": {...}}`) or an `MCP` object.
+   * Read at `build()`; the servers start at `open()` and stop at `close()`. @default none
+   */
+  mcp?: McpOption;
   /**
    * The declared type (a class, never an instance) of the per-run context. `build()` rules
    * on every site's requirement against it. @default none: no build-time check, and any

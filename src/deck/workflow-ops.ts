@@ -6,8 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRunScope } from '../authoring/context.js';
 import type { Workflow } from '../authoring/workflow.js';
-import { errorMessage, NotFoundError, RunCancelledError } from '../core/errors.js';
-import type { Event } from '../core/events.js';
+import { errorMessage, NotFoundError } from '../core/errors.js';
 import { parseInstant } from '../core/instants.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
@@ -15,12 +14,7 @@ import type { EventStore } from '../core/store.js';
 import { acquireClaim } from '../runtime/claims.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { DueThread, WorkflowEngine } from '../runtime/workflow-engine.js';
-import {
-  addressResume,
-  segmentResult,
-  threadClaimKey,
-  type WorkflowOutcome,
-} from '../runtime/workflow-run.js';
+import { addressResume, segmentResult, settle, threadClaimKey } from '../runtime/workflow-run.js';
 
 /** A run waiting for a person's answer (an element of `deck.pending()`). */
 export interface PendingItem {
@@ -74,21 +68,6 @@ export async function pendingRuns(ops: WorkflowOps): Promise<PendingItem[]> {
 }
 
 /** Drain a workflow segment; the result, or the segment's original error. */
-export async function settle(
-  generator: AsyncGenerator<Event, WorkflowOutcome, undefined>,
-): Promise<WorkflowResult> {
-  let step = await generator.next();
-  while (!step.done) step = await generator.next();
-  const outcome = step.value;
-  if (outcome.error !== undefined) throw outcome.error;
-  if (outcome.result === undefined) {
-    throw new RunCancelledError(
-      `the workflow run was cancelled before it finished: ${outcome.cancelled ?? 'its consumer stopped'}`,
-    );
-  }
-  return outcome.result;
-}
-
 export async function dueThreads(ops: WorkflowOps, now: unknown): Promise<DueThread[]> {
   return ops.engine.dueThreads(now === undefined ? new Date() : parseInstant(now, 'now'));
 }

@@ -7,7 +7,7 @@
  * turn on the session starts clean.
  */
 import type { AgentDefinition } from '../authoring/agent.js';
-import { createRunScope } from '../authoring/context.js';
+import { createRunScope, type WorkflowInvoker } from '../authoring/context.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { errorMessage, errorTypeName } from '../core/errors.js';
 import type { UsageReported } from '../core/event-kinds.js';
@@ -36,6 +36,8 @@ export interface AgentTurnRequest {
   input: ContentBlock[];
   identity: RunIdentity;
   context: unknown;
+  /** Runs a workflow listed as a tool, as a child run of this turn. */
+  runWorkflow: WorkflowInvoker;
 }
 
 /** How the turn ended, for callers that want the original exception (not just its name). */
@@ -58,6 +60,7 @@ export async function* playAgentTurn(
   const scope = createRunScope({
     data: request.context ?? null,
     invocable: agent.name,
+    runWorkflow: request.runWorkflow,
     runId,
     sessionId: identity.sessionId,
     signal: controller.signal,

@@ -21,6 +21,7 @@ import type { OpenPause, WorkflowEngine } from './workflow-engine.js';
 import {
   addressResume,
   playWorkflowSegment,
+  settle,
   type WorkflowOutcome,
   type WorkflowResume,
   type WorkflowRunDeps,
@@ -80,6 +81,18 @@ export class Runtime {
         agent,
         input: blocks,
         context: options.context,
+        runWorkflow: (workflow, state) =>
+          settle(
+            this.streamWorkflow(
+              workflow,
+              state,
+              {
+                ...(options.context !== undefined ? { context: options.context } : {}),
+                ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+              },
+              runId,
+            ),
+          ),
         identity: {
           runId,
           sessionId: optionalId('sessionId', options.sessionId),
@@ -98,6 +111,7 @@ export class Runtime {
     workflow: WorkflowDefinition,
     input: unknown,
     options: RunOptions = {},
+    parentRunId?: string,
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const state = checkWorkflowInput(workflow, input);
     const sessionId = optionalId('sessionId', options.sessionId);
@@ -113,6 +127,7 @@ export class Runtime {
       threadId: sessionId ?? runId,
       start: { input: state },
       context: options.context,
+      ...(parentRunId !== undefined ? { parentRunId } : {}),
       identity: { runId, sessionId, namespace: options.namespace ?? null, origin: workflow.name },
     });
   }

@@ -10,7 +10,7 @@
 import { createRunScope } from '../authoring/context.js';
 import type { WorkflowDefinition } from '../authoring/workflow.js';
 import { DataBlock } from '../core/blocks.js';
-import { errorMessage, errorTypeName } from '../core/errors.js';
+import { errorMessage, errorTypeName, RunCancelledError } from '../core/errors.js';
 import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import { SLEEP_UNTIL_KEY } from '../core/wakeups.js';
@@ -28,6 +28,8 @@ export interface WorkflowSegmentRequest {
   threadId: string;
   start: SegmentStart;
   context: unknown;
+  /** The agent run that called this workflow as a tool; recorded on `run.started`. */
+  parentRunId?: string;
 }
 
 /** How the segment ended, for callers that want the result or the original exception. */
@@ -110,7 +112,11 @@ export async function* playWorkflowSegment(
         'input' in start
           ? {
               kind: 'run.started',
-              payload: { invocableType: 'workflow', input: [new DataBlock(start.input)] },
+              payload: {
+                invocableType: 'workflow',
+                input: [new DataBlock(start.input)],
+                ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
+              },
             }
           : { kind: 'run.resumed', payload: { requestId: null } },
       );
@@ -171,4 +177,20 @@ export async function* playWorkflowSegment(
     await lease.release();
     lease.finish();
   }
+}
+
+/** Play a workflow run to its end and return its result (final state or InterruptResult); a failure throws. */
+export async function settle(
+  generator: AsyncGenerator<Event, WorkflowOutcome, undefined>,
+): Promise<WorkflowResult> {
+  let step = await generator.next();
+  while (!step.done) step = await generator.next();
+  const outcome = step.value;
+  if (outcome.error !== undefined) throw outcome.error;
+  if (outcome.result === undefined) {
+    throw new RunCancelledError(
+      `the workflow run was cancelled before it finished: ${outcome.cancelled ?? 'its consumer stopped'}`,
+    );
+  }
+  return outcome.result;
 }

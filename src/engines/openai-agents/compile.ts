@@ -11,37 +11,57 @@ import {
   type RunContext,
   type Tool,
 } from '@openai/agents-core';
-import type { AgentDefinition, AgentHooks, HOOK_METHODS } from '../../authoring/agent.js';
+import type { AgentDefinition } from '../../authoring/agent.js';
 import {
   asRunScope,
-  type ContextRequirement,
   contextFor,
   declaredRequirement,
   type RunScope,
 } from '../../authoring/context.js';
+import type { Skill } from '../../authoring/skills.js';
 import { type DeckTool, isDeckTool } from '../../authoring/tool.js';
-import { checkContextValue } from '../../core/context-verdicts.js';
-import { ConfigError, ContextTypeError, errorMessage } from '../../core/errors.js';
+import { Workflow } from '../../authoring/workflow.js';
+import { ConfigError, errorMessage } from '../../core/errors.js';
+import { loadSkillTool, skillsSection, workflowTool } from './catalog-tools.js';
+import { attachHooks } from './hooks.js';
+import { checkScope } from './scope-check.js';
+import { MissingContextError, toolErrorFunction, toolFailureText } from './tool-errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 export type CompiledAgent = EngineAgent<any, any>;
 
-/** Raised inside a tool when a headless run (no context) reaches a tool that needs one. */
-export class MissingContextError extends Error {
-  override name = 'MissingContextError';
+/** What an agent draws from its deck's catalog; a headless run has none. */
+export interface AgentCatalog {
+  /** The deck's skills by name (the agent's own list was checked at build). */
+  readonly skills: ReadonlyMap<string, Skill>;
+  /** A note for the instructions about the named MCP servers that failed to start ('' if none). */
+  mcpNotes(serverNames: readonly string[]): string;
 }
 
-export function compileAgent(def: AgentDefinition, defaultModel: string | undefined) {
-  const tools = def.tools.map((t, i) =>
-    isDeckTool(t) ? wrapTool(def.name, t) : checkBuilt(def, t, i),
-  );
+export function compileAgent(
+  def: AgentDefinition,
+  defaultModel: string | undefined,
+  catalog: AgentCatalog | null = null,
+) {
+  const skills = catalog
+    ? def.skills.flatMap((name) => {
+        const skill = catalog.skills.get(name);
+        return skill ? [skill] : [];
+      })
+    : [];
+  const tools = def.tools.map((t, i) => {
+    if (isDeckTool(t)) return wrapTool(def.name, t);
+    if (t instanceof Workflow) return workflowTool(t);
+    return checkBuilt(def, t, i);
+  });
+  if (skills.length > 0) tools.push(wrapTool(def.name, loadSkillTool(def.name, skills)));
   checkToolNames(def.name, tools);
   const model = def.model ?? defaultModel;
   let agent: EngineAgent<RunScope | undefined>;
   try {
     agent = new EngineAgent<RunScope | undefined>({
       name: def.name,
-      instructions: instructionsFor(def),
+      instructions: instructionsFor(def, skillsSection(skills), catalog),
       tools,
       ...(model !== undefined ? { model: model as string | Model } : {}),
       ...(def.outputType !== undefined ? { outputType: def.outputType as never } : {}),
@@ -71,21 +91,23 @@ function checkToolNames(agentName: string, tools: readonly Tool<RunScope | undef
   }
 }
 
-function instructionsFor(def: AgentDefinition) {
+/**
+ * The instructions the engine reads each turn: the agent's own (a string, or its function
+ * of the context), then its skills, then a note on MCP servers that failed to start.
+ */
+function instructionsFor(def: AgentDefinition, skills: string, catalog: AgentCatalog | null) {
   const instructions = def.instructions;
-  if (typeof instructions === 'string') return instructions;
+  const notes = () => (catalog ? catalog.mcpNotes(def.mcpServers) : '');
+  if (typeof instructions === 'string') {
+    if (def.mcpServers.length === 0) return instructions + skills;
+    return () => instructions + skills + notes();
+  }
   const requirement = declaredRequirement(instructions);
   return async (runContext: RunContext<RunScope | undefined>) => {
     if (requirement)
       checkScope(requirement, runContext.context, `instructions of agent '${def.name}'`);
-    return instructions(contextFor(runContext.context));
+    return (await instructions(contextFor(runContext.context))) + skills + notes();
   };
-}
-
-/** Check the value a declaring site is about to receive (no scope: a headless run, which passes none). */
-function checkScope(requirement: ContextRequirement, engineContext: unknown, where: string) {
-  const scope = asRunScope(engineContext);
-  if (scope) checkContextValue(requirement, scope.data, where);
 }
 
 function checkBuilt(
@@ -110,16 +132,7 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
     strict: true,
     // Arguments the model got wrong (bad JSON, schema mismatch) go back to it as a readable
     // error and are recorded; a headless run reaching a context tool fails the run.
-    errorFunction: (runContext, error, details) => {
-      if (error instanceof MissingContextError || error instanceof ContextTypeError) throw error;
-      const message = errorMessage(error);
-      const text = `Error: tool '${t.name}' failed: ${message}`;
-      const scope = asRunScope(runContext.context);
-      const callId = details?.toolCall?.callId;
-      if (scope && callId) scope.toolErrors.set(callId, message);
-      else if (scope) scope.toolErrorTexts.set(text, message);
-      return text;
-    },
+    errorFunction: toolErrorFunction(t.name),
     execute: async (args: unknown, runContext?: RunContext<unknown>, details?) => {
       const scope = asRunScope(runContext?.context);
       if (t.context !== undefined && !scope) {
@@ -136,52 +149,8 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
         if (scope && callId) scope.toolOutputs.set(callId, result ?? null);
         return typeof result === 'string' ? result : JSON.stringify(result ?? null);
       } catch (error) {
-        const message = errorMessage(error);
-        if (scope && callId) scope.toolErrors.set(callId, message);
-        return `Error: tool '${t.name}' failed: ${message}`;
+        return toolFailureText(t.name, error, scope, callId);
       }
     },
   }) as unknown as Tool<RunScope | undefined>;
-}
-
-function attachHooks(agent: EngineAgent<RunScope | undefined>, name: string, hooks: AgentHooks) {
-  const guard = (hook: string, fn: () => void | Promise<void>) => {
-    Promise.resolve()
-      .then(fn)
-      .catch((error) =>
-        console.error(`[agentdeck] hook ${hook} of agent '${name}' failed: ${errorMessage(error)}`),
-      );
-  };
-  /** The Context for a hook method, after checking the value against what it declared. */
-  const contextOf = (hook: (typeof HOOK_METHODS)[number], engineContext: unknown) => {
-    const requirement = declaredRequirement(hooks[hook]);
-    if (requirement)
-      checkScope(requirement, engineContext, `hook method ${hook} of agent '${name}'`);
-    return contextFor(engineContext);
-  };
-  const { onStart, onEnd, onToolStart, onToolEnd } = hooks;
-  if (onStart) {
-    agent.on('agent_start', (rc) =>
-      guard('onStart', () => onStart.call(hooks, contextOf('onStart', rc.context))),
-    );
-  }
-  if (onEnd) {
-    agent.on('agent_end', (rc, output) =>
-      guard('onEnd', () => onEnd.call(hooks, contextOf('onEnd', rc.context), output)),
-    );
-  }
-  if (onToolStart) {
-    agent.on('agent_tool_start', (rc, t) =>
-      guard('onToolStart', () =>
-        onToolStart.call(hooks, contextOf('onToolStart', rc.context), t.name),
-      ),
-    );
-  }
-  if (onToolEnd) {
-    agent.on('agent_tool_end', (rc, t, result) =>
-      guard('onToolEnd', () =>
-        onToolEnd.call(hooks, contextOf('onToolEnd', rc.context), t.name, result),
-      ),
-    );
-  }
 }

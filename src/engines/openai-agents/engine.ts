@@ -10,12 +10,14 @@ import {
   setDefaultOpenAITracingExporter,
 } from '@openai/agents-openai';
 import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
+import type { Skill } from '../../authoring/skills.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
 import { DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
+import type { McpConnections } from './mcp.js';
 import { toEngineSession } from './session.js';
 import { engineSettingsFromEnv, type OpenAIEngineSettings } from './settings.js';
 import { TurnTranscript } from './transcript.js';
@@ -29,6 +31,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
   private readonly compiled = new WeakMap<AgentDefinition, CompiledAgent>();
   private readonly provider: OpenAIProvider;
   private readonly runner: Runner;
+  #skills: ReadonlyMap<string, Skill> = new Map();
+  #mcp: McpConnections | null = null;
 
   constructor(private readonly settings: OpenAIEngineSettings = engineSettingsFromEnv()) {
     this.provider = new OpenAIProvider({
@@ -45,10 +49,23 @@ export class OpenAIAgentsEngine implements AgentEngine {
     });
   }
 
+  /**
+   * The deck's catalog, before its agents compile: the skills they may load, and the MCP
+   * servers (started at open) whose tools they get. A headless engine has none.
+   */
+  useCatalog(catalog: { skills: ReadonlyMap<string, Skill>; mcp: McpConnections | null }): void {
+    this.#skills = catalog.skills;
+    this.#mcp = catalog.mcp;
+  }
+
   compile(agent: AgentDefinition): CompiledAgent {
     let compiled = this.compiled.get(agent);
     if (!compiled) {
-      compiled = compileAgent(agent, this.settings.model);
+      const mcp = this.#mcp;
+      compiled = compileAgent(agent, this.settings.model, {
+        skills: this.#skills,
+        mcpNotes: (names) => mcp?.notesFor(names) ?? '',
+      });
       this.compiled.set(agent, compiled);
     }
     return compiled;
@@ -57,6 +74,19 @@ export class OpenAIAgentsEngine implements AgentEngine {
   async *playTurn(request: TurnRequest): AsyncGenerator<EventDraft> {
     const { agent, scope } = request;
     const compiled = this.compile(agent);
+    if (this.#mcp && agent.mcpServers.length > 0) {
+      // The servers that started; those that did not are reported on every run that needs them.
+      compiled.mcpServers = this.#mcp.serversFor(agent.mcpServers);
+      for (const { name, reason } of this.#mcp.failuresFor(agent.mcpServers)) {
+        yield {
+          kind: 'status.reported',
+          payload: {
+            level: 'warning',
+            message: `MCP server '${name}' is unavailable (it failed to start: ${reason}); this turn runs without its tools`,
+          },
+        };
+      }
+    }
     const input = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
     const transcript = new TurnTranscript(scope, this.modelName(agent.model));
     const result = await this.runner.run(compiled, input, {

@@ -2,9 +2,12 @@
  * The headless runner behind `Agent.run()`: the engine alone, no Deck, no Runtime, no
  * events, no observers, no context. It returns the engine's own result object.
  */
-import type { RunResult } from '@openai/agents-core';
+import { tool as engineTool, type RunResult } from '@openai/agents-core';
+import { z } from 'zod';
 import type { AgentDefinition } from '../../authoring/agent.js';
+import type { BuiltTool } from '../../authoring/tool.js';
 import { type AgentInput, toBlocks } from '../../core/blocks.js';
+import { snakeCase } from '../../core/names.js';
 import { OpenAIAgentsEngine } from './engine.js';
 
 /** The engine's own result of a headless run (`@openai/agents` RunResult). */
@@ -21,4 +24,27 @@ export async function runHeadless(
   } finally {
     await engine.close();
   }
+}
+
+/**
+ * `Agent.asTool()`: a tool whose every call runs a headless turn of `agent` on the input
+ * the calling model wrote (no Runtime, nothing recorded, no context: the calling run's
+ * context is not passed on). The result is the agent's final output.
+ */
+export function agentAsTool(
+  agent: AgentDefinition,
+  options: { name?: string; description?: string },
+): BuiltTool {
+  const name = options.name ?? snakeCase(agent.name);
+  return engineTool({
+    name,
+    description: options.description ?? `Ask the agent '${agent.name}'.`,
+    parameters: z.object({ input: z.string().describe(`What to ask '${agent.name}'`) }),
+    strict: true,
+    execute: async ({ input }) => {
+      const result = await runHeadless(agent, input);
+      const output = result.finalOutput;
+      return typeof output === 'string' ? output : JSON.stringify(output ?? null);
+    },
+  }) as unknown as BuiltTool;
 }

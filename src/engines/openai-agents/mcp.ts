@@ -1,0 +1,141 @@
+/**
+ * The deck's MCP servers, live: `open()` starts every configured server (stdio) or
+ * connects to it (Streamable HTTP) with `@openai/agents`' MCP classes, in parallel; a
+ * server that fails is reported once in the log and remembered, and the agents that use it
+ * run without its tools (told so in their instructions, and by a `status.reported` event on
+ * each of their runs). `close()` stops every server it started.
+ */
+import { type MCPServer, MCPServerStdio, MCPServerStreamableHttp } from '@openai/agents-core';
+import { isStdioServer, type MCP, type McpServerConfig } from '../../authoring/mcp.js';
+import { errorMessage } from '../../core/errors.js';
+
+/** How long a server may take to start and answer `initialize`. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** The environment a stdio server inherits when its config sets `env` (as popular clients do). */
+const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'TMPDIR', 'LANG'];
+
+export class McpConnections {
+  readonly #connected = new Map<string, MCPServer>();
+  readonly #failures = new Map<string, string>();
+  #opened = false;
+
+  constructor(
+    private readonly mcp: MCP,
+    private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS,
+  ) {}
+
+  /** Start or connect every server; never throws (a failure is logged and remembered). */
+  async open(): Promise<void> {
+    if (this.#opened) return;
+    this.#opened = true;
+    await Promise.all(
+      [...this.mcp.servers].map(async ([name, config]) => {
+        let server: MCPServer | null = null;
+        try {
+          server = createServer(name, config);
+          await withTimeout(server.connect(), this.connectTimeoutMs, name);
+          this.#connected.set(name, server);
+        } catch (error) {
+          const reason = errorMessage(error);
+          this.#failures.set(name, reason);
+          console.error(
+            `[agentdeck] MCP server '${name}' (${this.mcp.source}) failed to start: ${reason}; agents that use it run without its tools`,
+          );
+          await server?.close().catch(() => undefined);
+        }
+      }),
+    );
+  }
+
+  /** The connected servers among `names`, in order. */
+  serversFor(names: readonly string[]): MCPServer[] {
+    return names.flatMap((name) => {
+      const server = this.#connected.get(name);
+      return server ? [server] : [];
+    });
+  }
+
+  /** The servers among `names` that failed to start, with why. */
+  failuresFor(names: readonly string[]): Array<{ name: string; reason: string }> {
+    return names.flatMap((name) => {
+      const reason = this.#failures.get(name);
+      return reason === undefined ? [] : [{ name, reason }];
+    });
+  }
+
+  /** The instructions' note on failed servers ('' when all of them run). */
+  notesFor(names: readonly string[]): string {
+    const failed = this.failuresFor(names);
+    if (failed.length === 0) return '';
+    const list = failed.map((f) => `'${f.name}'`).join(', ');
+    return `\n\nNote: the tools of MCP server ${list} are unavailable right now (it failed to start); do not promise what they would do.`;
+  }
+
+  async close(): Promise<void> {
+    const servers = [...this.#connected.values()];
+    this.#connected.clear();
+    await Promise.allSettled(servers.map((server) => server.close()));
+  }
+}
+
+function createServer(name: string, config: McpServerConfig): MCPServer {
+  if (isStdioServer(config)) {
+    return new MCPServerStdio({
+      name,
+      command: expand(config.command),
+      args: (config.args ?? []).map(expand),
+      ...(config.cwd !== undefined ? { cwd: expand(config.cwd) } : {}),
+      ...(config.env !== undefined ? { env: stdioEnv(config.env) } : {}),
+      cacheToolsList: true,
+    });
+  }
+  const headers = Object.fromEntries(
+    Object.entries(config.headers ?? {}).map(([key, value]) => [key, expand(value)]),
+  );
+  return new MCPServerStreamableHttp({
+    name,
+    url: expand(config.url),
+    cacheToolsList: true,
+    ...(Object.keys(headers).length > 0 ? { requestInit: { headers } } : {}),
+  });
+}
+
+function stdioEnv(env: Record<string, string>): Record<string, string> {
+  const inherited = Object.fromEntries(
+    INHERITED_ENV.flatMap((key) => {
+      const value = process.env[key];
+      return value === undefined ? [] : [[key, value]];
+    }),
+  );
+  return {
+    ...inherited,
+    ...Object.fromEntries(Object.entries(env).map(([key, value]) => [key, expand(value)])),
+  };
+}
+
+/** `${NAME}` -> the environment variable NAME; an unset one is an error (the server does not start). */
+function expand(value: string): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, key: string) => {
+    const found = process.env[key];
+    if (found === undefined) {
+      throw new Error(`environment variable ${key} is not set (the configuration uses \${${key}})`);
+    }
+    return found;
+  });
+}
+
+async function withTimeout(promise: Promise<void>, ms: number, name: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${ms} ms from MCP server '${name}'`)),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

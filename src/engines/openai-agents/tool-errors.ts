@@ -1,0 +1,56 @@
+/**
+ * How a tool's failure reaches the model and the log. An ordinary failure (bad arguments,
+ * a thrown error) becomes a readable `Error: tool 'x' failed: ...` string for the model and
+ * is kept for `tool.call.completed`; a failure that means the run itself is wrong (no
+ * context in a headless run, a context of the wrong type, a deck-only tool played
+ * headless) fails the run instead.
+ */
+import type { RunContext } from '@openai/agents-core';
+import { asRunScope } from '../../authoring/context.js';
+import { ContextTypeError, errorMessage } from '../../core/errors.js';
+
+/** Raised inside a tool when a headless run (no context) reaches a tool that needs one. */
+export class MissingContextError extends Error {
+  override name = 'MissingContextError';
+}
+
+/** Raised by a tool that only works inside a deck's run (a workflow tool), played headless. */
+export class NeedsDeckError extends Error {
+  override name = 'NeedsDeckError';
+}
+
+/** Errors that fail the run rather than go back to the model: the run itself is wrong. */
+export function failsTheRun(error: unknown): boolean {
+  return (
+    error instanceof MissingContextError ||
+    error instanceof NeedsDeckError ||
+    error instanceof ContextTypeError
+  );
+}
+
+/** Record a tool's failure on the run scope and return the text the model is sent. */
+export function toolFailureText(
+  toolName: string,
+  error: unknown,
+  engineContext: unknown,
+  callId: string | undefined,
+): string {
+  const message = errorMessage(error);
+  const text = `Error: tool '${toolName}' failed: ${message}`;
+  const scope = asRunScope(engineContext);
+  if (scope && callId) scope.toolErrors.set(callId, message);
+  else if (scope) scope.toolErrorTexts.set(text, message);
+  return text;
+}
+
+/** The engine's `errorFunction` for a tool of ours: run-failing errors rethrown, others to the model. */
+export function toolErrorFunction(toolName: string) {
+  return (
+    runContext: RunContext<unknown>,
+    error: unknown,
+    details?: { toolCall?: { callId?: string } },
+  ): string => {
+    if (failsTheRun(error)) throw error;
+    return toolFailureText(toolName, error, runContext.context, details?.toolCall?.callId);
+  };
+}
