@@ -100,7 +100,7 @@ function readSkill(file: string, folder: string): Skill | string {
   try {
     meta = parseYaml(match[1] ?? '');
   } catch (error) {
-    return `${file} has invalid YAML frontmatter: ${errorMessage(error)}`;
+    return `${file} has invalid YAML frontmatter: ${errorMessage(error).split('\n')[0]}`;
   }
   const fields = (typeof meta === 'object' && meta !== null ? meta : {}) as Record<string, unknown>;
   if (fields.name !== folder) {
