@@ -42,6 +42,7 @@ import { checkCatalogRefs } from './catalog-refs.js';
 import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import type { DeckOptions } from './options.js';
+import { discoverProject } from './project.js';
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
 import {
   dueThreads,
@@ -116,6 +117,29 @@ export class Deck<C = unknown> {
     );
     this.#options = options;
     registerLiveDeck(this);
+  }
+
+  /**
+   * A deck whose catalog is discovered from a project directory: `agents/<bundle>/agent.ts`,
+   * `workflows/<bundle>/workflow.ts` (default exports; TypeScript loads without a build
+   * step), `skills/`, and `.mcp.json` next to the project directory. `options` are the rest
+   * of the constructor's (context, observers, stores...).
+   * @example await using deck = await (await Deck.fromProject('.agentdeck')).open();
+   */
+  static async fromProject<C = unknown>(
+    path = '.agentdeck',
+    options: Omit<DeckOptions<C>, 'agents' | 'workflows' | 'skills' | 'mcp'> = {},
+  ): Promise<Deck<C>> {
+    const { name, agents, workflows, skills, mcp } = await discoverProject(path);
+    const catalog: DeckOptions<C> = {
+      name,
+      ...options,
+      agents: agents as NonNullable<DeckOptions<C>['agents']>,
+      workflows,
+    };
+    if (skills !== undefined) catalog.skills = skills;
+    if (mcp !== undefined) catalog.mcp = mcp;
+    return new Deck<C>(catalog);
   }
 
   /** Skills by name, read from the `skills` roots at `build()` (empty before). */

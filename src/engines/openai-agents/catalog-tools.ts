@@ -43,16 +43,17 @@ export function skillsSection(skills: readonly Skill[]): string {
   );
 }
 
-/** The part of a state schema a tool can send to the model: a zod object, else any object. */
-function parametersOf(state: unknown) {
+/**
+ * The JSON schema of a workflow's state, for the model: a zod object's own (fields the
+ * nodes fill are optional there too, so this is not strict), else any object.
+ */
+function parametersOf(state: unknown): Record<string, unknown> {
   const candidate = state as { _zod?: { def?: { type?: string } } } | null;
-  if (candidate?._zod?.def?.type === 'object') return state as z.ZodObject;
-  return {
-    type: 'object' as const,
-    properties: {},
-    required: [],
-    additionalProperties: true as const,
-  };
+  if (candidate?._zod?.def?.type === 'object') {
+    const { $schema: _, ...schema } = z.toJSONSchema(state as z.ZodObject, { io: 'input' });
+    return { ...schema, additionalProperties: true };
+  }
+  return { type: 'object', properties: {}, required: [], additionalProperties: true };
 }
 
 /**

@@ -5,7 +5,12 @@
  * run without its tools (told so in their instructions, and by a `status.reported` event on
  * each of their runs). `close()` stops every server it started.
  */
-import { type MCPServer, MCPServerStdio, MCPServerStreamableHttp } from '@openai/agents-core';
+import {
+  type getLogger,
+  type MCPServer,
+  MCPServerStdio,
+  MCPServerStreamableHttp,
+} from '@openai/agents-core';
 import { isStdioServer, type MCP, type McpServerConfig } from '../../authoring/mcp.js';
 import { errorMessage } from '../../core/errors.js';
 
@@ -79,6 +84,19 @@ export class McpConnections {
   }
 }
 
+/**
+ * The engine logs a failed connection itself; we report it once, with the server's name
+ * and source, and record failed tool calls on `tool.call.completed`. Warnings still show.
+ */
+const quietLogger: ReturnType<typeof getLogger> = {
+  namespace: 'agentdeck:mcp',
+  debug: () => undefined,
+  error: () => undefined,
+  warn: (message, ...args) => console.warn(`[agentdeck] MCP: ${message}`, ...args),
+  dontLogModelData: true,
+  dontLogToolData: true,
+};
+
 function createServer(name: string, config: McpServerConfig): MCPServer {
   if (isStdioServer(config)) {
     return new MCPServerStdio({
@@ -88,6 +106,7 @@ function createServer(name: string, config: McpServerConfig): MCPServer {
       ...(config.cwd !== undefined ? { cwd: expand(config.cwd) } : {}),
       ...(config.env !== undefined ? { env: stdioEnv(config.env) } : {}),
       cacheToolsList: true,
+      logger: quietLogger,
     });
   }
   const headers = Object.fromEntries(
@@ -97,6 +116,7 @@ function createServer(name: string, config: McpServerConfig): MCPServer {
     name,
     url: expand(config.url),
     cacheToolsList: true,
+    logger: quietLogger,
     ...(Object.keys(headers).length > 0 ? { requestInit: { headers } } : {}),
   });
 }
