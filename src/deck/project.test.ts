@@ -118,7 +118,7 @@ describe('Deck.fromProject', () => {
   it('names the file of a bundle that fails to load or exports no Agent', async () => {
     const broken = project({ '.agentdeck/agents/bad/agent.ts': 'export default (;' });
     await expect(Deck.fromProject(broken)).rejects.toThrow(
-      new RegExp(`^cannot load ${escape(join(broken, 'agents/bad/agent.ts'))}: `),
+      new RegExp(`^cannot load ${escapeRegExp(join(broken, 'agents/bad/agent.ts'))}: `),
     );
     const throwing = project({
       '.agentdeck/workflows/w/workflow.ts': "throw new Error('no database');",
@@ -138,6 +138,6 @@ describe('Deck.fromProject', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

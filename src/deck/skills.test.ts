@@ -65,7 +65,7 @@ describe('skill roots', () => {
       `- ${join(one, 'bare', 'SKILL.md')} has no YAML frontmatter; start it with ---, name: and description:, then ---`,
       `- ${join(one, 'blank', 'SKILL.md')}: frontmatter description must be a non-empty string (the agent chooses skills by it)`,
       expect.stringMatching(
-        new RegExp(`^- ${escape(join(one, 'broken', 'SKILL.md'))} has invalid YAML frontmatter: `),
+        new RegExp(`^- ${escapeRegExp(join(one, 'broken', 'SKILL.md'))} has invalid YAML frontmatter: `),
       ),
       `- ${join(one, 'empty', 'SKILL.md')} is missing (every skill folder needs a SKILL.md)`,
       `- ${join(one, 'renamed', 'SKILL.md')}: frontmatter name "other" must equal its folder name 'renamed'`,
@@ -155,6 +155,6 @@ describe('agents with skills', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
