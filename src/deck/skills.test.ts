@@ -65,7 +65,9 @@ describe('skill roots', () => {
       `- ${join(one, 'bare', 'SKILL.md')} has no YAML frontmatter; start it with ---, name: and description:, then ---`,
       `- ${join(one, 'blank', 'SKILL.md')}: frontmatter description must be a non-empty string (the agent chooses skills by it)`,
       expect.stringMatching(
-        new RegExp(`^- ${escapeRegExp(join(one, 'broken', 'SKILL.md'))} has invalid YAML frontmatter: `),
+        new RegExp(
+          `^- ${escapeRegExp(join(one, 'broken', 'SKILL.md'))} has invalid YAML frontmatter: `,
+        ),
       ),
       `- ${join(one, 'empty', 'SKILL.md')} is missing (every skill folder needs a SKILL.md)`,
       `- ${join(one, 'renamed', 'SKILL.md')}: frontmatter name "other" must equal its folder name 'renamed'`,
