@@ -164,7 +164,7 @@ describe('a real MCP server (server-everything)', () => {
     await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000 });
   });
 
-  it('answers a tool call over Streamable HTTP, with ${VAR} expanded in headers', async () => {
+  it('answers a tool call over Streamable HTTP, with environment variables expanded in headers', async () => {
     const port = await freePort();
     const server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
       env: { ...process.env, PORT: String(port) },
@@ -181,6 +181,7 @@ describe('a real MCP server (server-everything)', () => {
     const file = mcpJson({
       everything: {
         url: `http://127.0.0.1:${port}/mcp`,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: .mcp.json's own ${VAR} syntax
         headers: { Authorization: 'Bearer ${DOCS_TOKEN}' },
       },
     });
