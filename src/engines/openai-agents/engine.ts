@@ -12,14 +12,19 @@ import {
 import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
 import type { Skill } from '../../authoring/skills.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
-import { DeckError } from '../../core/errors.js';
+import { ConfigError, DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';
 import { toEngineSession } from './session.js';
-import { engineSettingsFromEnv, type OpenAIEngineSettings } from './settings.js';
+import {
+  engineSettingsFromEnv,
+  modelConfigured,
+  NO_MODEL_CONFIGURED,
+  type OpenAIEngineSettings,
+} from './settings.js';
 import { TurnTranscript } from './transcript.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
@@ -73,6 +78,10 @@ export class OpenAIAgentsEngine implements AgentEngine {
 
   async *playTurn(request: TurnRequest): AsyncGenerator<EventDraft> {
     const { agent, scope } = request;
+    if (typeof agent.model !== 'object' && !modelConfigured(this.settings)) {
+      // Fail before any request, with what to set, rather than with the client's own error.
+      throw new ConfigError(`agent '${agent.name}' cannot run: ${NO_MODEL_CONFIGURED}`);
+    }
     const compiled = this.compile(agent);
     if (this.#mcp && agent.mcpServers.length > 0) {
       // The servers that started; those that did not are reported on every run that needs them.

@@ -1,3 +1,8 @@
 export { OpenAIAgentsEngine } from './engine.js';
 export { McpConnections } from './mcp.js';
-export { engineSettingsFromEnv, type OpenAIEngineSettings } from './settings.js';
+export {
+  engineSettingsFromEnv,
+  modelConfigured,
+  NO_MODEL_CONFIGURED,
+  type OpenAIEngineSettings,
+} from './settings.js';

@@ -34,3 +34,13 @@ function parseBool(name: string, value: string | undefined, fallback: boolean): 
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(`${name}=${value} is not a boolean; use true or false`);
 }
+
+/** What an agent turn needs when its model is a name (not a Model object) and none is configured. */
+export const NO_MODEL_CONFIGURED =
+  'agent turns need a model: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server ' +
+  '(a local Ollama, vLLM or LM Studio, e.g. OPENAI_BASE_URL=http://localhost:11434/v1), or give the agent a Model object';
+
+/** Whether a model provider is configured (an API key or a base URL). */
+export function modelConfigured(settings: OpenAIEngineSettings): boolean {
+  return settings.apiKey !== undefined || settings.baseURL !== undefined;
+}
