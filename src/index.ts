@@ -75,6 +75,12 @@ export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
 export type { DeckOptions } from './deck/options.js';
 export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
+export {
+  ConsoleObserver,
+  type ConsoleObserverOptions,
+  type LineSink,
+} from './observers/console.js';
+export { isObserver, type Observer } from './observers/observer.js';
 export type { RunOptions } from './runtime/runtime.js';
 export type { TurnResult } from './runtime/turn-result.js';
 export type { DueThread, WorkflowState } from './runtime/workflow-engine.js';

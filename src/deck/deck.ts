@@ -22,6 +22,9 @@ import type { RunStatus } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
 import { LangGraphEngine } from '../engines/langgraph/index.js';
 import { engineSettingsFromEnv, OpenAIAgentsEngine } from '../engines/openai-agents/index.js';
+import { resolveObservers } from '../observers/defaults.js';
+import { checkObservers } from '../observers/observer.js';
+import { ObserverSet } from '../observers/observer-set.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
 import { type RunOptions, Runtime } from '../runtime/runtime.js';
 import { runtimeSettingsFromEnv } from '../runtime/settings.js';
@@ -56,6 +59,7 @@ interface OpenParts {
   sessions: SessionBackend | null;
   engine: OpenAIAgentsEngine;
   checkpointer: OpenCheckpointer;
+  observers: ObserverSet;
   workflowOps: WorkflowOps;
   sessionFor(sessionId: string): ConversationSession;
 }
@@ -119,6 +123,7 @@ export class Deck<C = unknown> {
   build(): this {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state !== 'new') return this;
+    checkObservers(this.#options.observers);
     checkCatalogNames(this.#catalog.agents, this.#catalog.workflows);
     const engine = new OpenAIAgentsEngine(engineSettingsFromEnv());
     for (const agent of this.agents.values()) engine.compile(agent);
@@ -130,7 +135,10 @@ export class Deck<C = unknown> {
     return this;
   }
 
-  /** Start the event store, the session backend and the Runtime. Builds first if needed. */
+  /**
+   * Start the event store, the session backend, the observers (each `start()`, in order; one
+   * that throws refuses the open) and the Runtime. Builds first if needed.
+   */
   async open(): Promise<this> {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state === 'open') return this;
@@ -142,6 +150,7 @@ export class Deck<C = unknown> {
     const store = this.#options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
     let sessions: SessionBackend | null = null;
     let checkpointer: OpenCheckpointer | null = null;
+    let observers: ObserverSet;
     try {
       if (!this.#options.sessionFactory) {
         const { url, ...sessionOptions } = sessionSettingsFromEnv();
@@ -152,7 +161,9 @@ export class Deck<C = unknown> {
         process.env.SERVICE_EVENTS,
         store,
       );
+      observers = await ObserverSet.start(resolveObservers(this.#options.observers));
     } catch (error) {
+      await checkpointer?.close();
       await sessions?.close();
       if (ownsStore) await store.close();
       throw error;
@@ -166,6 +177,7 @@ export class Deck<C = unknown> {
       workflowEngine,
       sessionFor,
       settings,
+      taps: [observers.tap],
     });
     const workflowOps: WorkflowOps = {
       store,
@@ -181,6 +193,7 @@ export class Deck<C = unknown> {
       sessions,
       engine,
       checkpointer,
+      observers,
       workflowOps,
       sessionFor,
     };
@@ -199,11 +212,12 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close()]);
       return;
     }
-    await parts.runtime.close();
+    await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
     const results = await Promise.allSettled([
       parts.engine.close(),
       this.#workflowEngine?.close(),
       parts.checkpointer.close(),
+      parts.observers.close(),
       parts.sessions?.close(),
       parts.ownsStore ? parts.store.close() : undefined,
     ]);

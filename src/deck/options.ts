@@ -4,6 +4,7 @@ import type { ContextClass } from '../authoring/context.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { SessionFactory } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
+import type { Observer } from '../observers/observer.js';
 
 export interface DeckOptions<C = unknown> {
   /** A name for messages and logs (for example the project's). @default 'agentdeck' */
@@ -28,4 +29,10 @@ export interface DeckOptions<C = unknown> {
    * @default SERVICE_CHECKPOINT, else the event store's SQLite file (./.agentdeck/state.db)
    */
   checkpoints?: string;
+  /**
+   * Read-only taps on the event log, each behind its own bounded queue: exactly these, in
+   * order (`[]`: none, even when the environment configures tracing).
+   * @default the Langfuse tracing observer when SERVICE_TRACER_PUBLIC_KEY and SERVICE_TRACER_SECRET_KEY are both set, else none
+   */
+  observers?: readonly Observer[] | undefined;
 }
