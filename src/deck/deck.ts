@@ -169,6 +169,8 @@ export class Deck<C = unknown> {
       throw error;
     }
     workflowEngine.attach(checkpointer.saver);
+    const engineSpans = observers.engineSpanSink(); // an observer's sdkSpans
+    if (engineSpans) engine.exportSpans(engineSpans);
     const sessionFor =
       this.#options.sessionFactory ?? ((id: string) => (sessions as SessionBackend).sessionFor(id));
     const runtime = new Runtime({

@@ -140,6 +140,28 @@ describe('deck observers', () => {
     expect(seen.at(-1)).toBe('run.completed');
   });
 
+  it("hands the engine's own spans only to an observer asking for them; its failure costs the run nothing", async () => {
+    const types: string[] = [];
+    const wanting = {
+      name: 'spans',
+      sdkSpans: true,
+      emit() {},
+      emitEngineSpan: (s: { type: string }) => types.push(s.type),
+    };
+    const throwing = {
+      name: 'throwing-spans',
+      sdkSpans: true,
+      emit() {},
+      emitEngineSpan() {
+        throw new Error('render failed');
+      },
+    };
+    const { deck } = await openTestDeck({ agents: [greeter()], observers: [throwing, wanting] });
+    expect((await deck.run('Greeter', 'hello')).output).toBe('hi');
+    expect(types).toContain('agent');
+    expect(types.at(-1)).toBe('task');
+  });
+
   it('a direct Workflow.run() bypasses observers', async () => {
     const a = recorder('a');
     const workflow = threeSteps();

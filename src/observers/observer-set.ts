@@ -3,9 +3,11 @@
  * exists), each behind its own queue, and fed by one tap the Runtime's recorders call after
  * storing an event. Closing delivers what is queued and closes each observer.
  */
+import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import type { EngineSpanSink } from '../runtime/engine-spans.js';
 import type { EventTap } from '../runtime/recorder.js';
-import type { Observer } from './observer.js';
+import { type Observer, wantsEngineSpans } from './observer.js';
 import { ObserverQueue, type ObserverQueueOptions } from './queue.js';
 
 export class ObserverSet {
@@ -40,6 +42,31 @@ export class ObserverSet {
   readonly tap: EventTap = (event: Event) => {
     for (const queue of this.#queues) queue.push(event);
   };
+
+  /**
+   * A sink for the agent engine's own spans that hands each to the observers asking for
+   * them (a failure is logged once per observer and never reaches the engine), or `null`
+   * when none asks, so the engine records no spans at all.
+   */
+  engineSpanSink(): EngineSpanSink | null {
+    const wanting = this.#queues.filter((q) => wantsEngineSpans(q.observer));
+    if (wanting.length === 0) return null;
+    const logged = new Set<ObserverQueue>();
+    return (span) => {
+      for (const queue of wanting) {
+        if (queue.disabled || !wantsEngineSpans(queue.observer)) continue;
+        try {
+          queue.observer.emitEngineSpan(span);
+        } catch (error) {
+          if (logged.has(queue)) continue;
+          logged.add(queue);
+          console.warn(
+            `[agentdeck] observer '${queue.name}' failed on an engine span: ${errorMessage(error)} (logged once)`,
+          );
+        }
+      }
+    };
+  }
 
   /** The observers' queues, in order. */
   get queues(): readonly ObserverQueue[] {

@@ -7,6 +7,7 @@
  */
 import { ConfigError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import type { EngineSpan } from '../runtime/engine-spans.js';
 
 /**
  * The sink contract. Only `emit` is required.
@@ -71,4 +72,19 @@ export function checkObservers(observers: unknown): void {
       );
     }
   });
+}
+
+/**
+ * The optional ability of an observer that also wants the agent engine's own spans (found
+ * with {@link wantsEngineSpans}). `emitEngineSpan` is called inline as the engine ends a
+ * span, not through the observer's queue: in-memory work only, and it must not throw.
+ */
+export interface EngineSpanObserver extends Observer {
+  readonly sdkSpans: boolean;
+  emitEngineSpan(span: EngineSpan): void;
+}
+
+export function wantsEngineSpans(observer: Observer): observer is EngineSpanObserver {
+  const candidate = observer as Partial<EngineSpanObserver>;
+  return candidate.sdkSpans === true && typeof candidate.emitEngineSpan === 'function';
 }

@@ -13,10 +13,12 @@ import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
 import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
+import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import { toEngineSession } from './session.js';
 import { engineSettingsFromEnv, type OpenAIEngineSettings } from './settings.js';
+import { relaySpans, turnTraceMetadata } from './spans.js';
 import { TurnTranscript } from './transcript.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
@@ -28,6 +30,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
   private readonly compiled = new WeakMap<AgentDefinition, CompiledAgent>();
   private readonly provider: OpenAIProvider;
   private readonly runner: Runner;
+  #spanSink: EngineSpanSink | null = null;
 
   constructor(private readonly settings: OpenAIEngineSettings = engineSettingsFromEnv()) {
     this.provider = new OpenAIProvider({
@@ -44,6 +47,15 @@ export class OpenAIAgentsEngine implements AgentEngine {
     });
   }
 
+  /**
+   * Send this engine's own spans of every turn to `sink` (an observer's `sdkSpans`), or
+   * stop with `null`. Traced turns record their spans without inputs or outputs.
+   */
+  exportSpans(sink: EngineSpanSink | null): void {
+    this.#spanSink = sink;
+    relaySpans(sink);
+  }
+
   compile(agent: AgentDefinition): CompiledAgent {
     let compiled = this.compiled.get(agent);
     if (!compiled) {
@@ -58,7 +70,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     const compiled = this.compile(agent);
     const input = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
     const transcript = new TurnTranscript(scope, this.modelName(agent.model));
-    const result = await this.runner.run(compiled, input, {
+    const result = await this.runnerFor(request).run(compiled, input, {
       stream: true,
       context: scope,
       signal: scope.signal,
@@ -102,7 +114,21 @@ export class OpenAIAgentsEngine implements AgentEngine {
   }
 
   async close(): Promise<void> {
+    if (this.#spanSink) this.exportSpans(null);
     await this.provider.close();
+  }
+
+  /** The shared runner, or, when spans are exported, one whose trace names this turn's run. */
+  private runnerFor({ agent, scope }: TurnRequest): Runner {
+    if (!this.#spanSink) return this.runner;
+    return new Runner({
+      modelProvider: this.provider,
+      tracingDisabled: false,
+      traceIncludeSensitiveData: false,
+      workflowName: agent.name,
+      ...(scope.sessionId !== null ? { groupId: scope.sessionId } : {}),
+      traceMetadata: turnTraceMetadata(scope.runId, scope.sessionId, agent.name),
+    });
   }
 
   private pathOf(model: string | AgentModel | undefined): ModelPath {

@@ -19,6 +19,16 @@ export function runIds(runId: string): RunIds {
   return { traceId: digest.slice(0, 32), rootSpanId: digest.slice(32, 48) };
 }
 
+/** The trace of the engine's own spans for a run (`sdkSpans`): separate from the run's trace, and as stable. */
+export function engineTraceId(runId: string): string {
+  return runIds(`engine:${runId}`).traceId;
+}
+
+/** An OpenTelemetry span id (16 hex digits) derived from any id, such as the engine's own span ids. */
+export function spanIdFrom(seed: string): string {
+  return createHash('sha256').update(seed, 'utf8').digest('hex').slice(0, 16);
+}
+
 /**
  * Random ids, except for the next span started after `assign()`: the tracer asks for a span
  * id, then (for a span without a parent) a trace id, and gets the assigned pair. The

@@ -28,7 +28,7 @@ import {
 import { MemoryEventStore } from '../../stores/memory/index.js';
 import { ScriptedModel } from '../../testing/index.js';
 import { resolveObservers } from '../defaults.js';
-import { runIds } from './ids.js';
+import { engineTraceId, runIds } from './ids.js';
 import { LangfuseObserver } from './index.js';
 import { importOptional, LANGFUSE_INSTALL_COMMAND } from './load.js';
 
@@ -233,6 +233,40 @@ describe('the Langfuse tracing observer', () => {
     const cancelled = one(server.spans(), 'Slow');
     expect(cancelled.attributes['langfuse.observation.level']).toBe('WARNING');
     expect(cancelled.attributes['langfuse.observation.metadata.status']).toBe('cancelled');
+  });
+
+  it("with sdkSpans, also exports the engine's own spans as a second, separate trace per turn", async () => {
+    const { deck } = await openTestDeck({
+      agents: [booker()],
+      context: Calendar,
+      observers: [langfuse({ sdkSpans: true })],
+    });
+    const result = await deck.run('Booker', 'Book me Tuesday', {
+      sessionId: 'user-7',
+      context: new Calendar(),
+    });
+    await deck.close();
+
+    const spans = server.spans();
+    const runTrace = runIds(result.runId).traceId;
+    const engineTrace = engineTraceId(result.runId);
+    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([runTrace, engineTrace]));
+    const engine = spans.filter((s) => s.traceId === engineTrace);
+    for (const span of engine) {
+      expect(span.attributes['langfuse.trace.name']).toBe('Booker (engine)');
+      expect(span.attributes['session.id']).toBe('user-7');
+    }
+    // Not nested in the run's trace: its roots have no parent, and every parent is in it.
+    const ids = new Set(engine.map((s) => s.spanId));
+    const roots = engine.filter((s) => s.parentSpanId === undefined);
+    expect(roots.length).toBeGreaterThan(0);
+    for (const span of engine) if (span.parentSpanId) expect(ids).toContain(span.parentSpanId);
+    const agent = engine.find((s) => s.attributes['langfuse.observation.type'] === 'agent');
+    expect(agent?.name).toBe('Booker');
+    const call = engine.find((s) => s.name === 'find_slots');
+    expect(call?.attributes['langfuse.observation.type']).toBe('tool');
+    expect(call?.attributes['langfuse.observation.input']).toBeUndefined();
+    for (const request of server.requests) expect(request.body).not.toContain(MARKER);
   });
 
   it('derives the trace id as Langfuse does from a seed, so a run id finds its trace', async () => {

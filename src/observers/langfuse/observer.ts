@@ -8,7 +8,9 @@
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
-import type { Observer } from '../observer.js';
+import type { EngineSpan } from '../../runtime/engine-spans.js';
+import type { EngineSpanObserver } from '../observer.js';
+import { EngineSpanRenderer } from './engine-render.js';
 import { RunIdGenerator } from './ids.js';
 import { loadLangfuse } from './load.js';
 import { TraceRenderer } from './render.js';
@@ -36,11 +38,12 @@ export interface LangfuseObserverOptions {
  * new Deck({ agents, observers: [new LangfuseObserver({ sdkSpans: true })] });
  * // Or omit `observers`: with both keys set, the deck starts one of these by itself.
  */
-export class LangfuseObserver implements Observer {
+export class LangfuseObserver implements EngineSpanObserver {
   readonly name = 'langfuse';
   readonly #options: LangfuseObserverOptions;
   #provider: BasicTracerProvider | null = null;
   #renderer: TraceRenderer | null = null;
+  #engineRenderer: EngineSpanRenderer | null = null;
 
   constructor(options: LangfuseObserverOptions = {}) {
     this.#options = options;
@@ -81,17 +84,25 @@ export class LangfuseObserver implements Observer {
       idGenerator: ids,
       spanProcessors: [processor],
     });
-    this.#renderer = new TraceRenderer(modules, this.#provider.getTracer('agentdeck'), ids);
+    const tracer = this.#provider.getTracer('agentdeck');
+    this.#renderer = new TraceRenderer(modules, tracer, ids);
+    if (this.sdkSpans) this.#engineRenderer = new EngineSpanRenderer(modules, tracer, ids);
   }
 
   emit(event: Event): void {
     this.#renderer?.render(event);
   }
 
+  /** With `sdkSpans`, one of the engine's own spans, rendered into the run's engine trace. */
+  emitEngineSpan(span: EngineSpan): void {
+    this.#engineRenderer?.render(span);
+  }
+
   /** End what is still open, export everything buffered, and shut the provider down. */
   async close(): Promise<void> {
     this.#renderer?.closeAll('the deck closed before the run ended');
     this.#renderer = null;
+    this.#engineRenderer = null;
     const provider = this.#provider;
     this.#provider = null;
     if (!provider) return;
