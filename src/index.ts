@@ -80,7 +80,13 @@ export {
   type ConsoleObserverOptions,
   type LineSink,
 } from './observers/console.js';
-export { isObserver, type Observer } from './observers/observer.js';
+export {
+  type EngineSpanObserver,
+  isObserver,
+  type Observer,
+  wantsEngineSpans,
+} from './observers/observer.js';
+export type { EngineSpan } from './runtime/engine-spans.js';
 export type { RunOptions } from './runtime/runtime.js';
 export type { TurnResult } from './runtime/turn-result.js';
 export type { DueThread, WorkflowState } from './runtime/workflow-engine.js';

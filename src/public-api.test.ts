@@ -43,6 +43,7 @@ describe('the public surface', () => {
         'parseEvent',
         'toWire',
         'tool',
+        'wantsEngineSpans',
       ].sort(),
     );
   });
