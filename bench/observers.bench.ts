@@ -206,12 +206,12 @@ async function main(): Promise<void> {
     `Each case opens a deck (in-memory event store) with the observers named, runs ${WARMUP} warm-up`,
     `rounds, then ${RUNS} times an agent turn (over HTTP to the scripted OpenAI-compatible server,`,
     'streaming three text deltas) and a 3-node workflow run (its middle node waits 1 ms, as for an',
-    'I/O call) through `deck.run`, timing each call. The cases take',
-    `turns in ${ROUNDS} rounds whose order rotates; the table shows the median and 95th percentile`,
-    'over all runs, in milliseconds, and the median against the no-observer case. The blocking',
-    `observer's \`emit\` returns a promise that settles ${BLOCK_MS / 1000} s later, on every event;`,
-    'the throwing one fails every event (and is disabled after 5 in a row); the Langfuse observer',
-    'renders every run and exports it over HTTP to a local OTLP stand-in.',
+    `I/O call) through \`deck.run\`, timing each call. The cases take turns in ${ROUNDS} rounds whose`,
+    'order rotates; the table shows the median and 95th percentile over all runs, in milliseconds,',
+    "and the median against the no-observer case. The blocking observer's `emit` returns a promise",
+    `that settles ${BLOCK_MS / 1000} s later, on every event; the throwing one fails every event (and is`,
+    'disabled after 5 in a row); the Langfuse observer renders every run and exports it over HTTP',
+    'to a local OTLP stand-in.',
     '',
     `**Headline: with an observer that blocks ${BLOCK_MS / 1000} s on every event, an agent turn's ` +
       `median latency is ${ms(median(all(blocking, 'agent')))} ms against ` +
