@@ -269,6 +269,22 @@ describe('the Langfuse tracing observer', () => {
     for (const request of server.requests) expect(request.body).not.toContain(MARKER);
   });
 
+  it('an unreachable Langfuse costs the run nothing, and closing stays bounded', async () => {
+    const gone = await otlpServer();
+    await gone.close(); // nothing listens on its port any more
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const greeter = new Agent({ name: 'Greeter', model: new ScriptedModel([{ text: 'hi' }]) });
+    const { deck } = await openTestDeck({
+      agents: [greeter],
+      observers: [langfuse({ baseUrl: gone.url, timeoutSeconds: 1 })],
+    });
+    expect((await deck.run('Greeter', 'hello')).output).toBe('hi');
+    const started = performance.now();
+    await deck.close();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    warn.mockRestore();
+  });
+
   it('derives the trace id as Langfuse does from a seed, so a run id finds its trace', async () => {
     expect(runIds('run-123').traceId).toBe(await createTraceId('run-123'));
   });

@@ -25,6 +25,8 @@ export interface LangfuseObserverOptions {
   baseUrl?: string;
   /** Langfuse's `environment` attribute on every observation (e.g. 'production'). */
   environment?: string;
+  /** How long one export request may take, retries included, in seconds. @default 5 */
+  timeoutSeconds?: number;
   /**
    * Also export the agent engine's own spans, as a second trace per agent turn (separate
    * from the run's trace, not nested in it). @default false
@@ -79,6 +81,7 @@ export class LangfuseObserver implements EngineSpanObserver {
       shouldExportSpan: () => true,
       mediaUploadEnabled: false,
       ...(this.#options.environment ? { environment: this.#options.environment } : {}),
+      ...(this.#options.timeoutSeconds ? { timeout: this.#options.timeoutSeconds } : {}),
     });
     this.#provider = new modules.sdk.BasicTracerProvider({
       idGenerator: ids,
