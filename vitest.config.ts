@@ -8,6 +8,12 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: 'node_modules/.cache/vitest-results.json' },
     hookTimeout: 20_000,
-    env: { SERVICE_EVENTS: 'memory://', SERVICE_CHECKPOINT: 'memory://' },
+    // Tracer keys blanked: a developer's own SERVICE_TRACER_* must not send test runs to Langfuse.
+    env: {
+      SERVICE_EVENTS: 'memory://',
+      SERVICE_CHECKPOINT: 'memory://',
+      SERVICE_TRACER_PUBLIC_KEY: '',
+      SERVICE_TRACER_SECRET_KEY: '',
+    },
   },
 });

@@ -93,6 +93,18 @@ export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
 export type { DeckAgent, DeckOptions } from './deck/options.js';
 export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
+export {
+  ConsoleObserver,
+  type ConsoleObserverOptions,
+  type LineSink,
+} from './observers/console.js';
+export {
+  type EngineSpanObserver,
+  isObserver,
+  type Observer,
+  wantsEngineSpans,
+} from './observers/observer.js';
+export type { EngineSpan } from './runtime/engine-spans.js';
 export type { RunOptions } from './runtime/runtime.js';
 export type { TurnResult } from './runtime/turn-result.js';
 export type { DueThread, WorkflowState } from './runtime/workflow-engine.js';

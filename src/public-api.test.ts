@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as root from './index.js';
+import * as langfuse from './observers/langfuse/index.js';
 import * as testing from './testing/index.js';
 
 describe('the public surface', () => {
@@ -9,6 +10,7 @@ describe('the public surface', () => {
         'Agent',
         'AudioBlock',
         'BlockTooLargeError',
+        'ConsoleObserver',
         'ConfigError',
         'ConflictError',
         'Context',
@@ -41,12 +43,14 @@ describe('the public surface', () => {
         'oneOf',
         'protocol',
         'typeParameter',
+        'isObserver',
         'sleepUntil',
         'withContext',
         'isTerminal',
         'parseEvent',
         'toWire',
         'tool',
+        'wantsEngineSpans',
       ].sort(),
     );
   });
@@ -55,6 +59,10 @@ describe('the public surface', () => {
     expect(Object.keys(testing).sort()).toEqual(
       ['DEFAULT_SCRIPTED_USAGE', 'ScriptedModel', 'scriptedModelServer'].sort(),
     );
+  });
+
+  it('pins the runtime exports of agentdeck/observers/langfuse', () => {
+    expect(Object.keys(langfuse).sort()).toEqual(['LANGFUSE_CLOUD_URL', 'LangfuseObserver']);
   });
 
   it('gives every error a stable code and its class name', () => {

@@ -28,6 +28,9 @@ import {
   McpConnections,
   OpenAIAgentsEngine,
 } from '../engines/openai-agents/index.js';
+import { resolveObservers } from '../observers/defaults.js';
+import { checkObservers } from '../observers/observer.js';
+import { ObserverSet } from '../observers/observer-set.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
 import { type RunOptions, Runtime } from '../runtime/runtime.js';
 import { runtimeSettingsFromEnv } from '../runtime/settings.js';
@@ -65,6 +68,7 @@ interface OpenParts {
   sessions: SessionBackend | null;
   engine: OpenAIAgentsEngine;
   checkpointer: OpenCheckpointer;
+  observers: ObserverSet;
   workflowOps: WorkflowOps;
   sessionFor(sessionId: string): ConversationSession;
 }
@@ -160,6 +164,7 @@ export class Deck<C = unknown> {
   build(): this {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state !== 'new') return this;
+    checkObservers(this.#options.observers);
     checkCatalogNames(this.#catalog.agents, this.#catalog.workflows);
     const skills = toSkills(this.#options.skills)?.load() ?? new Map<string, Skill>();
     const mcp = toMcp(this.#options.mcp);
@@ -192,7 +197,10 @@ export class Deck<C = unknown> {
     return this;
   }
 
-  /** Start the event store, the session backend and the Runtime. Builds first if needed. */
+  /**
+   * Start the event store, the session backend, the observers (each `start()`, in order; one
+   * that throws refuses the open) and the Runtime. Builds first if needed.
+   */
   async open(): Promise<this> {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state === 'open') return this;
@@ -204,6 +212,7 @@ export class Deck<C = unknown> {
     const store = this.#options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
     let sessions: SessionBackend | null = null;
     let checkpointer: OpenCheckpointer | null = null;
+    let observers: ObserverSet;
     try {
       if (!this.#options.sessionFactory) {
         const { url, ...sessionOptions } = sessionSettingsFromEnv();
@@ -214,7 +223,9 @@ export class Deck<C = unknown> {
         process.env.SERVICE_EVENTS,
         store,
       );
+      observers = await ObserverSet.start(resolveObservers(this.#options.observers));
     } catch (error) {
+      await checkpointer?.close();
       await sessions?.close();
       if (ownsStore) await store.close();
       throw error;
@@ -222,6 +233,8 @@ export class Deck<C = unknown> {
     workflowEngine.attach(checkpointer.saver);
     // Never throws: a server that fails is reported and its agents run without its tools.
     await this.#mcp?.open();
+    const engineSpans = observers.engineSpanSink(); // an observer's sdkSpans
+    if (engineSpans) engine.exportSpans(engineSpans);
     const sessionFor =
       this.#options.sessionFactory ?? ((id: string) => (sessions as SessionBackend).sessionFor(id));
     const runtime = new Runtime({
@@ -230,6 +243,7 @@ export class Deck<C = unknown> {
       workflowEngine,
       sessionFor,
       settings,
+      taps: [observers.tap],
     });
     const workflowOps: WorkflowOps = {
       store,
@@ -245,6 +259,7 @@ export class Deck<C = unknown> {
       sessions,
       engine,
       checkpointer,
+      observers,
       workflowOps,
       sessionFor,
     };
@@ -263,12 +278,13 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
-    await parts.runtime.close();
+    await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
     const results = await Promise.allSettled([
       parts.engine.close(),
       this.#workflowEngine?.close(),
       parts.checkpointer.close(),
       this.#mcp?.close(),
+      parts.observers.close(),
       parts.sessions?.close(),
       parts.ownsStore ? parts.store.close() : undefined,
     ]);

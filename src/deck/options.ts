@@ -6,6 +6,7 @@ import type { SkillsOption } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { SessionFactory } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
+import type { Observer } from '../observers/observer.js';
 
 /**
  * An agent a deck whose context is `C` can play: one whose sites accept a `C` (a deck
@@ -57,4 +58,10 @@ export interface DeckOptions<C = unknown> {
    * @default SERVICE_CHECKPOINT, else the event store's SQLite file (./.agentdeck/state.db)
    */
   checkpoints?: string;
+  /**
+   * Read-only taps on the event log, each behind its own bounded queue: exactly these, in
+   * order (`[]`: none, even when the environment configures tracing).
+   * @default the Langfuse tracing observer when SERVICE_TRACER_PUBLIC_KEY and SERVICE_TRACER_SECRET_KEY are both set, else none
+   */
+  observers?: readonly Observer[] | undefined;
 }

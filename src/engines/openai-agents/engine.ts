@@ -15,6 +15,7 @@ import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
 import { ConfigError, DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
+import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';
@@ -25,6 +26,7 @@ import {
   NO_MODEL_CONFIGURED,
   type OpenAIEngineSettings,
 } from './settings.js';
+import { relaySpans, turnTraceMetadata } from './spans.js';
 import { TurnTranscript } from './transcript.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
@@ -38,6 +40,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
   private readonly runner: Runner;
   #skills: ReadonlyMap<string, Skill> = new Map();
   #mcp: McpConnections | null = null;
+  #spanSink: EngineSpanSink | null = null;
 
   constructor(private readonly settings: OpenAIEngineSettings = engineSettingsFromEnv()) {
     this.provider = new OpenAIProvider({
@@ -61,6 +64,15 @@ export class OpenAIAgentsEngine implements AgentEngine {
   useCatalog(catalog: { skills: ReadonlyMap<string, Skill>; mcp: McpConnections | null }): void {
     this.#skills = catalog.skills;
     this.#mcp = catalog.mcp;
+  }
+
+  /**
+   * Send this engine's own spans of every turn to `sink` (an observer's `sdkSpans`), or
+   * stop with `null`. Traced turns record their spans without inputs or outputs.
+   */
+  exportSpans(sink: EngineSpanSink | null): void {
+    this.#spanSink = sink;
+    relaySpans(sink);
   }
 
   compile(agent: AgentDefinition): CompiledAgent {
@@ -98,7 +110,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     }
     const input = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
     const transcript = new TurnTranscript(scope, this.modelName(agent.model));
-    const result = await this.runner.run(compiled, input, {
+    const result = await this.runnerFor(request).run(compiled, input, {
       stream: true,
       context: scope,
       signal: scope.signal,
@@ -144,7 +156,21 @@ export class OpenAIAgentsEngine implements AgentEngine {
   }
 
   async close(): Promise<void> {
+    if (this.#spanSink) this.exportSpans(null);
     await this.provider.close();
+  }
+
+  /** The shared runner, or, when spans are exported, one whose trace names this turn's run. */
+  private runnerFor({ agent, scope }: TurnRequest): Runner {
+    if (!this.#spanSink) return this.runner;
+    return new Runner({
+      modelProvider: this.provider,
+      tracingDisabled: false,
+      traceIncludeSensitiveData: false,
+      workflowName: agent.name,
+      ...(scope.sessionId !== null ? { groupId: scope.sessionId } : {}),
+      traceMetadata: turnTraceMetadata(scope.runId, scope.sessionId, agent.name),
+    });
   }
 
   private pathOf(model: string | AgentModel | undefined): ModelPath {
