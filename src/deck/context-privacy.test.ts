@@ -2,20 +2,23 @@
  * The run context reaches every site by reference and never lands in storage: after runs
  * whose context holds a marker string (an agent turn whose tool, instructions and hooks
  * read it, and a workflow paused and answered), no row of the SQLite file (events and
- * checkpoints share it), no key of the Redis session store, and no row of Postgres'
- * checkpoint tables holds it.
+ * checkpoints share it), no key of the Redis session store, no trace sent to Langfuse (a
+ * local stand-in), no line a JSON-lines observer wrote, and no row of Postgres' checkpoint
+ * tables holds it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { PassThrough } from 'node:stream';
 import { END, START, StateGraph } from '@langchain/langgraph';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { testDeck } from '../../test/support/decks.js';
+import { otlpServer } from '../../test/support/otlp-server.js';
 import {
   Agent,
   type InterruptResult,
@@ -25,6 +28,8 @@ import {
   Workflow,
   withContext,
 } from '../index.js';
+import { ConsoleObserver } from '../observers/console.js';
+import { LangfuseObserver } from '../observers/langfuse/index.js';
 import { SqliteEventStore } from '../stores/sqlite/index.js';
 import { ScriptedModel } from '../testing/index.js';
 
@@ -95,8 +100,14 @@ const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 afterEach(() => vi.unstubAllEnvs());
 
 describe('the context never lands in storage', () => {
-  it('leaves no trace in the SQLite events and checkpoints, nor in the Redis sessions', async () => {
+  it('leaves no trace in the SQLite events and checkpoints, the Redis sessions, traces or observer output', async () => {
     const prefix = `agentdeck-test:${randomUUID()}:`;
+    const tracer = await otlpServer();
+    const lines = new PassThrough();
+    let written = '';
+    lines.on('data', (chunk: Buffer) => {
+      written += chunk.toString();
+    });
     vi.stubEnv('SERVICE_SESSION', redisUrl);
     vi.stubEnv('SERVICE_SESSION_KEY_PREFIX', prefix);
     const path = join(mkdtempSync(join(tmpdir(), 'agentdeck-ctx-')), 'state.db');
@@ -107,6 +118,15 @@ describe('the context never lands in storage', () => {
       checkpoints: `sqlite://${path}`,
       agents: [vaultAgent()],
       workflows: [guarded('guarded')],
+      observers: [
+        new LangfuseObserver({
+          publicKey: 'pk-test',
+          secretKey: 'sk-test',
+          baseUrl: tracer.url,
+          sdkSpans: true,
+        }),
+        new ConsoleObserver({ format: 'json', stream: lines }),
+      ],
     });
     await deck.open();
     const secret = await pauseAndAnswer(deck, 'guarded');
@@ -116,8 +136,14 @@ describe('the context never lands in storage', () => {
       context: vault,
     });
     expect(turn.output).toBe('The vault is fine.');
-    await deck.close();
+    await deck.close(); // flushes the observers
     await eventStore.close();
+    await tracer.close();
+
+    expect(tracer.spans().length).toBeGreaterThan(10);
+    for (const request of tracer.requests) expect(request.body).not.toContain(secret);
+    expect(written.split('\n').length).toBeGreaterThan(10);
+    expect(written).not.toContain(secret);
 
     const redis = new Redis(redisUrl);
     try {
