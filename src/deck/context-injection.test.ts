@@ -5,9 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { END, START, StateGraph } from '@langchain/langgraph';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { openTestDeck } from '../../test/support/decks.js';
+import { useScriptedModelServer } from '../../test/support/model-server.js';
 import {
   Agent,
   type InterruptResult,
@@ -17,25 +18,13 @@ import {
   Workflow,
   withContext,
 } from '../index.js';
-import { type ScriptedModelServer, scriptedModelServer } from '../testing/index.js';
 
 class Calendar {
   readonly secret = `ctx-marker-${randomUUID()}`;
   readonly booked: string[] = [];
 }
 
-let server: ScriptedModelServer;
-
-beforeEach(async () => {
-  server = await scriptedModelServer([]);
-  vi.stubEnv('OPENAI_BASE_URL', server.url);
-  vi.stubEnv('OPENAI_API_KEY', 'sk-test');
-});
-
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await server.close();
-});
+const modelServer = useScriptedModelServer();
 
 describe('context injection', () => {
   it('hands the value by reference to a tool, instructions and every hook method; the model never sees it', async () => {
@@ -67,8 +56,8 @@ describe('context injection', () => {
         onEnd: seen('onEnd'),
       },
     });
-    server.push({ toolCalls: [{ name: 'book', arguments: { slot: '9am' } }] });
-    server.push({ text: 'Booked 9am.' });
+    modelServer().push({ toolCalls: [{ name: 'book', arguments: { slot: '9am' } }] });
+    modelServer().push({ text: 'Booked 9am.' });
     const { deck } = await openTestDeck({ context: Calendar, agents: [agent] });
     const calendar = new Calendar();
     const result = await deck.run('Booker', 'Book 9am', { context: calendar });
@@ -81,9 +70,9 @@ describe('context injection', () => {
     );
     for (const [site, value] of received) expect(value, site).toBe(calendar);
 
-    expect(server.requests).toHaveLength(2);
+    expect(modelServer().requests).toHaveLength(2);
     type Body = { tools: Array<{ name: string; parameters: { properties: object } }> };
-    const tools = (server.requests[0]?.body as Body | undefined)?.tools ?? [];
+    const tools = (modelServer().requests[0]?.body as Body | undefined)?.tools ?? [];
     expect(tools.map((t) => t.name)).toEqual(['book']);
     expect(tools[0]?.parameters).toMatchObject({
       type: 'object',
@@ -91,12 +80,12 @@ describe('context injection', () => {
       required: ['slot'],
     });
     expect(Object.keys(tools[0]?.parameters.properties ?? {})).toEqual(['slot']);
-    for (const request of server.requests) {
+    for (const request of modelServer().requests) {
       const body = JSON.stringify(request.body);
       expect(body).not.toContain(calendar.secret);
       expect(body).not.toMatch(/"(ctx|context|Calendar)"/);
     }
-    server.assertConsumed();
+    modelServer().assertConsumed();
   });
 
   it('gives a resumed node null when answer() passes no context; it fails where it first uses it', async () => {

@@ -2,9 +2,10 @@
  * Agent turns over the real OpenAI client path, against the scripted OpenAI-compatible
  * HTTP server: model selection, both API paths, block conversion and pricing.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { collect, openTestDeck } from '../../test/support/decks.js';
+import { useScriptedModelServer } from '../../test/support/model-server.js';
 import {
   Agent,
   AudioBlock,
@@ -15,69 +16,57 @@ import {
   TextBlock,
   tool,
 } from '../index.js';
-import { type ScriptedModelServer, scriptedModelServer } from '../testing/index.js';
 
-let server: ScriptedModelServer;
-
-beforeEach(async () => {
-  server = await scriptedModelServer([]);
-  vi.stubEnv('OPENAI_BASE_URL', server.url);
-  vi.stubEnv('OPENAI_API_KEY', 'sk-test');
-});
-
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  await server.close();
-});
+const modelServer = useScriptedModelServer();
 
 describe('agent turns over the OpenAI HTTP API', () => {
   it('uses the Responses API by default, streaming, with OPENAI_MODEL', async () => {
     vi.stubEnv('OPENAI_MODEL', 'gpt-4o-mini');
-    server.push({ text: 'Hello there!', usage: { inputTokens: 1000, outputTokens: 500 } });
+    modelServer().push({ text: 'Hello there!', usage: { inputTokens: 1000, outputTokens: 500 } });
     const { deck } = await openTestDeck({
       agents: [new Agent({ name: 'Greeter', instructions: 'Be kind.' })],
     });
     const result = await deck.run('Greeter', 'hi');
     expect(result.output).toBe('Hello there!');
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]?.path).toBe('/v1/responses');
-    expect(server.requests[0]?.body).toMatchObject({
+    expect(modelServer().requests).toHaveLength(1);
+    expect(modelServer().requests[0]?.path).toBe('/v1/responses');
+    expect(modelServer().requests[0]?.body).toMatchObject({
       model: 'gpt-4o-mini',
       stream: true,
       instructions: 'Be kind.',
     });
-    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test');
+    expect(modelServer().requests[0]?.headers.authorization).toBe('Bearer sk-test');
     // 1000 * 0.15 / 1e6 + 500 * 0.6 / 1e6
     expect(result.usage.usd).toBeCloseTo(0.00045, 9);
-    server.assertConsumed();
+    modelServer().assertConsumed();
   });
 
   it('lets Agent.model win over OPENAI_MODEL; an unknown model has usd null', async () => {
     vi.stubEnv('OPENAI_MODEL', 'gpt-4o-mini');
-    server.push({ text: 'ok' });
+    modelServer().push({ text: 'ok' });
     const { deck } = await openTestDeck({
       agents: [new Agent({ name: 'A', model: 'my-local-llama' })],
     });
     const result = await deck.run('A', 'hi');
-    expect(server.requests[0]?.body).toMatchObject({ model: 'my-local-llama' });
+    expect(modelServer().requests[0]?.body).toMatchObject({ model: 'my-local-llama' });
     expect(result.usage.usd).toBeNull();
   });
 
   it('selects chat completions with OPENAI_USE_RESPONSES=false, streaming text deltas', async () => {
     vi.stubEnv('OPENAI_USE_RESPONSES', 'false');
-    server.push({ text: ['Tuesday ', 'at 9am'] });
+    modelServer().push({ text: ['Tuesday ', 'at 9am'] });
     const { deck } = await openTestDeck({
       agents: [new Agent({ name: 'A', model: 'gpt-4.1-mini' })],
     });
     const events = await collect(deck.stream('A', 'when?'));
-    expect(server.requests[0]?.path).toBe('/v1/chat/completions');
+    expect(modelServer().requests[0]?.path).toBe('/v1/chat/completions');
     const deltas = events.flatMap((e) => (e.kind === 'text.delta' ? [e.payload.text] : []));
     expect(deltas).toEqual(['Tuesday ', 'at 9am']);
     expect(events.at(-1)).toMatchObject({ kind: 'run.completed' });
   });
 
   it('sends text and images, never resource or data blocks', async () => {
-    server.push({ text: 'A cat.' });
+    modelServer().push({ text: 'A cat.' });
     const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
     await deck.run('A', [
       new TextBlock('What is in the picture?'),
@@ -85,7 +74,7 @@ describe('agent turns over the OpenAI HTTP API', () => {
       new ResourceBlock({ uri: 's3://private/secret.pdf', mediaType: 'application/pdf' }),
       new DataBlock({ internal: 'do-not-send' }),
     ]);
-    const body = JSON.stringify(server.requests[0]?.body);
+    const body = JSON.stringify(modelServer().requests[0]?.body);
     expect(body).toContain('What is in the picture?');
     expect(body).toContain('data:image/png;base64,iVBORw0KGgo=');
     expect(body).not.toContain('s3://private/secret.pdf');
@@ -100,7 +89,7 @@ describe('agent turns over the OpenAI HTTP API', () => {
     const attempt = deck.run('A', [audio], { runId: 'r-audio' });
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(attempt).rejects.toThrow(/AudioBlock.*OPENAI_USE_RESPONSES=false/);
-    expect(server.requests).toHaveLength(0);
+    expect(modelServer().requests).toHaveLength(0);
     const events = await eventStore.read('r-audio');
     expect(events.at(-1)).toMatchObject({
       kind: 'run.failed',
@@ -110,10 +99,10 @@ describe('agent turns over the OpenAI HTTP API', () => {
 
   it('sends an AudioBlock as input_audio on the chat completions path', async () => {
     vi.stubEnv('OPENAI_USE_RESPONSES', 'false');
-    server.push({ text: 'You said hello.' });
+    modelServer().push({ text: 'You said hello.' });
     const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
     await deck.run('A', [new AudioBlock({ mediaType: 'audio/wav', dataB64: 'UklGRg==' })]);
-    expect(JSON.stringify(server.requests[0]?.body)).toContain(
+    expect(JSON.stringify(modelServer().requests[0]?.body)).toContain(
       '"input_audio":{"data":"UklGRg==","format":"wav"}',
     );
   });
@@ -121,7 +110,7 @@ describe('agent turns over the OpenAI HTTP API', () => {
   for (const useResponses of ['true', 'false']) {
     it(`plays a tool round trip over HTTP (OPENAI_USE_RESPONSES=${useResponses})`, async () => {
       vi.stubEnv('OPENAI_USE_RESPONSES', useResponses);
-      server.push(
+      modelServer().push(
         { toolCalls: [{ name: 'find_slots', arguments: { day: 'friday' }, callId: 'call_fs' }] },
         { text: 'Friday 10am.' },
       );
@@ -149,18 +138,18 @@ describe('agent turns over the OpenAI HTTP API', () => {
       expect(events[3]).toMatchObject({
         payload: { callId: 'call_fs', output: { day: 'friday', slots: ['10am'] }, error: null },
       });
-      const toolSchema = JSON.stringify(server.requests[0]?.body.tools);
+      const toolSchema = JSON.stringify(modelServer().requests[0]?.body.tools);
       expect(toolSchema).toContain('find_slots');
-      expect(JSON.stringify(server.requests[1]?.body)).toContain('call_fs');
+      expect(JSON.stringify(modelServer().requests[1]?.body)).toContain('call_fs');
       const completed = events.at(-1);
       expect(completed?.kind === 'run.completed' && completed.payload.usage?.requests).toBe(2);
     });
   }
 
   it('sends no trace export of its own unless asked', async () => {
-    server.push({ text: 'ok' });
+    modelServer().push({ text: 'ok' });
     const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
     await deck.run('A', 'hi');
-    expect(server.requests.map((r) => r.path)).toEqual(['/v1/responses']);
+    expect(modelServer().requests.map((r) => r.path)).toEqual(['/v1/responses']);
   });
 });
