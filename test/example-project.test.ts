@@ -25,7 +25,7 @@ async function openExample(): Promise<Deck> {
 }
 
 describe('the example project', () => {
-  it('plays the concierge: its tool, its skill and an MCP tool', { timeout: 30_000 }, async () => {
+  it('plays the concierge: its tool, its skill and an MCP tool', { timeout: 40_000 }, async () => {
     const server = await scriptedModelServer([
       { toolCalls: [{ name: 'load_skill', arguments: { name: 'house-rules' } }] },
       { toolCalls: [{ name: 'local_time', arguments: { timeZone: 'Europe/Paris' } }] },
@@ -49,7 +49,9 @@ describe('the example project', () => {
     }
   });
 
-  it('asks for approval, then pays when tick() finds the payment due', async () => {
+  it('asks for approval, then pays when tick() finds the payment due', {
+    timeout: 40_000,
+  }, async () => {
     const deck = await openExample();
     const thread = `expense-${Date.now()}`;
     const paused = await deck.run(
@@ -67,7 +69,9 @@ describe('the example project', () => {
     expect(woken?.result).toMatchObject({ employee: 'Ada', approved: true, paid: true });
   });
 
-  it('without a model configured, fails an agent turn fast with what to set', async () => {
+  it('without a model configured, fails an agent turn fast with what to set', {
+    timeout: 40_000,
+  }, async () => {
     vi.stubEnv('OPENAI_API_KEY', '');
     vi.stubEnv('OPENAI_BASE_URL', '');
     const deck = await openExample();

@@ -93,6 +93,8 @@ export function declaredRequirement(fn: unknown): ContextRequirement | undefined
 export type WorkflowInvoker = (
   workflow: WorkflowDefinition,
   state: Record<string, unknown>,
+  /** The tool call's signal: aborting it cancels the workflow run. */
+  signal: AbortSignal | undefined,
 ) => Promise<WorkflowResult>;
 
 /** The internal per-run state the runtime threads through the engine. Not public. */

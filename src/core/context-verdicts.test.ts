@@ -78,10 +78,18 @@ describe('ruleOn: the verdict table', () => {
     expect(verdictOf(protocol('Lister', ['free']), TeamCalendar)).toBe('compatible');
     expect(ruleOn(protocol('Clock', ['now', 'tick']), Calendar)).toEqual({
       verdict: 'incompatible',
-      why: 'Calendar has no method now(), tick()',
+      why: 'Calendar has no method now(), tick() (methods are read from the class; an arrow-function field is not one: declare it as a method)',
     });
     // Read through descriptors: a getter is not a method, and it is never run.
     expect(verdictOf(protocol('Clock', ['now']), WithGetter)).toBe('incompatible');
+  });
+
+  it('names two copies of one class as such (a module loaded twice)', () => {
+    const Copy = (() => class Calendar {})();
+    expect(ruleOn(Calendar, Copy)).toMatchObject({
+      verdict: 'incompatible',
+      why: expect.stringMatching(/^two different classes named Calendar are loaded/),
+    });
   });
 
   it('a union: compatible when any arm is', () => {
@@ -113,6 +121,9 @@ describe('checkContextValue: at invocation', () => {
     const tenant = protocol('Tenant', ['quota'], { properties: ['tenantId'] });
     expect(() => checkContextValue(tenant, { tenantId: 't', quota: () => 1 }, where)).not.toThrow();
     expect(() => checkContextValue(typeParameter('T', Clock), new Clock(), where)).not.toThrow();
+    // A primitive wrapper class stands for its primitive values.
+    expect(() => checkContextValue(String, 'tenant-1', where)).not.toThrow();
+    expect(() => checkContextValue(Number, 'tenant-1', where)).toThrow('not an instance of Number');
   });
 
   it('lets null through: the site reads null and fails where it first uses it', () => {

@@ -26,11 +26,7 @@ export function ruleOn(requirement: ContextRequirement, declared: ContextClass):
   if (isContextClass(requirement)) {
     // The declared class is the requirement or extends it (the requirement is a supertype).
     if (declared === requirement || declared.prototype instanceof requirement) return COMPATIBLE;
-    const why =
-      requirement.prototype instanceof declared
-        ? `${className(requirement)} is a subclass of ${provided}; a ${provided} may lack what it adds`
-        : `${provided} is not ${className(requirement)} and does not extend it`;
-    return { verdict: 'incompatible', why };
+    return { verdict: 'incompatible', why: classMismatch(requirement, declared) };
   }
   switch (requirement.kind) {
     case 'any':
@@ -53,7 +49,9 @@ export function ruleOn(requirement: ContextRequirement, declared: ContextClass):
       if (missing.length === 0) return COMPATIBLE;
       return {
         verdict: 'incompatible',
-        why: `${provided} has no method ${missing.map((m) => `${m}()`).join(', ')}`,
+        why:
+          `${provided} has no method ${missing.map((m) => `${m}()`).join(', ')} ` +
+          '(methods are read from the class; an arrow-function field is not one: declare it as a method)',
       };
     }
     case 'type-parameter':
@@ -86,7 +84,8 @@ export function checkContextValue(
 /** Why a value does not satisfy a requirement, or null when it does. */
 function valueMismatch(requirement: ContextRequirement, value: unknown): string | null {
   if (isContextClass(requirement)) {
-    return value instanceof requirement ? null : `not an instance of ${className(requirement)}`;
+    if (value instanceof requirement || typeof value === PRIMITIVES.get(requirement)) return null;
+    return `not an instance of ${className(requirement)}`;
   }
   switch (requirement.kind) {
     case 'any':
@@ -110,6 +109,26 @@ function valueMismatch(requirement: ContextRequirement, value: unknown): string 
   }
 }
 
+function classMismatch(requirement: ContextClass, declared: ContextClass): string {
+  const [required, provided] = [className(requirement), className(declared)];
+  if (requirement.prototype instanceof declared) {
+    return `${required} is a subclass of ${provided}; a ${provided} may lack what it adds`;
+  }
+  if (required === provided) {
+    return `two different classes named ${required} are loaded (two copies of its module, e.g. one loaded by the project's bundles); share one: pass it to Deck.fromProject's \`modules\` option or import both from one package`;
+  }
+  return `${provided} is not ${required} and does not extend it`;
+}
+
+/** The `typeof` of values a primitive wrapper class stands for (`context: String`). */
+const PRIMITIVES = new Map<unknown, string>([
+  [String, 'string'],
+  [Number, 'number'],
+  [Boolean, 'boolean'],
+  [BigInt, 'bigint'],
+  [Symbol, 'symbol'],
+]);
+
 /** A method on a prototype chain, read through descriptors so no getter runs. */
 function hasMethod(prototype: object | null, name: string): boolean {
   for (let p = prototype; p !== null; p = Object.getPrototypeOf(p)) {
@@ -119,8 +138,10 @@ function hasMethod(prototype: object | null, name: string): boolean {
   return false;
 }
 
+/** A value as a message names it: "an instance of Calendar", "a string", "null". */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'object' && value !== null) {
+  if (value === null) return 'null';
+  if (typeof value === 'object') {
     return `an instance of ${value.constructor?.name ?? 'Object'}`;
   }
   return `a ${typeof value}`;

@@ -103,7 +103,8 @@ describe('build(): incompatible sites', () => {
         "deck 'agentdeck' provides a context of type Clock, but 4 sites require something else:",
         "- tool 'probe' of agent 'Booker' requires Calendar: Clock is not Calendar and does not extend it",
         "- instructions of agent 'Booker' requires TeamCalendar: Clock is not TeamCalendar and does not extend it",
-        "- hook method onEnd of agent 'Booker' requires protocol Lister { free() }: Clock has no method free()",
+        "- hook method onEnd of agent 'Booker' requires protocol Lister { free() }: Clock has no method free() " +
+          '(methods are read from the class; an arrow-function field is not one: declare it as a method)',
         "- node 'plan' of workflow 'trip' requires Calendar | TeamCalendar: Clock matches no arm of the union",
         'Fix: declare a context class that satisfies every site (one that extends each required class ' +
           "and has each protocol's methods), or change a site's requirement to one Clock satisfies " +

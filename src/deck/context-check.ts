@@ -8,6 +8,7 @@
 import { type Agent, HOOK_METHODS } from '../authoring/agent.js';
 import { type ContextRequirement, declaredRequirement } from '../authoring/context.js';
 import { isDeckTool } from '../authoring/tool.js';
+import { Workflow } from '../authoring/workflow.js';
 import { type ContextClass, className, describeRequirement } from '../core/context-requirements.js';
 import { ruleOn, type Verdict } from '../core/context-verdicts.js';
 import { ContextTypeError } from '../core/errors.js';
@@ -33,6 +34,7 @@ export function agentSites(agent: AnyAgent): InjectionSite[] {
   const of = `of agent '${agent.name}'`;
   const sites: InjectionSite[] = [];
   for (const t of agent.tools) {
+    if (t instanceof Workflow) continue; // its nodes are walked with its workflow
     if (isDeckTool(t)) {
       if (t.context !== undefined) {
         sites.push({ where: `tool '${t.name}' ${of}`, requirement: t.context });

@@ -10,6 +10,7 @@ import { toMcp } from '../authoring/mcp.js';
 import { type Skill, toSkills } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { AgentInput } from '../core/blocks.js';
+import { describeValue } from '../core/context-verdicts.js';
 import {
   ConfigError,
   DeckClosedError,
@@ -44,7 +45,7 @@ import { CatalogMap } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
 import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
-import type { DeckOptions } from './options.js';
+import type { DeckOptions, ProjectOptions } from './options.js';
 import { discoverProject } from './project.js';
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
 import {
@@ -97,6 +98,7 @@ export class Deck<C = unknown> {
   #open: OpenParts | null = null;
   #skills: ReadonlyMap<string, Skill> = new Map();
   #mcp: McpConnections | null = null;
+  #opening: Promise<this> | null = null;
   /** The options besides the catalog (kept in #catalog): `C` stays covariant, so a Deck<Calendar> is a Deck. */
   readonly #options: Omit<DeckOptions<C>, 'agents' | 'workflows'>;
   readonly #catalog: { agents: AnyAgent[]; workflows: Workflow[] };
@@ -104,7 +106,7 @@ export class Deck<C = unknown> {
   constructor(options: DeckOptions<C> = {}) {
     if (options.context !== undefined && !isContextClass(options.context)) {
       throw new ConfigError(
-        `Deck option 'context' must be a type (a class), not an instance (got ${describe(options.context)}); ` +
+        `Deck option 'context' must be a type (a class), not an instance (got ${describeValue(options.context)}); ` +
           'pass the class, e.g. new Deck({ context: Calendar }), and the instance on each run',
       );
     }
@@ -132,12 +134,13 @@ export class Deck<C = unknown> {
    */
   static async fromProject<C = unknown>(
     path = '.agentdeck',
-    options: Omit<DeckOptions<C>, 'agents' | 'workflows' | 'skills' | 'mcp'> = {},
+    options: ProjectOptions<C> = {},
   ): Promise<Deck<C>> {
-    const { name, agents, workflows, skills, mcp } = await discoverProject(path);
+    const { modules, ...deckOptions } = options;
+    const { name, agents, workflows, skills, mcp } = await discoverProject(path, modules);
     const catalog: DeckOptions<C> = {
       name,
-      ...options,
+      ...deckOptions,
       agents: agents as NonNullable<DeckOptions<C>['agents']>,
       workflows,
     };
@@ -199,11 +202,19 @@ export class Deck<C = unknown> {
 
   /**
    * Start the event store, the session backend, the observers (each `start()`, in order; one
-   * that throws refuses the open) and the Runtime. Builds first if needed.
+   * that throws refuses the open), the MCP servers and the Runtime. Builds first if needed.
+   * Concurrent calls share one opening; a `close()` called meanwhile waits for it, then closes.
    */
   async open(): Promise<this> {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state === 'open') return this;
+    this.#opening ??= this.#start().finally(() => {
+      this.#opening = null;
+    });
+    return this.#opening;
+  }
+
+  async #start(): Promise<this> {
     this.build();
     const engine = this.#engine as OpenAIAgentsEngine;
     const workflowEngine = this.#workflowEngine as LangGraphEngine;
@@ -270,6 +281,8 @@ export class Deck<C = unknown> {
   /** Close what the deck started (never an event store passed in). CLOSED is terminal. */
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
+    if (this.#opening) await this.#opening.catch(() => undefined);
+    if ((this.#state as DeckState) === 'closed') return; // another close() finished meanwhile
     const parts = this.#open;
     this.#state = 'closed';
     this.#open = null;
@@ -447,10 +460,4 @@ function closedError(name: string): DeckClosedError {
   return new DeckClosedError(
     `deck '${name}' is closed and cannot be reopened or used; construct a new Deck`,
   );
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'object') return `an instance of ${value.constructor?.name ?? 'Object'}`;
-  return typeof value;
 }

@@ -172,8 +172,10 @@ describe('a real MCP server (server-everything)', () => {
     });
     children.push(server);
     await new Promise<void>((ready, fail) => {
+      let output = '';
       server.stderr?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('listening')) ready();
+        output += chunk.toString();
+        if (output.includes('listening')) ready();
       });
       server.on('exit', (code) => fail(new Error(`server-everything exited with ${code}`)));
     });
@@ -190,6 +192,34 @@ describe('a real MCP server (server-everything)', () => {
     const { result, completed } = await echoedOutput(deck);
     expect(result.output).toBe('It echoed.');
     expect(JSON.stringify(completed?.payload)).toContain('Echo: hello MCP');
+  });
+});
+
+describe('the MCP lifecycle with the deck', () => {
+  it('close() during open() waits for it, then stops the servers; concurrent open() share one', async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'agentdeck-mcp-')), 'pid');
+    const file = mcpJson({
+      slow: {
+        command: 'sh',
+        args: [
+          '-c',
+          `echo $$ > "${pidFile}"; sleep 1; exec "${process.execPath}" "${EVERYTHING}" stdio`,
+        ],
+      },
+    });
+    const { agent } = echoAgent(['slow']);
+    const { deck } = testDeck({ mcp: file, agents: [agent] });
+    const opening = deck.open();
+    const again = deck.open();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const closing = deck.close();
+    expect(await opening).toBe(deck);
+    expect(await again).toBe(deck);
+    await closing;
+    expect(deck.state).toBe('closed');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000 });
+    await expect(deck.open()).rejects.toThrow('is closed and cannot be reopened');
   });
 });
 

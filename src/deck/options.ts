@@ -65,3 +65,15 @@ export interface DeckOptions<C = unknown> {
    */
   observers?: readonly Observer[] | undefined;
 }
+
+/** `Deck.fromProject()`'s options: the constructor's, less the catalog it discovers. */
+export interface ProjectOptions<C = unknown>
+  extends Omit<DeckOptions<C>, 'agents' | 'workflows' | 'skills' | 'mcp'> {
+  /**
+   * Host modules the bundles import as they are, by specifier (e.g. `{ '@app/calendar':
+   * await import('./calendar.js') }`), so a class they share with the host (a context type)
+   * is one class, not a copy. `agentdeck` and `agentdeck/testing` are always served so.
+   * @default {}
+   */
+  modules?: Readonly<Record<string, unknown>>;
+}

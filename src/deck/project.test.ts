@@ -115,6 +115,33 @@ describe('Deck.fromProject', () => {
     );
   });
 
+  it('serves host modules passed as `modules`, so a context class is the same class', async () => {
+    class Calendar {
+      free() {
+        return ['9am'];
+      }
+    }
+    const bundle = `
+import { Agent, tool } from 'agentdeck';
+import { ScriptedModel } from 'agentdeck/testing';
+import { Calendar } from '@app/calendar';
+import { z } from 'zod';
+export default new Agent({
+  name: 'Booker',
+  tools: [tool({ name: 'free', description: 'Free slots', parameters: z.object({}),
+    context: Calendar, execute: (_a, ctx) => ctx.data.free() })],
+  model: new ScriptedModel([{ toolCalls: [{ name: 'free', arguments: {} }] }, { text: 'At 9am.' }]),
+});`;
+    const dir = project({ '.agentdeck/agents/booker/agent.ts': bundle });
+    const deck = await Deck.fromProject(dir, {
+      context: Calendar,
+      modules: { '@app/calendar': { Calendar } },
+    });
+    decks.push(deck);
+    await deck.open();
+    expect((await deck.run('Booker', 'When?', { context: new Calendar() })).output).toBe('At 9am.');
+  });
+
   it('names the file of a bundle that fails to load or exports no Agent', async () => {
     const broken = project({ '.agentdeck/agents/bad/agent.ts': 'export default (;' });
     await expect(Deck.fromProject(broken)).rejects.toThrow(

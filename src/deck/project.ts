@@ -10,7 +10,8 @@
  *
  * TypeScript bundles load at run time without a build step (jiti). A bundle's
  * `import ... from 'agentdeck'` is served the host's own module, so its Agent is the very
- * class the deck checks against.
+ * class the deck checks against; other host modules the bundles must share (a context
+ * class) are passed as `modules`, since anything else jiti loads is a copy of its own.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -31,14 +32,22 @@ export interface ProjectCatalog {
 
 const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 
-export async function discoverProject(path: string): Promise<ProjectCatalog> {
+/**
+ * Load the catalog of a project directory. `modules` are served to the bundles as they are,
+ * by import specifier, like `agentdeck` itself: a bundle importing one gets the host's very
+ * module (the same classes: a context class declared on the deck, say), not a second copy.
+ */
+export async function discoverProject(
+  path: string,
+  modules: Readonly<Record<string, unknown>> = {},
+): Promise<ProjectCatalog> {
   const dir = resolve(path);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new ConfigError(
       `project directory ${dir} does not exist; create it with agents/<name>/agent.ts, workflows/<name>/workflow.ts or skills/<name>/SKILL.md, or pass another path`,
     );
   }
-  const load = await bundleLoader();
+  const load = await bundleLoader(modules);
   const agents = await loadBundles(dir, 'agents', 'agent', load, Agent);
   const workflows = await loadBundles(dir, 'workflows', 'workflow', load, Workflow);
   const skills = join(dir, 'skills');
@@ -99,13 +108,16 @@ async function loadBundles<T>(
   return found;
 }
 
-/** A jiti instance serving `agentdeck` and `agentdeck/testing` from the host's own modules. */
-async function bundleLoader(): Promise<Load> {
+/**
+ * A jiti instance serving `agentdeck`, `agentdeck/testing` and the caller's `modules` from
+ * the host's own module objects. Everything else a bundle imports is loaded by jiti once per
+ * discovery (its cache is shared by the bundles, not with the host).
+ */
+async function bundleLoader(modules: Readonly<Record<string, unknown>>): Promise<Load> {
   // Loaded when a project is discovered, not at import: this module is part of `agentdeck`.
   const [host, testing] = await Promise.all([import('../index.js'), import('../testing/index.js')]);
   const jiti = createJiti(import.meta.url, {
-    virtualModules: { agentdeck: host, 'agentdeck/testing': testing },
-    moduleCache: false,
+    virtualModules: { ...modules, agentdeck: host, 'agentdeck/testing': testing },
     fsCache: false,
   });
   return (file) => jiti.import(file);

@@ -4,10 +4,10 @@
  * recorded); and the build() checks on workflow tools.
  */
 import { END, START, StateGraph } from '@langchain/langgraph';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { openTestDeck, testDeck } from '../../test/support/decks.js';
-import { Agent, Workflow, withContext } from '../index.js';
+import { Agent, interrupt, Workflow, withContext } from '../index.js';
 import { ScriptedModel } from '../testing/index.js';
 
 const Order = z.object({
@@ -131,6 +131,76 @@ describe('workflows as tools', () => {
     expect(child?.status).toBe('failed');
   });
 
+  it('cancels the workflow run when the turn that called it stops', async () => {
+    let nodeSignal: AbortSignal | undefined;
+    const slow = new Workflow({
+      name: 'slow',
+      state: z.object({ n: z.number() }),
+      graph: (state) =>
+        new StateGraph(state)
+          .addNode('wait', async (s: { n: number }, config?: { signal?: AbortSignal }) => {
+            nodeSignal = config?.signal;
+            await new Promise((resolve) => setTimeout(resolve, 5_000));
+            return { n: s.n + 1 };
+          })
+          .addEdge(START, 'wait')
+          .addEdge('wait', END),
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'slow', arguments: { n: 1 } }] }]);
+    const { deck, eventStore } = await openTestDeck({
+      agents: [new Agent({ name: 'A', model, tools: [slow] })],
+      workflows: [slow],
+    });
+    const started = Date.now();
+    for await (const event of deck.stream('A', 'go')) {
+      if (event.kind === 'tool.call.started') {
+        await new Promise((resolve) => setTimeout(resolve, 100)); // the child is running
+        break;
+      }
+    }
+    await vi.waitFor(async () => {
+      const child = (await eventStore.listRuns()).find((r) => r.origin === 'slow');
+      expect(child?.status).toBe('cancelled');
+    });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(nodeSignal?.aborted).toBe(true);
+    const child = (await eventStore.listRuns()).find((r) => r.origin === 'slow');
+    const last = (await eventStore.read(child?.runId as string)).at(-1);
+    expect(last?.kind).toBe('run.cancelled');
+    expect(JSON.stringify(last?.payload)).toContain('that called it stopped');
+  });
+
+  it('hands the model an interrupt with the run id to answer', async () => {
+    const ask = new Workflow({
+      name: 'ask',
+      state: z.object({ q: z.string(), a: z.string().optional() }),
+      graph: (state) =>
+        new StateGraph(state)
+          .addNode('ask', (s: { q: string }) => ({ a: interrupt<string>({ question: s.q }) }))
+          .addEdge(START, 'ask')
+          .addEdge('ask', END),
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'ask', arguments: { q: 'ok?' } }] },
+      { text: 'Waiting for a person.' },
+    ]);
+    const { deck, eventStore } = await openTestDeck({
+      agents: [new Agent({ name: 'A', model, tools: [ask] })],
+      workflows: [ask],
+    });
+    const result = await deck.run('A', 'go');
+    const [pending] = await deck.pending();
+    const completed = (await eventStore.read(result.runId)).find(
+      (e) => e.kind === 'tool.call.completed',
+    );
+    expect(JSON.parse(completed?.payload.output as string)).toMatchObject({
+      type: 'interrupt',
+      payload: { question: 'ok?' },
+      run_id: pending?.runId,
+    });
+    expect(await deck.answer(pending?.runId as string, 'yes')).toEqual({ q: 'ok?', a: 'yes' });
+  });
+
   it('fails build() on a workflow the deck does not have, or a durable one', () => {
     const workflow = pricing();
     const unknown = testDeck({ agents: [new Agent({ name: 'Clerk', tools: [workflow] })] });
@@ -177,5 +247,24 @@ describe('agent.asTool()', () => {
     });
     expect((await eventStore.listRuns()).map((r) => r.origin)).toEqual(['Lead']);
     researcherModel.assertConsumed();
+  });
+
+  it("records a failure of the wrapped agent as the tool call's error", async () => {
+    const researcher = new Agent({
+      name: 'Researcher',
+      model: new ScriptedModel([{ error: 'model overloaded' }]),
+    });
+    const leadModel = new ScriptedModel([
+      { toolCalls: [{ name: 'researcher', arguments: { input: 'anything' } }] },
+      { text: 'It failed.' },
+    ]);
+    const lead = new Agent({ name: 'Lead', model: leadModel, tools: [researcher.asTool()] });
+    const { deck, eventStore } = await openTestDeck({ agents: [lead] });
+    const result = await deck.run('Lead', 'go');
+    const completed = (await eventStore.read(result.runId)).find(
+      (e) => e.kind === 'tool.call.completed',
+    );
+    expect(completed?.payload).toMatchObject({ name: 'researcher', output: null });
+    expect((completed?.payload as { error: string }).error).toContain('model overloaded');
   });
 });

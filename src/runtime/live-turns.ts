@@ -28,6 +28,17 @@ export class LiveTurns {
     this.#turns.delete(turn);
   }
 
+  /** Ask the live run `runId` to stop (it records `run.cancelled` itself); whether it was live here. */
+  cancelRun(runId: string, reason: string): boolean {
+    for (const turn of this.#turns) {
+      if (turn.recorder.identity.runId === runId) {
+        turn.cancel(reason);
+        return true;
+      }
+    }
+    return false;
+  }
+
   async cancelAll(reason: string, graceMs: number): Promise<void> {
     await Promise.all([...this.#turns].map((turn) => this.#cancel(turn, reason, graceMs)));
   }

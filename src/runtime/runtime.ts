@@ -9,6 +9,7 @@ import { checkWorkflowInput, type WorkflowDefinition } from '../authoring/workfl
 import { type AgentInput, toBlocks } from '../core/blocks.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ConversationSession } from '../core/sessions.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
 import type { EventStore, RunSummary } from '../core/store.js';
@@ -81,18 +82,8 @@ export class Runtime {
         agent,
         input: blocks,
         context: options.context,
-        runWorkflow: (workflow, state) =>
-          settle(
-            this.streamWorkflow(
-              workflow,
-              state,
-              {
-                ...(options.context !== undefined ? { context: options.context } : {}),
-                ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-              },
-              runId,
-            ),
-          ),
+        runWorkflow: (workflow, state, signal) =>
+          this.#childWorkflow(runId, workflow, state, options, signal),
         identity: {
           runId,
           sessionId: optionalId('sessionId', options.sessionId),
@@ -182,6 +173,49 @@ export class Runtime {
       });
     } finally {
       await this.deps.store.release(lockKey, lockHolder).catch(() => false);
+    }
+  }
+
+  /**
+   * A workflow an agent turn called as a tool: its own recorded run, linked to the turn
+   * (`parentRunId`), with the turn's context; cancelled when the tool call is (the turn was
+   * cancelled or stopped).
+   */
+  async #childWorkflow(
+    parentRunId: string,
+    workflow: WorkflowDefinition,
+    state: Record<string, unknown>,
+    options: RunOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<WorkflowResult> {
+    const generator = this.streamWorkflow(
+      workflow,
+      state,
+      {
+        ...(options.context !== undefined ? { context: options.context } : {}),
+        ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+      },
+      parentRunId,
+    );
+    let childRunId: string | null = null;
+    const cancel = () => {
+      if (childRunId) {
+        this.#liveTurns.cancelRun(
+          childRunId,
+          `the agent run '${parentRunId}' that called it stopped`,
+        );
+      }
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const first = await generator.next();
+      if (!first.done) {
+        childRunId = first.value.runId;
+        if (signal?.aborted) cancel();
+      }
+      return await settle(generator, first);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
     }
   }
 

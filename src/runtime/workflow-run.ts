@@ -182,8 +182,10 @@ export async function* playWorkflowSegment(
 /** Play a workflow run to its end and return its result (final state or InterruptResult); a failure throws. */
 export async function settle(
   generator: AsyncGenerator<Event, WorkflowOutcome, undefined>,
+  /** A step the caller already took. */
+  first?: IteratorResult<Event, WorkflowOutcome>,
 ): Promise<WorkflowResult> {
-  let step = await generator.next();
+  let step = first ?? (await generator.next());
   while (!step.done) step = await generator.next();
   const outcome = step.value;
   if (outcome.error !== undefined) throw outcome.error;

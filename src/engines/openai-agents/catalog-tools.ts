@@ -69,18 +69,23 @@ export function workflowTool(workflow: WorkflowDefinition): Tool<RunScope | unde
     parameters: parametersOf(workflow.state) as never,
     strict: false,
     errorFunction: toolErrorFunction(name),
-    execute: async (args: unknown, runContext?: RunContext<unknown>) => {
+    execute: async (args: unknown, runContext?: RunContext<unknown>, details?) => {
       const scope = asRunScope(runContext?.context);
       if (!scope?.runWorkflow) {
         throw new NeedsDeckError(
           `tool '${name}' runs workflow '${workflow.name}', which needs a Deck; a headless run cannot play it`,
         );
       }
-      const result = await scope.runWorkflow(workflow, (args ?? {}) as Record<string, unknown>);
+      const result = await scope.runWorkflow(
+        workflow,
+        (args ?? {}) as Record<string, unknown>,
+        details?.signal ?? scope.signal,
+      );
       if (result instanceof InterruptResult) {
         return JSON.stringify({
           type: 'interrupt',
           payload: result.payload,
+          run_id: result.runId,
           thread_id: result.threadId,
           note: 'the workflow waits for a person to answer it; it is listed in pending()',
         });

@@ -149,10 +149,13 @@ export class OpenAIAgentsEngine implements AgentEngine {
   }
 
   /** One turn with the engine alone: no run scope (so no context), nothing recorded. */
-  async runHeadless(agent: AgentDefinition, input: readonly ContentBlock[]) {
+  async runHeadless(agent: AgentDefinition, input: readonly ContentBlock[], signal?: AbortSignal) {
     const compiled = this.compile(agent);
     const items = toEngineInput(input, this.pathOf(agent.model), agent.name);
-    return this.runner.run(compiled, items, { maxTurns: MAX_TURNS });
+    return this.runner.run(compiled, items, {
+      maxTurns: MAX_TURNS,
+      ...(signal ? { signal } : {}),
+    });
   }
 
   async close(): Promise<void> {

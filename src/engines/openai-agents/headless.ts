@@ -9,6 +9,7 @@ import type { BuiltTool } from '../../authoring/tool.js';
 import { type AgentInput, toBlocks } from '../../core/blocks.js';
 import { snakeCase } from '../../core/names.js';
 import { OpenAIAgentsEngine } from './engine.js';
+import { toolErrorFunction } from './tool-errors.js';
 
 /** The engine's own result of a headless run (`@openai/agents` RunResult). */
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
@@ -17,10 +18,11 @@ export type HeadlessResult = RunResult<any, any>;
 export async function runHeadless(
   agent: AgentDefinition,
   input: AgentInput,
+  signal?: AbortSignal,
 ): Promise<HeadlessResult> {
   const engine = new OpenAIAgentsEngine();
   try {
-    return (await engine.runHeadless(agent, toBlocks(input))) as HeadlessResult;
+    return (await engine.runHeadless(agent, toBlocks(input), signal)) as HeadlessResult;
   } finally {
     await engine.close();
   }
@@ -41,8 +43,9 @@ export function agentAsTool(
     description: options.description ?? `Ask the agent '${agent.name}'.`,
     parameters: z.object({ input: z.string().describe(`What to ask '${agent.name}'`) }),
     strict: true,
-    execute: async ({ input }) => {
-      const result = await runHeadless(agent, input);
+    errorFunction: toolErrorFunction(name),
+    execute: async ({ input }, _runContext, details) => {
+      const result = await runHeadless(agent, input, details?.signal);
       const output = result.finalOutput;
       return typeof output === 'string' ? output : JSON.stringify(output ?? null);
     },

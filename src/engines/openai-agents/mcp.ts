@@ -23,34 +23,50 @@ const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'TMPD
 export class McpConnections {
   readonly #connected = new Map<string, MCPServer>();
   readonly #failures = new Map<string, string>();
-  #opened = false;
+  #opening: Promise<void> | null = null;
+  #closed = false;
 
   constructor(
     private readonly mcp: MCP,
     private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS,
   ) {}
 
-  /** Start or connect every server; never throws (a failure is logged and remembered). */
-  async open(): Promise<void> {
-    if (this.#opened) return;
-    this.#opened = true;
-    await Promise.all(
-      [...this.mcp.servers].map(async ([name, config]) => {
-        let server: MCPServer | null = null;
-        try {
-          server = createServer(name, config);
-          await withTimeout(server.connect(), this.connectTimeoutMs, name);
-          this.#connected.set(name, server);
-        } catch (error) {
-          const reason = errorMessage(error);
-          this.#failures.set(name, reason);
-          console.error(
-            `[agentdeck] MCP server '${name}' (${this.mcp.source}) failed to start: ${reason}; agents that use it run without its tools`,
-          );
-          await server?.close().catch(() => undefined);
-        }
-      }),
-    );
+  /**
+   * Start or connect every server; never throws (a failure is logged and remembered). A
+   * second call waits for the first.
+   */
+  open(): Promise<void> {
+    this.#opening ??= Promise.all(
+      [...this.mcp.servers].map(([name, config]) => this.#connect(name, config)),
+    ).then(() => undefined);
+    return this.#opening;
+  }
+
+  async #connect(name: string, config: McpServerConfig): Promise<void> {
+    let server: MCPServer | null = null;
+    let connecting: Promise<void> | null = null;
+    try {
+      server = createServer(name, config);
+      connecting = server.connect();
+      await withTimeout(connecting, this.connectTimeoutMs, name);
+      if (this.#closed) throw new Error('the deck closed while it started');
+      this.#connected.set(name, server);
+    } catch (error) {
+      const reason = errorMessage(error);
+      this.#failures.set(name, reason);
+      if (!this.#closed) {
+        console.error(
+          `[agentdeck] MCP server '${name}' (${this.mcp.source}) failed to start: ${reason}; agents that use it run without its tools`,
+        );
+      }
+      const started = server;
+      await started?.close().catch(() => undefined);
+      // A connect that outlives its timeout still spawns the server: stop it when it lands.
+      connecting?.then(
+        () => started?.close().catch(() => undefined),
+        () => undefined,
+      );
+    }
   }
 
   /** The connected servers among `names`, in order. */
@@ -78,6 +94,7 @@ export class McpConnections {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const servers = [...this.#connected.values()];
     this.#connected.clear();
     await Promise.allSettled(servers.map((server) => server.close()));
