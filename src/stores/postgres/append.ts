@@ -1,0 +1,135 @@
+/**
+ * Appending to the Postgres event store, durably: each run's share of a batch is ONE
+ * statement (one round trip). It upserts the run's row in `runs`, which locks it until the
+ * statement's transaction ends, and takes the next seqs from the row's `last_seq` counter;
+ * the events are inserted in the same statement. Concurrent appenders to one run, in any
+ * number of processes, therefore queue on that row lock and each sees the counter its
+ * predecessor committed: seq is gap-free, and a failed statement rolls the counter back with
+ * its events. A batch that spans several runs runs its statements in one transaction,
+ * locking the runs in id order so two such batches cannot deadlock.
+ *
+ * The status fold (`nextStatus`) stays in TypeScript: the statement is given the status the
+ * batch leads to from each possible current status, and picks the one matching the row.
+ */
+import type { Pool } from 'pg';
+import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
+import { nextStatus, type RunStatus } from '../../core/status.js';
+import { isoNow, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
+
+/** Every status a run row can hold, to precompute a batch's effect on each. */
+const STATUSES: readonly RunStatus[] = [
+  'pending',
+  'running',
+  'paused',
+  'waiting_human',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+/**
+ * One run's events: upsert-and-lock the run row, advance its counter by `$7`, insert the
+ * events at the seqs it frees, all stamped with the later of the run's last `ts` and `$6`.
+ */
+const APPEND_RUN = `
+  WITH run AS (
+    INSERT INTO runs AS r (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq)
+    VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1)
+    ON CONFLICT (run_id) DO UPDATE SET
+      last_seq = r.last_seq + $7::int,
+      updated_at = GREATEST(r.updated_at, $6),
+      status = COALESCE($8::jsonb ->> r.status, r.status)
+    RETURNING last_seq, updated_at
+  ), inserted AS (
+    INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
+    SELECT $1, run.last_seq - $7::int + e.ord, $9, e.kind, e.session_id, e.namespace, e.origin,
+      run.updated_at, e.payload
+    FROM run, unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+      WITH ORDINALITY AS e(kind, session_id, namespace, origin, payload, ord)
+  )
+  SELECT last_seq, updated_at FROM run`;
+
+/** A run's last stored event, as an append left it. */
+export interface Tail {
+  seq: number;
+  ts: string;
+}
+
+/** Store `prepared` (not empty) durably; returns the stored events and each run's new tail. */
+export async function appendDurably(
+  pool: Pool,
+  prepared: readonly PreparedEvent[],
+): Promise<{ events: Event[]; tails: Map<string, Tail> }> {
+  const byRun = new Map<string, PreparedEvent[]>();
+  for (const item of prepared) {
+    const list = byRun.get(item.event.runId);
+    if (list) list.push(item);
+    else byRun.set(item.event.runId, [item]);
+  }
+  const now = isoNow();
+  const tails = new Map<string, Tail>();
+  if (byRun.size === 1) {
+    const [[runId, items]] = byRun as unknown as [[string, PreparedEvent[]]];
+    tails.set(runId, await appendRun(pool, items, now));
+  } else {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const runId of [...byRun.keys()].sort()) {
+        tails.set(runId, await appendRun(client, byRun.get(runId) ?? [], now));
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+  // Each run's events take the seqs that end at its new tail, in batch order.
+  const next = new Map<string, number>();
+  const events = prepared.map((item) => {
+    const { runId } = item.event;
+    const tail = tails.get(runId) as Tail;
+    const count = byRun.get(runId)?.length ?? 0;
+    const index = next.get(runId) ?? 0;
+    next.set(runId, index + 1);
+    return stampPrepared(item, tail.seq - count + 1 + index, tail.ts);
+  });
+  return { events, tails };
+}
+
+interface Queryable {
+  query: Pool['query'];
+}
+
+async function appendRun(db: Queryable, items: PreparedEvent[], now: string): Promise<Tail> {
+  const [first] = items as [PreparedEvent, ...PreparedEvent[]];
+  const { runId, origin, sessionId, namespace } = first.event;
+  const lifecycle = items.filter((item) => item.lifecycle).map((i) => stampPrepared(i, 0, now));
+  // Only lifecycle events move a status; a new run starts from 'pending' (see nextStatus).
+  const fold = (from: RunStatus | null) =>
+    lifecycle.reduce<RunStatus>((status, event) => nextStatus(status, event), from ?? 'pending');
+  const statusMap = lifecycle.length
+    ? JSON.stringify(Object.fromEntries(STATUSES.map((status) => [status, fold(status)])))
+    : null;
+  const result = await db.query<{ last_seq: number; updated_at: string }>(APPEND_RUN, [
+    runId,
+    origin,
+    sessionId,
+    namespace,
+    fold(null),
+    now,
+    items.length,
+    statusMap,
+    EVENT_SCHEMA_VERSION,
+    items.map((item) => item.kind),
+    items.map((item) => item.event.sessionId),
+    items.map((item) => item.event.namespace),
+    items.map((item) => item.event.origin),
+    items.map((item) => item.payload),
+  ]);
+  const row = result.rows[0];
+  if (!row) throw new Error(`the append statement for run '${runId}' returned no row`);
+  return { seq: Number(row.last_seq), ts: String(row.updated_at) };
+}

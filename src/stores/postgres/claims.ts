@@ -1,0 +1,68 @@
+/**
+ * Claims and control requests in the Postgres event store: the records through which server
+ * processes coordinate (who plays a session's turn; a pause or cancel asked elsewhere). A
+ * claim reads the holder before it writes, so it runs in a transaction that first takes an
+ * advisory lock named after the key: concurrent claimers of one key, in any process, queue
+ * on it, including for a key no row holds yet (which a row lock could not cover).
+ */
+import type { Pool } from 'pg';
+import type { ControlVerb } from '../../core/event-kinds.js';
+import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
+import { isStale } from '../shared/stored-event.js';
+import { SQL, toControlRequest, toHolder } from './migrations.js';
+
+/** Take `request.key` for its run, unless another run holds it and is not stale. */
+export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimResult> {
+  const { key, runId, staleAfterMs } = request;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(SQL.lockClaim, [`agentdeck.claim:${key}`]);
+    const { rows } = await client.query(SQL.claimHolder, [key]);
+    const holder = rows[0] ? toHolder(rows[0]) : null;
+    const now = Date.now();
+    if (holder && holder.runId !== runId && !isStale(holder, staleAfterMs, now)) {
+      await client.query('COMMIT');
+      return { acquired: false, holder };
+    }
+    // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
+    await client.query(SQL.setClaim, [key, runId, new Date(now).toISOString()]);
+    await client.query('COMMIT');
+    const tookOverFrom = holder && holder.runId !== runId ? holder : null;
+    return { acquired: true, tookOverFrom };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Release `key` if `runId` holds it; whether it did. */
+export async function release(pool: Pool, key: string, runId: string): Promise<boolean> {
+  const result = await pool.query(SQL.release, [key, runId]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+export async function claimHolder(pool: Pool, key: string): Promise<ClaimHolder | null> {
+  const { rows } = await pool.query(SQL.claimHolder, [key]);
+  return rows[0] ? toHolder(rows[0]) : null;
+}
+
+/** Record a control request for a run, with a fresh id and the current time. */
+export async function recordControl(
+  pool: Pool,
+  runId: string,
+  verb: ControlVerb,
+  reason: string | null,
+): Promise<ControlRequest> {
+  const requestId = crypto.randomUUID();
+  const requestedAt = new Date().toISOString();
+  await pool.query(SQL.insertControl, [requestId, runId, verb, reason, requestedAt]);
+  return { requestId, runId, verb, reason, requestedAt };
+}
+
+export async function readControl(pool: Pool, runId: string): Promise<ControlRequest[]> {
+  const { rows } = await pool.query(SQL.readControl, [runId]);
+  return rows.map(toControlRequest);
+}

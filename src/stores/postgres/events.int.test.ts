@@ -1,0 +1,21 @@
+import { afterAll } from 'vitest';
+import { describeEventStoreContract } from '../../testing/event-store-contract.js';
+import { PostgresEventStore } from './events.js';
+import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from './test-database.js';
+
+const schemas: string[] = [];
+afterAll(() => dropSchemas(schemas));
+
+// The default writes streamed deltas behind; `groupCommit: false` makes every append one
+// round trip. Both must keep the contract. Each suite has its own schema (ids are random, so
+// its tests may share it).
+for (const [name, options] of [
+  ['postgres', {}],
+  ['postgres, groupCommit: false', { groupCommit: false }],
+] as const) {
+  const schema = uniqueSchema();
+  schemas.push(schema);
+  describeEventStoreContract(name, {
+    create: () => new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, ...options }),
+  });
+}

@@ -1,0 +1,291 @@
+/**
+ * The event store on PostgreSQL (`SERVICE_EVENTS=postgres://...`): the deployment for more
+ * than one server process, which share the events, claims and control requests through it.
+ * It connects (a `pg` pool) and migrates its schema on first use, so opening it is
+ * synchronous, like the other backends; {@link PostgresEventStore.connect} does it at once.
+ *
+ * This class guards each call; durable appends are in `append.ts` (one statement per run,
+ * the run row's counter keeping `seq` gap-free across processes), streamed deltas written
+ * behind in `group-commit.ts`, claims and control requests in `claims.ts`, the schema in
+ * `migrations.ts`. Every failure of the driver surfaces as a `StoreError` that says what
+ * could not be done and names the server (password hidden), with the driver's error as
+ * `cause`.
+ */
+import pg from 'pg';
+import { ConfigError, DeckError, errorMessage, StoreError } from '../../core/errors.js';
+import type { ControlVerb } from '../../core/event-kinds.js';
+import { type Event, isTerminal, type NewEvent } from '../../core/events.js';
+import type {
+  ClaimHolder,
+  ClaimRequest,
+  ClaimResult,
+  ControlRequest,
+  EventStore,
+  ListRunsFilter,
+  ReadOptions,
+  RunSummary,
+} from '../../core/store.js';
+import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
+import { redactUrl } from '../redis/url.js';
+import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
+import { appendDurably } from './append.js';
+import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
+import { GroupCommit } from './group-commit.js';
+import {
+  EVENT_STORE_MIGRATIONS,
+  listRunsSql,
+  migrate,
+  SQL,
+  toStored,
+  toSummary,
+} from './migrations.js';
+
+/** Options for {@link PostgresEventStore}. */
+export interface PostgresEventStoreOptions {
+  /** The server and database: `postgres://user:password@host:5432/db` (or `postgresql://`). */
+  url: string;
+  /**
+   * The Postgres schema that holds the tables, created if missing (lower-case letters,
+   * digits and `_`); `null` uses the connection's search path (normally `public`).
+   * @default null
+   */
+  schema?: string | null;
+  /**
+   * Write streamed `text.delta` and `thought.delta` events behind: their `append` resolves
+   * at once and they are written at the end of the event-loop turn, gathered, one statement
+   * per run (see group-commit.ts). It trades: a process crash loses the deltas not yet
+   * written (at most one write in flight plus what gathered since, never more than 1,000
+   * events), and other processes see a delta one write later. Every other event is durable,
+   * with everything appended before it, when its `append` resolves. `false` makes every
+   * append one round trip.
+   * @default true
+   */
+  groupCommit?: boolean;
+  /** Most connections the store opens. @default 10 */
+  poolSize?: number;
+  /** How long connecting may take before the call fails, in ms. @default 5000 */
+  connectTimeoutMs?: number;
+}
+
+const DEFAULTS = { schema: null, groupCommit: true, poolSize: 10, connectTimeoutMs: 5_000 };
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * An `EventStore` in a PostgreSQL database, shared by several server processes.
+ *
+ * @example
+ * ```ts
+ * const store = new PostgresEventStore({ url: 'postgres://app@db:5432/deck' });
+ * await store.append([{ kind: 'run.started', runId: 'r1', sessionId: null, namespace: null,
+ *   origin: 'helper', payload: { invocableType: 'agent', input: [new TextBlock('Hi')] } }]);
+ * (await store.getRun('r1'))?.status; // 'running'
+ * await store.close();
+ * ```
+ */
+export class PostgresEventStore implements EventStore {
+  /** The server, password hidden: safe to show. */
+  readonly location: string;
+  /** The schema of the tables, or `null` for the search path's. */
+  readonly schema: string | null;
+  readonly #pool: pg.Pool;
+  readonly #writes: GroupCommit;
+  #connected: Promise<void> | null = null;
+  #closed = false;
+
+  constructor(options: PostgresEventStoreOptions) {
+    const { url, schema, groupCommit, poolSize, connectTimeoutMs } = { ...DEFAULTS, ...options };
+    this.location = redactUrl(url);
+    if (schema !== null && !SCHEMA_NAME.test(schema)) {
+      throw new ConfigError(
+        `Postgres schema '${schema}' is not a plain name; use lower-case letters, digits and _`,
+      );
+    }
+    this.schema = schema;
+    this.#pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      connectionTimeoutMillis: connectTimeoutMs,
+      ...(schema === null ? {} : { options: `-c search_path=${schema}` }),
+    });
+    // An idle connection that breaks (server restart) must not crash the process: the next
+    // query on the pool opens a new one, or fails and is reported as a StoreError.
+    this.#pool.on('error', () => {});
+    this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe());
+  }
+
+  /** Connect and bring the schema up to date now, rather than on the first call. */
+  async connect(): Promise<void> {
+    this.#open();
+    await this.#ready();
+  }
+
+  async append(events: readonly NewEvent[]): Promise<Event[]> {
+    this.#open();
+    const prepared = prepareEvents(events);
+    if (prepared.length === 0) return [];
+    await this.#ready();
+    const [only] = prepared;
+    if (prepared.length === 1 && only) {
+      const held = this.#writes.hold(only);
+      if (held) {
+        if (this.#writes.full) await this.#guard('write streamed events', () => this.#flush());
+        return [held];
+      }
+    }
+    const runIds = [...new Set(prepared.map((item) => item.event.runId))];
+    const stored = await this.#guard('append events', () =>
+      this.#writes.durably(runIds, async () => {
+        const { events: result, tails } = await appendDurably(this.#pool, prepared);
+        return { result, tails };
+      }),
+    );
+    for (const event of stored) if (isTerminal(event)) this.#writes.forget(event.runId);
+    return stored;
+  }
+
+  async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
+    return this.#query(`read run '${runId}'`, async () => {
+      const { rows } = await this.#pool.query(SQL.read, [runId, options.afterSeq ?? -1]);
+      return rows.map((row) => eventFromStored(toStored(row)));
+    });
+  }
+
+  async listRuns(filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (column: string, value: string | undefined, op = '=') => {
+      if (value === undefined) return;
+      params.push(value);
+      where.push(`${column} ${op} $${params.length}`);
+    };
+    add('status', filter.status);
+    add('origin', filter.origin);
+    add('session_id', filter.sessionId);
+    add('started_at', filter.startedBefore, '<');
+    params.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_LIST_LIMIT)));
+    return this.#query('list runs', async () => {
+      const { rows } = await this.#pool.query(listRunsSql(where, params.length), params);
+      return rows.map(toSummary);
+    });
+  }
+
+  async getRun(runId: string): Promise<RunSummary | null> {
+    return this.#query(`read run '${runId}'`, async () => {
+      const { rows } = await this.#pool.query(SQL.getRun, [runId]);
+      return rows[0] ? toSummary(rows[0]) : null;
+    });
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    return this.#query(`claim '${request.key}'`, () => claim(this.#pool, request));
+  }
+
+  async release(key: string, runId: string): Promise<boolean> {
+    return this.#query(`release '${key}'`, () => release(this.#pool, key, runId));
+  }
+
+  async claimHolder(key: string): Promise<ClaimHolder | null> {
+    return this.#query(`read claim '${key}'`, () => claimHolder(this.#pool, key));
+  }
+
+  async recordControl(
+    runId: string,
+    verb: ControlVerb,
+    reason: string | null,
+  ): Promise<ControlRequest> {
+    return this.#query(`record a ${verb} request for run '${runId}'`, () =>
+      recordControl(this.#pool, runId, verb, reason),
+    );
+  }
+
+  async readControl(runId: string): Promise<ControlRequest[]> {
+    return this.#query(`read control requests of run '${runId}'`, () =>
+      readControl(this.#pool, runId),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    let failure: unknown = null;
+    try {
+      if (this.#connected) await this.#flush();
+    } catch (error) {
+      failure = error;
+    }
+    try {
+      await this.#pool.end();
+    } catch (error) {
+      failure ??= error;
+    }
+    if (failure instanceof StoreError) throw failure;
+    if (failure) throw new StoreError(`could not close ${this.#describe()}`, { cause: failure });
+  }
+
+  /** Wait for held deltas to be written; throw if some were lost. */
+  async #flush(): Promise<void> {
+    await this.#writes.flush();
+    const lost = this.#writes.takeLost();
+    if (lost) throw lost;
+  }
+
+  /** A call other than append: connected, held deltas written first (read your writes). */
+  async #query<T>(what: string, body: () => Promise<T>): Promise<T> {
+    this.#open();
+    await this.#ready();
+    return this.#guard(what, async () => {
+      await this.#flush();
+      return body();
+    });
+  }
+
+  /** Connect and migrate once; a failure is reported, and the next call tries again. */
+  #ready(): Promise<void> {
+    this.#connected ??= this.#migrate().catch((error: unknown) => {
+      this.#connected = null;
+      throw new StoreError(
+        `could not connect to ${this.#describe()} and bring its schema up to date: ` +
+          `${errorMessage(error)}; check that the server is reachable, the database exists ` +
+          'and the user may create tables',
+        { cause: error },
+      );
+    });
+    return this.#connected;
+  }
+
+  async #migrate(): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await migrate(client, this.schema, 'events', EVENT_STORE_MIGRATIONS);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Run driver calls, turning a driver failure into a `StoreError` that names the server. */
+  async #guard<T>(what: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (error) {
+      if (error instanceof DeckError) throw error;
+      throw new StoreError(`${this.#describe()} could not ${what}: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Refuse work once closed, and report held deltas that were lost. */
+  #open(): void {
+    if (this.#closed) {
+      throw new StoreError(`${this.#describe()} is closed; open a new one`);
+    }
+    const lost = this.#writes.takeLost();
+    if (lost) throw lost;
+  }
+
+  #describe(): string {
+    const schema = this.schema === null ? '' : ` (schema '${this.schema}')`;
+    return `the Postgres event store at '${this.location}'${schema}`;
+  }
+}

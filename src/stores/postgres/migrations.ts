@@ -1,0 +1,203 @@
+/**
+ * The Postgres event store's schema: versioned migrations, and the statements (with their
+ * row mappings) that read and write the current version, kept in one place as for SQLite.
+ * Each applied migration is recorded in `schema_migrations` under its component's name, so
+ * several components can share a schema, each with its own version sequence. Migrating runs
+ * in one transaction that first takes a transaction-level advisory lock named after the
+ * schema: two processes opening a fresh database at once serialize on it, and the second
+ * finds nothing left to do (DDL is transactional in Postgres, so a failed step leaves
+ * nothing behind).
+ */
+import type { PoolClient } from 'pg';
+import type { ControlVerb } from '../../core/event-kinds.js';
+import type { RunStatus } from '../../core/status.js';
+import type { ClaimHolder, ControlRequest, RunSummary } from '../../core/store.js';
+import type { StoredEvent } from '../shared/stored-event.js';
+
+/** One schema step. Never edit a released migration; add the next version instead. */
+export interface Migration {
+  /** 1, 2, 3... in order, per component. */
+  version: number;
+  /** A few words on what the step does, recorded with it. */
+  name: string;
+  /** The statements, run as one script inside the migration transaction. */
+  sql: string;
+}
+
+/**
+ * The event store's schema. `events` is keyed by (run_id, seq). Unlike SQLite, `runs` also
+ * keeps `last_seq` and `updated_at`: the row is the per-run counter every append locks
+ * (an upsert), which is what keeps `seq` gap-free across processes, and it makes the run
+ * index one row read. `created` orders runs started in the same millisecond. Timestamps and
+ * payloads are the stored text of every backend, so they round-trip byte for byte; the
+ * timestamps compare bytewise (COLLATE "C"), as ISO-8601 text must.
+ */
+export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'events, run index, claims, control requests',
+    sql: `
+      CREATE TABLE events (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        v INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        session_id TEXT,
+        namespace TEXT,
+        origin TEXT NOT NULL,
+        ts TEXT COLLATE "C" NOT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        created BIGINT GENERATED ALWAYS AS IDENTITY,
+        origin TEXT NOT NULL,
+        session_id TEXT,
+        namespace TEXT,
+        status TEXT NOT NULL,
+        started_at TEXT COLLATE "C" NOT NULL,
+        updated_at TEXT COLLATE "C" NOT NULL,
+        last_seq INTEGER NOT NULL
+      );
+      CREATE INDEX runs_by_start ON runs (started_at, created);
+      CREATE INDEX runs_by_session ON runs (session_id, started_at);
+      CREATE TABLE claims (
+        key TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        claimed_at TEXT COLLATE "C" NOT NULL
+      );
+      CREATE TABLE control_requests (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        request_id TEXT NOT NULL UNIQUE,
+        run_id TEXT NOT NULL,
+        verb TEXT NOT NULL,
+        reason TEXT,
+        requested_at TEXT NOT NULL
+      );
+      CREATE INDEX control_requests_by_run ON control_requests (run_id, id);
+    `,
+  },
+];
+
+/**
+ * Bring `component`'s schema up to the last of `migrations`; returns the versions applied
+ * (empty when already current). `schema` (first on the client's search path) is created if
+ * missing; `null` uses the search path as it is. Throws the driver's error; callers wrap it.
+ */
+export async function migrate(
+  client: PoolClient,
+  schema: string | null,
+  component: string,
+  migrations: readonly Migration[],
+): Promise<number[]> {
+  await client.query('BEGIN');
+  try {
+    // Held to COMMIT; named after the schema so separate schemas (tests) do not wait on each other.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `agentdeck.migrate:${schema ?? ''}`,
+    ]);
+    if (schema !== null) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      component TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      applied_at TEXT NOT NULL,
+      PRIMARY KEY (component, version)
+    )`);
+    const { rows } = await client.query<{ version: number }>(
+      'SELECT version FROM schema_migrations WHERE component = $1',
+      [component],
+    );
+    const applied = new Set(rows.map((row) => Number(row.version)));
+    const done: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query(
+        'INSERT INTO schema_migrations (component, version, name, applied_at) VALUES ($1, $2, $3, $4)',
+        [component, migration.version, migration.name, new Date().toISOString()],
+      );
+      done.push(migration.version);
+    }
+    await client.query('COMMIT');
+    return done;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** An SQL identifier, quoted. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+const EVENT_COLUMNS = 'run_id, seq, v, kind, session_id, namespace, origin, ts, payload';
+const SUMMARY_COLUMNS =
+  'run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq';
+
+/** The statements of the current schema (see append.ts for the append statements). */
+export const SQL = {
+  read: `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
+  getRun: `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE run_id = $1`,
+  lockClaim: 'SELECT pg_advisory_xact_lock(hashtext($1))',
+  claimHolder: 'SELECT run_id, claimed_at FROM claims WHERE key = $1',
+  setClaim: `INSERT INTO claims (key, run_id, claimed_at) VALUES ($1, $2, $3)
+    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
+  release: 'DELETE FROM claims WHERE key = $1 AND run_id = $2',
+  insertControl: `INSERT INTO control_requests (request_id, run_id, verb, reason, requested_at)
+    VALUES ($1, $2, $3, $4, $5)`,
+  readControl: `SELECT request_id, run_id, verb, reason, requested_at FROM control_requests
+    WHERE run_id = $1 ORDER BY id`,
+} as const;
+
+/** `listRuns` for a set of filter clauses (`$1`... in order); the limit is the last parameter. */
+export function listRunsSql(where: readonly string[], limitParam: number): string {
+  return `SELECT ${SUMMARY_COLUMNS} FROM runs
+    ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY started_at DESC, created DESC LIMIT $${limitParam}`;
+}
+
+type Row = Record<string, unknown>;
+
+export function toStored(row: Row): StoredEvent {
+  return {
+    runId: String(row.run_id),
+    seq: Number(row.seq),
+    v: Number(row.v),
+    kind: String(row.kind),
+    sessionId: row.session_id as string | null,
+    namespace: row.namespace as string | null,
+    origin: String(row.origin),
+    ts: String(row.ts),
+    payload: String(row.payload),
+  };
+}
+
+export function toControlRequest(row: Row): ControlRequest {
+  return {
+    requestId: String(row.request_id),
+    runId: String(row.run_id),
+    verb: row.verb as ControlVerb,
+    reason: row.reason as string | null,
+    requestedAt: String(row.requested_at),
+  };
+}
+
+export function toSummary(row: Row): RunSummary {
+  return {
+    runId: String(row.run_id),
+    origin: String(row.origin),
+    sessionId: row.session_id as string | null,
+    namespace: row.namespace as string | null,
+    status: row.status as RunStatus,
+    startedAt: String(row.started_at),
+    updatedAt: String(row.updated_at),
+    lastSeq: Number(row.last_seq),
+  };
+}
+
+export function toHolder(row: Row): ClaimHolder {
+  return { runId: String(row.run_id), claimedAt: String(row.claimed_at) };
+}
