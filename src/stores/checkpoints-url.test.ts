@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
-import { parseCheckpointUrl } from './checkpoints-url.js';
+import { ConfigError, StoreError } from '../core/errors.js';
+import { openCheckpointer, parseCheckpointUrl } from './checkpoints-url.js';
 
 describe('SERVICE_CHECKPOINT', () => {
   it("defaults to the event store's SQLite file, or ./.agentdeck/state.db", () => {
@@ -16,6 +16,22 @@ describe('SERVICE_CHECKPOINT', () => {
       backend: 'sqlite',
       path: '/srv/app/.agentdeck/state.db',
     });
+  });
+
+  it('follows SERVICE_EVENTS to its Postgres database when unset', () => {
+    for (const events of ['postgres://app:pw@db:5432/deck', 'postgresql://db/deck']) {
+      expect(parseCheckpointUrl(undefined, events)).toEqual({ backend: 'postgres', url: events });
+      expect(parseCheckpointUrl(' ', events)).toEqual({ backend: 'postgres', url: events });
+    }
+    expect(parseCheckpointUrl('memory://', 'postgres://db/deck')).toEqual({ backend: 'memory' });
+  });
+
+  it('opens the Postgres checkpointer SERVICE_EVENTS names, reporting an unreachable server', async () => {
+    const opened = openCheckpointer(undefined, 'postgres://deck:s3cret@127.0.0.1:1/deck');
+    const error = await opened.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).message).toMatch(/could not open the Postgres checkpointer/);
+    expect((error as StoreError).message).not.toContain('s3cret');
   });
 
   it('accepts memory://, sqlite:// and postgres:// URLs', () => {

@@ -1,7 +1,8 @@
 /**
  * Resolves the `SERVICE_CHECKPOINT` setting (durable workflow checkpoints) to a LangGraph
- * checkpointer. Unset, checkpoints go in the same SQLite file as the events (so one file
- * holds everything an approval needs to survive a restart); `memory://` keeps them in the
+ * checkpointer. Unset, checkpoints go where the events are: the same SQLite file (so one
+ * file holds everything an approval needs to survive a restart), or, when `SERVICE_EVENTS`
+ * is a Postgres URL, the same database (so every server process reaches them); `memory://` keeps them in the
  * process; `postgres://...` uses LangGraph's official PostgresSaver, creating its tables on
  * first use. Postgres support is loaded only when named.
  */
@@ -27,16 +28,18 @@ export interface OpenCheckpointer {
 }
 
 const ACCEPTED =
-  "leave SERVICE_CHECKPOINT unset for the event store's SQLite file (./.agentdeck/state.db by default), " +
+  "leave SERVICE_CHECKPOINT unset for the event store's SQLite file or Postgres database (./.agentdeck/state.db by default), " +
   'or set it to memory://, sqlite:///absolute/path.db, sqlite://relative/path.db or postgres://user@host:5432/db';
 
 /**
- * Read a `SERVICE_CHECKPOINT` value. Unset or empty: the SQLite file `SERVICE_EVENTS` names
- * (`eventsUrl`), or `./.agentdeck/state.db` when the events are not in SQLite.
+ * Read a `SERVICE_CHECKPOINT` value. Unset or empty: the SQLite file or Postgres database
+ * `SERVICE_EVENTS` names (`eventsUrl`), or `./.agentdeck/state.db` when the events are in
+ * memory.
  *
  * @example
  * ```ts
  * parseCheckpointUrl(undefined, 'sqlite:///srv/state.db'); // { backend: 'sqlite', path: '/srv/state.db' }
+ * parseCheckpointUrl(undefined, 'postgres://app@db/deck'); // { backend: 'postgres', url: 'postgres://app@db/deck' }
  * ```
  */
 export function parseCheckpointUrl(
@@ -66,7 +69,7 @@ export function parseCheckpointUrl(
 function safeEventsLocation(eventsUrl: string | undefined, cwd: string): CheckpointLocation | null {
   try {
     const events = parseEventStoreUrl(eventsUrl, cwd);
-    return events.backend === 'sqlite' ? events : null;
+    return events.backend === 'memory' ? null : events;
   } catch {
     return null;
   }
@@ -101,7 +104,7 @@ export async function openCheckpointer(
   } catch (error) {
     await saver.end().catch(() => {});
     throw new StoreError(
-      `could not open the Postgres checkpointer (SERVICE_CHECKPOINT): ${errorMessage(error)}; ` +
+      `could not open the Postgres checkpointer (SERVICE_CHECKPOINT, or SERVICE_EVENTS when it is unset): ${errorMessage(error)}; ` +
         'check that the server is reachable and the database exists',
       { cause: error },
     );

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, StoreError } from '../core/errors.js';
 import { openEventStore, parseEventStoreUrl } from './events-url.js';
 import { MemoryEventStore } from './memory/events.js';
+import { PostgresEventStore } from './postgres/events.js';
 import { SqliteEventStore } from './sqlite/events.js';
 
 describe('parseEventStoreUrl', () => {
@@ -33,14 +34,15 @@ describe('parseEventStoreUrl', () => {
     });
   });
 
-  it('refuses postgres:// as not available yet, without echoing the URL', () => {
-    for (const url of ['postgres://u:secret@db/deck', 'postgresql://db/deck']) {
-      expect(() => parseEventStoreUrl(url, cwd)).toThrow(ConfigError);
-      expect(() => parseEventStoreUrl(url, cwd)).toThrow(
-        /Postgres event store is not available yet/,
-      );
-      expect(() => parseEventStoreUrl(url, cwd)).not.toThrow(/secret/);
+  it('reads postgres:// and postgresql:// URLs, kept as given', () => {
+    for (const url of [
+      'postgres://u:secret@db:5432/deck',
+      'postgresql://db/deck?sslmode=require',
+    ]) {
+      expect(parseEventStoreUrl(url, cwd)).toEqual({ backend: 'postgres', url });
     }
+    expect(() => parseEventStoreUrl('postgres://', cwd)).toThrow(ConfigError);
+    expect(() => parseEventStoreUrl('postgres:db', cwd)).toThrow(ConfigError);
   });
 
   it('refuses anything else, naming the value and the accepted forms', () => {
@@ -54,7 +56,7 @@ describe('parseEventStoreUrl', () => {
       expect(() => parseEventStoreUrl(url, cwd)).toThrow(ConfigError);
     }
     expect(() => parseEventStoreUrl('redis://localhost', cwd)).toThrow(
-      /'redis:\/\/localhost'.*memory:\/\/.*sqlite:\/\/\/absolute\/path\.db.*sqlite:\/\/relative/,
+      /'redis:\/\/localhost'.*memory:\/\/.*sqlite:\/\/\/absolute\/path\.db.*sqlite:\/\/relative.*postgres:\/\//,
     );
     expect(() => parseEventStoreUrl('mysql://u:pw@h/db', cwd)).not.toThrow(/pw/);
   });
@@ -105,7 +107,19 @@ describe('openEventStore', () => {
     }
   });
 
+  it('opens a Postgres store without connecting; its first call reports an unreachable server', async () => {
+    const store = openEventStore('postgres://deck:s3cret@127.0.0.1:1/deck');
+    expect(store).toBeInstanceOf(PostgresEventStore);
+    expect((store as PostgresEventStore).location).toBe('postgres://deck:***@127.0.0.1:1/deck');
+    const error = await store.read('r1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).message).toMatch(/could not connect to the Postgres event store/);
+    expect((error as StoreError).message).not.toContain('s3cret');
+    await store.close();
+  });
+
   it('throws ConfigError before opening anything for a bad value', () => {
-    expect(() => openEventStore('postgres://db/deck')).toThrow(ConfigError);
+    expect(() => openEventStore('mysql://db/deck')).toThrow(ConfigError);
+    expect(() => openEventStore('postgres://')).toThrow(ConfigError);
   });
 });

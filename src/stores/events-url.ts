@@ -9,22 +9,27 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import type { EventStore } from '../core/store.js';
 import { MemoryEventStore } from './memory/events.js';
+import { PostgresEventStore } from './postgres/events.js';
 import { SqliteEventStore } from './sqlite/events.js';
 
 /** The SQLite file used when `SERVICE_EVENTS` is unset, relative to the working directory. */
 export const DEFAULT_EVENTS_FILE = '.agentdeck/state.db';
 
 /** Where the events live, as read from a `SERVICE_EVENTS` value. */
-export type EventStoreLocation = { backend: 'memory' } | { backend: 'sqlite'; path: string };
+export type EventStoreLocation =
+  | { backend: 'memory' }
+  | { backend: 'sqlite'; path: string }
+  | { backend: 'postgres'; url: string };
 
 const ACCEPTED =
   'leave SERVICE_EVENTS unset for ./.agentdeck/state.db, or set it to memory://, ' +
-  'sqlite:///absolute/path.db or sqlite://relative/path.db';
+  'sqlite:///absolute/path.db, sqlite://relative/path.db or postgres://user:password@host:5432/db';
 
 /**
  * Read a `SERVICE_EVENTS` value. Unset or empty: the default SQLite file; `memory://`: in
- * process; `sqlite:///abs/path.db`: that file; `sqlite://rel/path.db`: relative to `cwd`.
- * Throws `ConfigError` for `postgres://` (not available yet) and anything else.
+ * process; `sqlite:///abs/path.db`: that file; `sqlite://rel/path.db`: relative to `cwd`;
+ * `postgres://...` or `postgresql://...`: that database, the URL kept as given (it is read
+ * by the `pg` driver). Throws `ConfigError` for anything else, the password hidden.
  *
  * @example
  * ```ts
@@ -47,11 +52,8 @@ export function parseEventStoreUrl(
     }
     return { backend: 'sqlite', path: resolve(cwd, path) };
   }
-  if (scheme === 'postgres' || scheme === 'postgresql') {
-    throw new ConfigError(
-      'SERVICE_EVENTS is a postgres:// URL, but the Postgres event store is not available yet; ' +
-        ACCEPTED,
-    );
+  if ((scheme === 'postgres' || scheme === 'postgresql') && /^[a-z]+:\/\/./i.test(value)) {
+    return { backend: 'postgres', url: value };
   }
   throw new ConfigError(
     `SERVICE_EVENTS '${redact(value)}' is not a supported event store; ${ACCEPTED}`,
@@ -66,7 +68,10 @@ function redact(value: string): string {
 /**
  * Open the event store a `SERVICE_EVENTS` value names (see {@link parseEventStoreUrl}).
  * An SQLite store has its defaults, group commit included: another writer to the same file
- * in this process calls `SqliteEventStore.flushGroupCommits(path)` first. Throws `ConfigError` for a value it cannot use and `StoreError` when the file cannot be
+ * in this process calls `SqliteEventStore.flushGroupCommits(path)` first. A Postgres store
+ * (default options: streamed deltas written behind) connects and migrates on its first
+ * call, which rejects with a `StoreError` if the server cannot be reached. Throws
+ * `ConfigError` for a value it cannot use and `StoreError` when an SQLite file cannot be
  * opened or created.
  *
  * @example
@@ -77,5 +82,6 @@ function redact(value: string): string {
 export function openEventStore(url?: string): EventStore {
   const location = parseEventStoreUrl(url);
   if (location.backend === 'memory') return new MemoryEventStore();
+  if (location.backend === 'postgres') return new PostgresEventStore({ url: location.url });
   return new SqliteEventStore({ path: location.path });
 }
