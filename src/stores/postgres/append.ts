@@ -68,11 +68,13 @@ export async function appendDurably(
   }
   const now = isoNow();
   const tails = new Map<string, Tail>();
-  if (byRun.size === 1) {
-    const [[runId, items]] = byRun as unknown as [[string, PreparedEvent[]]];
-    tails.set(runId, await appendRun(pool, items, now));
+  const [only, ...others] = byRun;
+  if (only && others.length === 0) {
+    // One run: one statement, its own transaction.
+    tails.set(only[0], await appendRun(pool, only[1], now));
   } else {
     const client = await pool.connect();
+    let broken = false;
     try {
       await client.query('BEGIN');
       for (const runId of [...byRun.keys()].sort()) {
@@ -80,10 +82,12 @@ export async function appendDurably(
       }
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      await client.query('ROLLBACK').catch(() => {
+        broken = true; // not back to the pool: the connection is in an unknown state
+      });
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
   // Each run's events take the seqs that end at its new tail, in batch order.

@@ -15,6 +15,7 @@ import { SQL, toControlRequest, toHolder } from './migrations.js';
 export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimResult> {
   const { key, runId, staleAfterMs } = request;
   const client = await pool.connect();
+  let broken = false;
   try {
     await client.query('BEGIN');
     await client.query(SQL.lockClaim, [`agentdeck.claim:${key}`]);
@@ -31,10 +32,12 @@ export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimRes
     const tookOverFrom = holder && holder.runId !== runId ? holder : null;
     return { acquired: true, tookOverFrom };
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    await client.query('ROLLBACK').catch(() => {
+      broken = true; // not back to the pool: the connection is in an unknown state
+    });
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 

@@ -1,7 +1,7 @@
 import { afterAll } from 'vitest';
+import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from '../../../test/support/postgres.js';
 import { describeEventStoreContract } from '../../testing/event-store-contract.js';
 import { PostgresEventStore } from './events.js';
-import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from './test-database.js';
 
 const schemas: string[] = [];
 afterAll(() => dropSchemas(schemas));

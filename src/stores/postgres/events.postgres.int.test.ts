@@ -8,12 +8,12 @@
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from '../../../test/support/postgres.js';
 import { TextBlock } from '../../core/blocks.js';
 import { StoreError } from '../../core/errors.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import { PostgresEventStore, type PostgresEventStoreOptions } from './events.js';
 import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
-import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from './test-database.js';
 
 const schemas: string[] = [];
 const stores: PostgresEventStore[] = [];

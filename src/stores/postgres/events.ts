@@ -135,10 +135,7 @@ export class PostgresEventStore implements EventStore {
     }
     const runIds = [...new Set(prepared.map((item) => item.event.runId))];
     const stored = await this.#guard('append events', () =>
-      this.#writes.durably(runIds, async () => {
-        const { events: result, tails } = await appendDurably(this.#pool, prepared);
-        return { result, tails };
-      }),
+      this.#writes.durably(runIds, () => appendDurably(this.#pool, prepared)),
     );
     for (const event of stored) if (isTerminal(event)) this.#writes.forget(event.runId);
     return stored;
@@ -256,10 +253,14 @@ export class PostgresEventStore implements EventStore {
 
   async #migrate(): Promise<void> {
     const client = await this.#pool.connect();
+    let failure: Error | undefined;
     try {
       await migrate(client, this.schema, 'events', EVENT_STORE_MIGRATIONS);
+    } catch (error) {
+      failure = error as Error;
+      throw error;
     } finally {
-      client.release();
+      client.release(failure); // a failed migration's connection is not reused
     }
   }
 

@@ -103,17 +103,17 @@ export class GroupCommit {
   }
 
   /** Run a durable append to `runIds`; their tails are taken from what it returns. */
-  async durably<T>(
+  async durably(
     runIds: readonly string[],
-    body: () => Promise<{ result: T; tails: Map<string, Tail> }>,
-  ): Promise<T> {
+    body: () => Promise<{ events: Event[]; tails: Map<string, Tail> }>,
+  ): Promise<Event[]> {
     await this.flush();
     for (const runId of runIds) this.#durable.set(runId, (this.#durable.get(runId) ?? 0) + 1);
     let tails: Map<string, Tail> | null = null;
     try {
       const done = await body();
       tails = done.tails;
-      return done.result;
+      return done.events;
     } finally {
       for (const runId of runIds) {
         const left = (this.#durable.get(runId) ?? 1) - 1;

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from '../../../test/support/postgres.js';
 import { PostgresEventStore } from './events.js';
-import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from './test-database.js';
 
 const schema = uniqueSchema();
 afterAll(() => dropSchemas([schema]));
