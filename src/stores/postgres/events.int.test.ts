@@ -8,7 +8,7 @@ afterAll(() => dropSchemas(schemas));
 
 // The default writes streamed deltas behind; `groupCommit: false` makes every append one
 // round trip. Both must keep the contract. Each suite has its own schema (ids are random, so
-// its tests may share it).
+// its tests may share it), and few connections (another suite may share the server).
 for (const [name, options] of [
   ['postgres', {}],
   ['postgres, groupCommit: false', { groupCommit: false }],
@@ -16,6 +16,7 @@ for (const [name, options] of [
   const schema = uniqueSchema();
   schemas.push(schema);
   describeEventStoreContract(name, {
-    create: () => new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, ...options }),
+    create: () =>
+      new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, poolSize: 4, ...options }),
   });
 }

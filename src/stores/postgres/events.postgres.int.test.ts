@@ -7,7 +7,7 @@
  */
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from '../../../test/support/postgres.js';
 import { TextBlock } from '../../core/blocks.js';
 import { StoreError } from '../../core/errors.js';
@@ -17,10 +17,11 @@ import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
 const schemas: string[] = [];
 const stores: PostgresEventStore[] = [];
-afterAll(async () => {
-  for (const store of stores) await store.close().catch(() => {});
-  await dropSchemas(schemas);
+// Connections are few (another suite may share the server): each test closes its stores.
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close().catch(() => {})));
 });
+afterAll(() => dropSchemas(schemas));
 
 function freshSchema(): string {
   const schema = uniqueSchema();
@@ -29,7 +30,7 @@ function freshSchema(): string {
 }
 
 function open(schema: string, options: Partial<PostgresEventStoreOptions> = {}) {
-  const store = new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, ...options });
+  const store = new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, poolSize: 4, ...options });
   stores.push(store);
   return store;
 }
@@ -61,7 +62,7 @@ describe('PostgresEventStore across connections', () => {
   ] as const) {
     it(`keeps seq gap-free with 8 appenders on separate pools (${name})`, async () => {
       const schema = freshSchema();
-      const writers = Array.from({ length: 8 }, () => open(schema, { ...options, poolSize: 3 }));
+      const writers = Array.from({ length: 8 }, () => open(schema, { ...options, poolSize: 2 }));
       await Promise.all(writers.map((store) => store.connect()));
       const runId = `run-${crypto.randomUUID()}`;
       const returned = await Promise.all(
