@@ -8,7 +8,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { SessionBackend } from '../core/sessions.js';
 import { RedisSessionBackend } from './redis/sessions.js';
-import { redactUrl } from './redis/url.js';
+import { redactUrl } from './shared/url.js';
 import { SqliteSessionBackend } from './sqlite/sessions.js';
 
 /** Options for {@link openSessionBackend}; they apply to Redis only. */

@@ -26,7 +26,7 @@ import type {
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
-import { redactUrl } from '../redis/url.js';
+import { redactUrl } from '../shared/url.js';
 import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
 import { appendDurably } from './append.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';

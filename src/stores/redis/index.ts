@@ -1,3 +1,3 @@
 /** The Redis backends. Sessions (conversation memory) for now. */
 export { RedisSessionBackend, type RedisSessionBackendOptions } from './sessions.js';
-export { redactUrl } from './url.js';
+export { redactUrl } from '../shared/url.js';

@@ -11,7 +11,7 @@
 import { Redis } from 'ioredis';
 import { ConfigError, errorMessage, StoreError } from '../../core/errors.js';
 import type { ConversationSession, SessionBackend, SessionItem } from '../../core/sessions.js';
-import { redactUrl } from './url.js';
+import { redactUrl } from '../shared/url.js';
 
 /** Options for {@link RedisSessionBackend}. */
 export interface RedisSessionBackendOptions {
