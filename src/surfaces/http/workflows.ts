@@ -128,6 +128,14 @@ export function workflowRoutes(deps: HttpDeps) {
   ];
 }
 
+/** A node's state patch; `null` when it returned no update (the engine records `{}`). */
+function patchOf(delta: unknown): unknown {
+  const empty =
+    delta === undefined ||
+    (typeof delta === 'object' && delta !== null && Object.keys(delta).length === 0);
+  return empty ? null : delta;
+}
+
 function resultBody(result: WorkflowResult): unknown {
   if (!isInterrupt(result)) return result;
   return { type: 'interrupt', payload: result.payload, thread_id: result.threadId };
@@ -147,7 +155,7 @@ async function* workflowFrames(
             data: {
               type: 'node_update',
               node: event.payload.node,
-              delta: event.payload.delta ?? null,
+              delta: patchOf(event.payload.delta),
             },
           });
           break;
