@@ -46,5 +46,9 @@ export const SSE_HEADERS = {
 
 /** A response's headers as a plain object. */
 export function headersOf(response: Response): Record<string, string> {
-  return Object.fromEntries(response.headers.entries());
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    out[key] = value;
+  });
+  return out;
 }

@@ -16,6 +16,7 @@ class Tenant {
 function booker(model: ScriptedModel) {
   const findSlots = tool({
     name: 'find_slots',
+    description: 'Free slots on a day',
     parameters: z.object({ day: z.string() }),
     execute: async ({ day }) => `${day}: 9am`,
   });
@@ -155,6 +156,7 @@ describe('POST /agents/{name}/chat', () => {
     const seen: unknown[] = [];
     const whoAmI = tool({
       name: 'who_am_i',
+      description: 'The caller',
       parameters: z.object({}),
       execute: async (_args, ctx) => {
         seen.push(ctx.data);

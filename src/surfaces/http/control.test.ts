@@ -38,7 +38,10 @@ describe('POST /runs/{run_id}/pause and /cancel', () => {
     expect(await deck.status(runId)).toBe('waiting_human');
     // Still listed and answerable: a request after run.interrupted does not hide it.
     expect((await deck.pending()).map((p) => p.runId)).toEqual([runId]);
-    const answered = await app.request('/workflows/approval/t-1/resume', postJson({ value: { approved: true } }));
+    const answered = await app.request(
+      '/workflows/approval/t-1/resume',
+      postJson({ value: { approved: true } }),
+    );
     expect(answered.status).toBe(200);
   });
 
@@ -57,7 +60,9 @@ describe('POST /runs/{run_id}/pause and /cancel', () => {
     const { app, runId } = await waitingRun();
     const unknown = await app.request('/runs/nope/pause', { method: 'POST' });
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ detail: "no run 'nope' in the event log; nothing to pause" });
+    expect(await unknown.json()).toEqual({
+      detail: "no run 'nope' in the event log; nothing to pause",
+    });
     const bad = await app.request(`/runs/${runId}/pause`, postJson({ reason: 5 }));
     expect(bad.status).toBe(422);
   });
@@ -77,8 +82,14 @@ describe('POST /runs/{run_id}/resume', () => {
     const eventStore = new MemoryEventStore();
     const { deck } = await openTestDeck({ workflows: [reminder()], eventStore });
     const app = deck.app();
-    await app.request('/workflows/reminder?thread_id=late', postJson({ due: '2026-03-01T09:00:00Z' }));
-    await app.request('/workflows/reminder?thread_id=later', postJson({ due: '2999-01-01T00:00:00Z' }));
+    await app.request(
+      '/workflows/reminder?thread_id=late',
+      postJson({ due: '2026-03-01T09:00:00Z' }),
+    );
+    await app.request(
+      '/workflows/reminder?thread_id=later',
+      postJson({ due: '2999-01-01T00:00:00Z' }),
+    );
     const [future, past] = await eventStore.listRuns();
     expect([past?.status, future?.status]).toEqual(['paused', 'paused']);
 
@@ -93,7 +104,12 @@ describe('POST /runs/{run_id}/resume', () => {
       status: 'completed',
       events: continued.length,
     });
-    expect(continued.map((e) => e.kind)).toEqual(['run.resumed', 'node.updated', 'node.updated', 'run.completed']);
+    expect(continued.map((e) => e.kind)).toEqual([
+      'run.resumed',
+      'node.updated',
+      'node.updated',
+      'run.completed',
+    ]);
     expect(await deck.status(future?.runId ?? '')).toBe('paused');
   });
 });

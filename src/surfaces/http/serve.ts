@@ -70,11 +70,14 @@ export async function serve<C>(
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections go as soon as their last response ended; open streams get a grace period.
       server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
       const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       try {
         await stopped;
       } finally {
+        clearInterval(idle);
         clearTimeout(cut);
         await deck.close();
         finished();
