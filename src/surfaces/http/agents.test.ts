@@ -192,3 +192,31 @@ describe('POST /agents/{name}/chat', () => {
     expect(((await response.json()) as { detail: string }).detail).toMatch(/not started$/);
   });
 });
+
+describe('a client that goes away mid-stream', () => {
+  it('cancels the turn (run.cancelled) and frees the session for the next turn', async () => {
+    const model = new ScriptedModel([
+      { text: Array.from({ length: 20 }, (_, i) => `w${i} `), delayMs: 20 },
+      { text: 'next' },
+    ]);
+    const { deck } = await openTestDeck({ agents: [booker(model)] });
+    const app = deck.app();
+    const response = await app.request(
+      '/agents/Greeter/chat?stream=true',
+      postJson({ session_id: 'gone', message: 'hi' }),
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel();
+    const next = await app.request(
+      '/agents/Greeter/chat',
+      postJson({ session_id: 'gone', message: 'again' }),
+    );
+    expect(next.status).toBe(200);
+    expect(await next.json()).toEqual({ output: 'next' });
+    const runs = (await (await app.request('/runs?session_id=gone')).json()) as {
+      runs: Array<{ status: string }>;
+    };
+    expect(runs.runs.map((r) => r.status)).toEqual(['completed', 'cancelled']);
+  });
+});
