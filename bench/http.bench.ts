@@ -14,6 +14,11 @@
  * The load generator and the model servers run in a child process (bench/support/http-load.ts);
  * this process serves both apps on one socket. Rounds alternate the chat cases so machine
  * noise falls on both; it rewrites its own section of bench/RESULTS.md.
+ *
+ * Run: `npm run bench:http` (or `npx tsx bench/http.bench.ts [rounds] [seconds]`). Diagnostic
+ * knobs: `BENCH_EVENTS=memory://` (another event store), `BENCH_ONLY=deck|bare|bareStream`,
+ * `BENCH_PROFILE=/agents/` (a CPU profile of the server during phases whose URL contains it,
+ * written to the OS temp directory). Diagnostic runs overwrite RESULTS.md too: restore it.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +49,7 @@ const TARGET = 0.8;
 
 setTracingDisabled(true);
 const dir = mkdtempSync(join(tmpdir(), 'agentdeck-http-bench-'));
-process.env.SERVICE_EVENTS = process.env.BENCH_EVENTS ?? `sqlite://${join(dir, 'state.db')}`;
+process.env.SERVICE_EVENTS = process.env.BENCH_EVENTS || `sqlite://${join(dir, 'state.db')}`;
 process.env.OPENAI_API_KEY = 'sk-bench';
 
 const child = fork(new URL('./support/http-load.ts', import.meta.url), [], {

@@ -53,6 +53,7 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   ];
   const document = openApiDocument(all, {
     title: `${deps.deck.name} (agentdeck)`,
+    // The wire version its routes are compatible with; the routes beyond it are additive.
     version: '1.2.1',
     secured: keys.length > 0,
   });
