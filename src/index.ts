@@ -91,6 +91,7 @@ export type {
 export { SLEEP_UNTIL_KEY, type SleepRequest } from './core/wakeups.js';
 export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
 export type { DeckAgent, DeckOptions, ProjectOptions } from './deck/options.js';
+export type { ControlOptions, ResumeOptions } from './deck/run-control.js';
 export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export {

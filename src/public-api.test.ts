@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as root from './index.js';
 import * as langfuse from './observers/langfuse/index.js';
+import * as server from './surfaces/http/index.js';
 import * as testing from './testing/index.js';
 
 describe('the public surface', () => {
@@ -51,6 +52,19 @@ describe('the public surface', () => {
         'toWire',
         'tool',
         'wantsEngineSpans',
+      ].sort(),
+    );
+  });
+
+  it('pins the runtime exports of agentdeck/server', () => {
+    expect(Object.keys(server).sort()).toEqual(
+      [
+        'DEFAULT_MAX_BODY_BYTES',
+        'SSE_HEADERS',
+        'appSettingsFromEnv',
+        'catalogNames',
+        'serve',
+        'serveSettingsFromEnv',
       ].sort(),
     );
   });

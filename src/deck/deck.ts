@@ -22,7 +22,7 @@ import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ConversationSession, SessionBackend } from '../core/sessions.js';
 import type { RunStatus } from '../core/status.js';
-import type { EventStore } from '../core/store.js';
+import type { ControlRequest, EventStore } from '../core/store.js';
 import { LangGraphEngine } from '../engines/langgraph/index.js';
 import {
   engineSettingsFromEnv,
@@ -41,12 +41,19 @@ import { settle } from '../runtime/workflow-run.js';
 import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-url.js';
 import { openEventStore } from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
+import { type AppOptions, createApp, type DeckApp } from '../surfaces/http/app.js';
 import { CatalogMap } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
 import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import type { DeckOptions, ProjectOptions } from './options.js';
 import { discoverProject } from './project.js';
+import {
+  type ControlOptions,
+  type ResumeOptions,
+  requestControl,
+  resumeRun,
+} from './run-control.js';
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
 import {
   dueThreads,
@@ -422,6 +429,39 @@ export class Deck<C = unknown> {
   /** The conversation-memory session `run` and `stream` use for `sessionId`. */
   sessionFor(sessionId: string): ConversationSession {
     return this.#parts('sessionFor').sessionFor(sessionId);
+  }
+
+  /**
+   * Ask a run to pause: records the request (`control.requested`) and returns at once. A
+   * request is not a status change; an unknown run raises NotFoundError.
+   */
+  async pause(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
+    return requestControl(this.#parts('pause').store, runId, 'pause', options.reason ?? null);
+  }
+
+  /** Ask a run to cancel: records the request and returns at once (see `pause`). */
+  async cancel(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
+    return requestControl(this.#parts('cancel').store, runId, 'cancel', options.reason ?? null);
+  }
+
+  /**
+   * Continue a paused run; returns the events the continuation produced, `[]` when there is
+   * nothing to resume. The context is passed again (it is never stored).
+   */
+  async resume(runId: string, options: ResumeOptions<C> = {}): Promise<Event[]> {
+    const { store, runtime } = this.#parts('resume');
+    return resumeRun(store, runtime, this.workflows, runId, options.context);
+  }
+
+  /**
+   * A Hono app serving this deck over HTTP (SPEC.md "HTTP surface", bodies as in release
+   * 1.2.1). Its `fetch` is a standard `Request -> Response` handler; `serve()` (from
+   * `agentdeck/server`) opens the deck, listens and closes it on a signal.
+   * @example
+   * const app = deck.app({ context: (request) => tenantFrom(request) });
+   */
+  app(options: AppOptions<C> = {}): DeckApp {
+    return createApp(this, () => this.#open?.store ?? null, options);
   }
 
   #runtime(method: string): Runtime {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createRunScope } from '../authoring/context.js';
 import type { Workflow } from '../authoring/workflow.js';
 import { errorMessage, NotFoundError } from '../core/errors.js';
+import type { Event } from '../core/events.js';
 import { parseInstant } from '../core/instants.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
@@ -55,7 +56,7 @@ export async function pendingRuns(ops: WorkflowOps): Promise<PendingItem[]> {
   const items: PendingItem[] = [];
   for (const run of runs.reverse()) {
     if (!ops.workflows.has(run.origin)) continue;
-    const [last] = await ops.store.read(run.runId, { afterSeq: run.lastSeq - 1 });
+    const last = await lastLifecycleEvent(ops.store, run.runId, run.lastSeq);
     if (last?.kind !== 'run.interrupted') continue;
     items.push({
       runId: run.runId,
@@ -65,6 +66,20 @@ export async function pendingRuns(ops: WorkflowOps): Promise<PendingItem[]> {
     });
   }
   return items;
+}
+
+/**
+ * A run's latest `run.*` event: usually its last event, but a control request may have been
+ * recorded after it (then the whole run is read).
+ */
+async function lastLifecycleEvent(
+  store: EventStore,
+  runId: string,
+  lastSeq: number,
+): Promise<Event | undefined> {
+  const [last] = await store.read(runId, { afterSeq: lastSeq - 1 });
+  if (!last || last.kind.startsWith('run.')) return last;
+  return (await store.read(runId)).findLast((e) => e.kind.startsWith('run.'));
 }
 
 /** Drain a workflow segment; the result, or the segment's original error. */

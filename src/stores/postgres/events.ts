@@ -26,8 +26,8 @@ import type {
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
-import { redactUrl } from '../shared/url.js';
 import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
+import { redactUrl } from '../shared/url.js';
 import { appendDurably } from './append.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';

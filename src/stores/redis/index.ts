@@ -1,3 +1,4 @@
 /** The Redis backends. Sessions (conversation memory) for now. */
-export { RedisSessionBackend, type RedisSessionBackendOptions } from './sessions.js';
+
 export { redactUrl } from '../shared/url.js';
+export { RedisSessionBackend, type RedisSessionBackendOptions } from './sessions.js';

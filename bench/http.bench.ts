@@ -1,0 +1,249 @@
+/**
+ * What the HTTP surface costs, over real sockets (`npm run bench:http`).
+ *
+ * 1. Agent chat at 32 concurrent connections: `POST /agents/{name}/chat` on `deck.app()`
+ *    (every event recorded in the default SQLite store, a fresh session per request) against
+ *    a bare Hono route that calls `@openai/agents` directly for the same turn (what a user
+ *    would hand-write: `run(agent, message)`, answer `{output}`). A turn is one tool call plus
+ *    a 20-token answer from `scriptedModelServer` with zero delay. Target: the deck at least
+ *    80% of the bare route's requests/s.
+ * 2. Workflow runs/s over HTTP: a 3-node graph, `POST /workflows/{name}`, 32 connections.
+ * 3. A 1,000-token streamed answer (`?stream=true`): the time from the model server writing
+ *    its last token to the client reading the last byte. Target: under 5 ms.
+ *
+ * The load generator and the model servers run in a child process (bench/support/http-load.ts);
+ * this process serves both apps on one socket. Rounds alternate the chat cases so machine
+ * noise falls on both; it rewrites its own section of bench/RESULTS.md.
+ *
+ * Run: `npm run bench:http` (or `npx tsx bench/http.bench.ts [rounds] [seconds]`). Diagnostic
+ * knobs: `BENCH_EVENTS=memory://` (another event store), `BENCH_ONLY=deck|bare|bareStream`,
+ * `BENCH_PROFILE=/agents/` (a CPU profile of the server during phases whose URL contains it,
+ * written to the OS temp directory). Diagnostic runs overwrite RESULTS.md too: restore it.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve as listen } from '@hono/node-server';
+import {
+  OpenAIResponsesModel,
+  run,
+  Agent as SdkAgent,
+  tool as sdkTool,
+  setTracingDisabled,
+} from '@openai/agents';
+import { Hono } from 'hono';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { Agent, Deck, tool } from '../src/index.js';
+import { threeSteps } from '../test/support/workflows.js';
+import { CONNECTIONS, type Phase, type PhaseResult } from './support/http-load.js';
+import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
+
+const ROUNDS = Number(process.argv[2] ?? 5);
+const SECONDS = Number(process.argv[3] ?? 4);
+const LONG_COUNT = 40;
+const PACED_COUNT = 10;
+const TARGET = 0.8;
+
+setTracingDisabled(true);
+const dir = mkdtempSync(join(tmpdir(), 'agentdeck-http-bench-'));
+process.env.SERVICE_EVENTS = process.env.BENCH_EVENTS || `sqlite://${join(dir, 'state.db')}`;
+process.env.OPENAI_API_KEY = 'sk-bench';
+
+const child = fork(new URL('./support/http-load.ts', import.meta.url), [], {
+  execArgv: ['--import', 'tsx'],
+});
+const nextMessage = <T>() =>
+  new Promise<T>((resolve) => child.once('message', (m) => resolve(m as T)));
+const { urls } = await nextMessage<{ urls: string[] }>();
+const models = urls.map(
+  (url) =>
+    new OpenAIResponsesModel(new OpenAI({ apiKey: 'sk-bench', baseURL: url }), 'gpt-4o-mini'),
+);
+
+const slots = async ({ day }: { day: string }) => `${day}: 9am, 2pm`;
+const Day = z.object({ day: z.string() });
+const deckAgents = models.map(
+  (model, i) =>
+    new Agent({
+      name: `chat-${i}`,
+      instructions: 'Book slots.',
+      model,
+      tools: [
+        tool({ name: 'find_slots', description: 'Free slots', parameters: Day, execute: slots }),
+      ],
+    }),
+);
+const sdkAgents = models.map(
+  (model, i) =>
+    new SdkAgent({
+      name: `bare-${i}`,
+      instructions: 'Book slots.',
+      model,
+      tools: [
+        sdkTool({ name: 'find_slots', description: 'Free slots', parameters: Day, execute: slots }),
+      ],
+    }),
+);
+
+const deck = await new Deck({ agents: deckAgents, workflows: [threeSteps()] }).open();
+const app = new Hono();
+// The hand-written route: what a user writes without the deck.
+app.post('/bare/:i/chat', async (c) => {
+  const { message } = await c.req.json<{ message: string }>();
+  const result = await run(sdkAgents[Number(c.req.param('i'))] as SdkAgent, message);
+  return c.json({ output: result.finalOutput });
+});
+// The same, streaming from the model as the deck does (a diagnostic).
+app.post('/bare-stream/:i/chat', async (c) => {
+  const { message } = await c.req.json<{ message: string }>();
+  const result = await run(sdkAgents[Number(c.req.param('i'))] as SdkAgent, message, {
+    stream: true,
+  });
+  for await (const _ of result) {
+    // drain
+  }
+  await result.completed;
+  return c.json({ output: result.finalOutput });
+});
+app.route('/', deck.app());
+const server = listen({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+await new Promise((resolve) => server.once('listening', resolve));
+const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+async function phase(p: Phase): Promise<PhaseResult> {
+  const profile = process.env.BENCH_PROFILE && p.url.includes(process.env.BENCH_PROFILE);
+  const session = profile ? new Session() : null;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  child.send(p);
+  const { result } = await nextMessage<{ result: PhaseResult }>();
+  if (session) {
+    const { profile: data } = await session.post('Profiler.stop');
+    writeFileSync(join(tmpdir(), `http-bench-${Date.now()}.cpuprofile`), JSON.stringify(data));
+    session.disconnect();
+  }
+  return result;
+}
+
+const load = loadAtStart();
+const cases = {
+  deck: {
+    type: 'chat',
+    url: `${base}/agents/chat-{i}/chat`,
+    seconds: SECONDS,
+    model: true,
+  } as const,
+  bare: { type: 'chat', url: `${base}/bare/{i}/chat`, seconds: SECONDS, model: true } as const,
+  bareStream: {
+    type: 'chat',
+    url: `${base}/bare-stream/{i}/chat`,
+    seconds: SECONDS,
+    model: true,
+  } as const,
+};
+await phase({ ...cases.deck, seconds: 1 }); // warm-up
+await phase({ ...cases.bare, seconds: 1 });
+const results: Record<'deck' | 'bare' | 'bareStream' | 'workflow', PhaseResult[]> = {
+  deck: [],
+  bare: [],
+  bareStream: [],
+  workflow: [],
+};
+for (let round = 0; round < ROUNDS; round++) {
+  const order =
+    round % 2 === 0
+      ? (['deck', 'bare', 'bareStream'] as const)
+      : (['bareStream', 'bare', 'deck'] as const);
+  for (const name of order) {
+    if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === name)
+      results[name].push(await phase(cases[name]));
+  }
+  console.log(
+    `round ${round + 1}: deck ${rate(results.deck.at(-1)).toFixed(0)}/s, bare ${rate(results.bare.at(-1)).toFixed(0)}/s, bare streaming ${rate(results.bareStream.at(-1)).toFixed(0)}/s`,
+  );
+}
+const workflowCase = {
+  type: 'workflow',
+  url: `${base}/workflows/three-steps`,
+  seconds: SECONDS,
+} as const;
+await phase({ ...workflowCase, seconds: 1 });
+for (let round = 0; round < 3; round++) results.workflow.push(await phase(workflowCase));
+const longUrl = `${base}/agents/chat-${CONNECTIONS}/chat?stream=true`;
+const long = await phase({ type: 'long', url: longUrl, count: LONG_COUNT, delayMs: 0 });
+const paced = await phase({ type: 'long', url: longUrl, count: PACED_COUNT, delayMs: 1 });
+
+child.send({ type: 'exit' });
+server.close();
+await deck.close();
+rmSync(dir, { recursive: true, force: true });
+report();
+
+function rate(r: PhaseResult | undefined): number {
+  return r ? r.requests / r.seconds : 0;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function report() {
+  const fmt = (n: number, digits = 0) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const row = (label: string, rs: PhaseResult[]) => {
+    const rates = rs.map(rate);
+    const lat = rs.flatMap((r) => r.latenciesMs);
+    const fails = rs.reduce((n, r) => n + r.failures, 0);
+    return [
+      label,
+      `**${fmt(median(rates))}**`,
+      `${fmt(Math.min(...rates))} – ${fmt(Math.max(...rates))}`,
+      fmt(percentile(lat, 50), 1),
+      fmt(percentile(lat, 99), 1),
+      String(fails),
+    ];
+  };
+  const ratios = results.deck.map((r, i) => rate(r) / rate(results.bare[i]));
+  const ratio = median(ratios);
+  const gaps = long.latenciesMs;
+  const paceGaps = paced.latenciesMs;
+  const lines = [
+    '## HTTP surface (`npm run bench:http`)',
+    '',
+    `Real sockets (\`@hono/node-server\`), ${CONNECTIONS} concurrent keep-alive connections from a child process that also runs the`,
+    `model servers (one \`scriptedModelServer\` per connection, zero delay). A chat turn is one tool call plus a 20-token`,
+    'answer (two model calls). "deck" is `POST /agents/{name}/chat` on `deck.app()`: every event recorded in the default',
+    'SQLite store (one file, group commit), a fresh session (in-process SQLite memory) per request. "bare" is a Hono route',
+    'calling `@openai/agents` `run(agent, message)` for the same agent and model, answering `{output}` (no session, no',
+    `recording, SDK tracing off). ${ROUNDS} rounds of ${SECONDS} s per case, alternating order; req/s is the median over`,
+    'rounds, latency percentiles over all requests of all rounds. The workflow row is `POST /workflows/three-steps`',
+    '(a 3-node graph, not durable) at the same concurrency, 3 rounds. The diagnostic row is the bare route with',
+    '`run(agent, message, { stream: true })`, streaming from the model as the deck always does.',
+    '',
+    `**Headline: the deck serves ${fmt(100 * ratio)}% of the hand-written route's chat throughput: ${ratio >= TARGET ? 'PASS' : 'FAIL'}** (target: at least 80%; per round ${ratios.map((r) => `${fmt(100 * r)}%`).join(', ')}).`,
+    '',
+    `**Streamed 1,000-token answer, model at zero delay: ${fmt(median(gaps), 1)} ms from the model's last token to the client's last byte (median of ${gaps.length}; p99 ${fmt(percentile(gaps, 99), 1)} ms): ${median(gaps) < 5 ? 'PASS' : 'FAIL'}** (target: under 5 ms).`,
+    `With tokens 1 ms apart (still faster than a real model): **${fmt(median(paceGaps), 2)} ms** (median of ${paceGaps.length}; max ${fmt(Math.max(...paceGaps), 2)} ms): ${median(paceGaps) < 5 ? 'PASS' : 'FAIL'}.`,
+    '',
+    machineLine(load),
+    '',
+    ...table(
+      ['case', 'req/s (median)', 'range', 'p50 ms', 'p99 ms', 'failed'],
+      [
+        row('chat: **deck** `POST /agents/{name}/chat`, SQLite events', results.deck),
+        row('chat: bare Hono route, `@openai/agents` `run()`', results.bare),
+        row('chat: diagnostic: bare route, `run(..., { stream: true })`', results.bareStream),
+        row('workflow: **deck** `POST /workflows/{name}`, 3 nodes', results.workflow),
+      ],
+    ),
+  ];
+  writeSection('http.bench', lines);
+  console.log(lines.join('\n'));
+}

@@ -1,0 +1,127 @@
+/**
+ * The load side of bench/http.bench.ts, run as a child process so that the client and the
+ * model servers do not share the server's event loop. It starts one scripted model server
+ * per connection (a connection sends its requests one after another, so its server's script
+ * is consumed in order), tells the parent their URLs, then runs the phases it is sent.
+ */
+import { ServerResponse } from 'node:http';
+import {
+  type ScriptedModelServer,
+  type ScriptedStep,
+  scriptedModelServer,
+} from '../../src/testing/index.js';
+
+export const CONNECTIONS = 32;
+export const LAST_TOKEN = 'tok999.';
+
+/** A turn: one tool call, then a 20-token answer (zero delay). */
+export const TURN: ScriptedStep[] = [
+  { toolCalls: [{ name: 'find_slots', arguments: { day: 'tuesday' } }] },
+  { text: Array.from({ length: 20 }, (_, i) => `w${i} `) },
+];
+const LONG_TEXT = [...Array.from({ length: 999 }, (_, i) => `tok${i} `), LAST_TOKEN];
+
+export type Phase =
+  | { type: 'chat'; url: string; seconds: number; model: boolean }
+  | { type: 'workflow'; url: string; seconds: number }
+  | { type: 'long'; url: string; count: number; delayMs: number };
+
+export interface PhaseResult {
+  requests: number;
+  seconds: number;
+  latenciesMs: number[];
+  failures: number;
+}
+
+// When the model server wrote the frame with the last token of the long answer.
+let lastTokenAt = 0;
+const write = ServerResponse.prototype.write;
+ServerResponse.prototype.write = function (
+  this: ServerResponse,
+  ...args: Parameters<typeof write>
+) {
+  const [chunk] = args;
+  if (typeof chunk === 'string' && chunk.includes(LAST_TOKEN)) lastTokenAt = performance.now();
+  return write.apply(this, args);
+} as typeof write;
+
+async function chatLoad(
+  phase: Extract<Phase, { type: 'chat' | 'workflow' }>,
+  servers: ScriptedModelServer[],
+) {
+  const latencies: number[] = [];
+  let failures = 0;
+  let n = 0;
+  const until = performance.now() + phase.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, i) => {
+      while (performance.now() < until) {
+        const id = n++;
+        if (phase.type === 'chat') servers[i]?.push(...TURN);
+        const body =
+          phase.type === 'chat' ? { session_id: `c${i}-${id}`, message: 'When?' } : { n: id };
+        const url =
+          phase.type === 'chat'
+            ? phase.url.replace('{i}', String(i))
+            : `${phase.url}?thread_id=t${id}`;
+        const t0 = performance.now();
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        await response.arrayBuffer();
+        if (response.status === 200) latencies.push(performance.now() - t0);
+        else failures++;
+      }
+    }),
+  );
+  return {
+    requests: latencies.length,
+    seconds: (performance.now() - started) / 1000,
+    latenciesMs: latencies,
+    failures,
+  };
+}
+
+async function longAnswers(phase: Extract<Phase, { type: 'long' }>, server: ScriptedModelServer) {
+  const gaps: number[] = [];
+  let failures = 0;
+  for (let k = 0; k < phase.count; k++) {
+    server.push({ text: LONG_TEXT, delayMs: phase.delayMs });
+    lastTokenAt = 0;
+    const response = await fetch(phase.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: `long-${k}`, message: 'Tell me everything.' }),
+    });
+    const text = await response.text(); // resolves at the last byte
+    const done = performance.now();
+    if (response.status === 200 && text.includes('event: done') && lastTokenAt > 0)
+      gaps.push(done - lastTokenAt);
+    else failures++;
+  }
+  return { requests: gaps.length, seconds: 0, latenciesMs: gaps, failures };
+}
+
+async function main() {
+  const servers = await Promise.all(
+    Array.from({ length: CONNECTIONS + 1 }, () => scriptedModelServer([])),
+  );
+  const send = (message: unknown) => process.send?.(message);
+  send({ type: 'models', urls: servers.map((s) => s.url) });
+  process.on('message', async (phase: Phase | { type: 'exit' }) => {
+    if (phase.type === 'exit') {
+      await Promise.all(servers.map((s) => s.close()));
+      process.exit(0);
+    }
+    const result =
+      phase.type === 'long'
+        ? await longAnswers(phase, servers[CONNECTIONS] as ScriptedModelServer)
+        : await chatLoad(phase, servers);
+    send({ type: 'result', result });
+  });
+}
+
+await main();

@@ -1,0 +1,85 @@
+/**
+ * `POST /agents/{name}/chat`: one agent turn, answered as JSON `{"output": ...}` or, with
+ * `?stream=true`, as SSE (`data: {"delta": ...}` per chunk, then `event: done` or
+ * `event: error`). The run is started and its first event awaited before any response is
+ * chosen, so a busy session is a real 409, never an error frame.
+ */
+import type { z } from 'zod';
+import { errorMessage, errorTypeName } from '../../core/errors.js';
+import type { Event } from '../../core/events.js';
+import { type HttpDeps, unknownName } from './deps.js';
+import { detailResponse, INTERNAL_ERROR } from './errors.js';
+import { route } from './routes.js';
+import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
+import { ChatBody, ChatResult, Detail, StreamQuery } from './schemas.js';
+import { formatFrame, sseResponse } from './sse.js';
+
+type Events = AsyncGenerator<Event, void, undefined>;
+
+export function agentRoutes(deps: HttpDeps) {
+  return [
+    route<z.infer<typeof ChatBody>, z.infer<typeof StreamQuery>>({
+      method: 'post',
+      path: '/agents/{name}/chat',
+      summary: 'Play one turn of an agent',
+      description:
+        'JSON `{"output": ...}` (null when the turn was paused or cancelled), or with `?stream=true` ' +
+        'server-sent events: `data: {"delta": "..."}` per chunk, then `event: done` with ' +
+        '`{"output", "usage"}`, or `event: error` with `{"error": "<ExceptionTypeName>"}`.',
+      query: StreamQuery,
+      body: { schema: ChatBody, description: 'The session and the message.' },
+      responses: {
+        200: { description: 'The answer.', schema: ChatResult, sse: true },
+        404: { description: 'No agent by that name.', schema: Detail },
+        409: { description: 'The session is busy with another turn.', schema: Detail },
+        422: { description: 'A malformed body.', schema: Detail },
+        500: { description: 'The turn failed (details in the server log).', schema: Detail },
+      },
+      async handle({ params, body, query, request }) {
+        const { deck } = deps;
+        const name = params.name ?? '';
+        if (!deck.agents.has(name)) throw unknownName('agent', name, deck.agents.keys());
+        const options = { sessionId: body.session_id, ...(await deps.runContext(request)) };
+        const events = deck.stream(name, body.message, options);
+        const first = await events.next(); // the claim is decided here: busy is a 409
+        if (query.stream) {
+          return sseResponse(chatFrames(first, events, deps.log), () => events.return());
+        }
+        const end = await drainToEnd(first, events);
+        if (end?.kind === 'run.completed') return Response.json({ output: answerOf(end) });
+        if (end?.kind === 'run.failed') {
+          deps.log(failureLine(end));
+          return detailResponse(500, INTERNAL_ERROR);
+        }
+        return Response.json({ output: null });
+      },
+    }),
+  ];
+}
+
+/** The chat SSE frames. Tool, control and pause events are not rendered; a paused stream just ends. */
+async function* chatFrames(
+  first: IteratorResult<Event, void>,
+  events: Events,
+  log: HttpDeps['log'],
+): AsyncGenerator<string, void, undefined> {
+  try {
+    for (let step = first; !step.done; step = await events.next()) {
+      const event = step.value;
+      if (event.kind === 'text.delta') {
+        yield formatFrame({ data: { delta: event.payload.text } });
+      } else if (event.kind === 'run.completed') {
+        const usage = chatUsage(event.payload.usage);
+        yield formatFrame({ event: 'done', data: { output: answerOf(event), usage } });
+      } else if (event.kind === 'run.failed') {
+        log(failureLine(event));
+        yield formatFrame({ event: 'error', data: { error: event.payload.errorType } });
+      }
+    }
+  } catch (error) {
+    log(`[agentdeck] chat stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
+    yield formatFrame({ event: 'error', data: { error: errorTypeName(error) } });
+  } finally {
+    await events.return();
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The app as a whole: health and the 503 gate, API keys, the body-size limit, unknown
+ * paths, and the OpenAPI document generated from the same schemas that check requests.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openTestDeck, testDeck } from '../../../test/support/decks.js';
+import { postJson } from '../../../test/support/http.js';
+import { approval, threeSteps } from '../../../test/support/workflows.js';
+import { Agent } from '../../index.js';
+import { ScriptedModel } from '../../testing/index.js';
+import { schemaOf } from './openapi.js';
+import { ChatBody, ResumeBody } from './schemas.js';
+
+const agents = () => [
+  new Agent({ name: 'Zed', model: new ScriptedModel([]) }),
+  new Agent({ name: 'Greeter', model: new ScriptedModel([]) }),
+];
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('GET /health', () => {
+  it('answers 503 {"status":"starting"} until the deck is open, every other route 503 too', async () => {
+    const { deck } = testDeck({ agents: agents() });
+    const app = deck.app();
+    const health = await app.request('/health');
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({ status: 'starting' });
+    for (const [path, init] of [
+      ['/agents/Greeter/chat', postJson({ session_id: 's', message: 'hi' })],
+      ['/runs', {}],
+      ['/openapi.json', {}],
+    ] as const) {
+      const response = await app.request(path, init);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ detail: "deck 'agentdeck' not started" });
+    }
+  });
+
+  it('answers the sorted catalog once open (skills: none until the catalog issue lands)', async () => {
+    const { deck } = await openTestDeck({
+      agents: agents(),
+      workflows: [threeSteps(), approval()],
+    });
+    const response = await deck.app().request('/health');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      status: 'ok',
+      agents: ['Greeter', 'Zed'],
+      workflows: ['approval', 'three-steps'],
+      skills: [],
+    });
+  });
+});
+
+describe('API keys', () => {
+  it.each([
+    ['option', { apiKeys: ['key-one', 'key-two'] }],
+    ['SERVICE_API_KEYS', {}],
+  ])(
+    'from the %s: every route but /health needs Authorization: Bearer <key>',
+    async (_, options) => {
+      vi.stubEnv('SERVICE_API_KEYS', ' key-one , key-two ');
+      const { deck } = await openTestDeck({ agents: agents() });
+      const app = deck.app(options);
+      expect((await app.request('/health')).status).toBe(200);
+      for (const authorization of [undefined, 'Bearer nope', 'key-one', 'Bearer key-on']) {
+        const headers: Record<string, string> = authorization ? { authorization } : {};
+        const response = await app.request('/runs', { headers });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer');
+        expect(await response.json()).toEqual({
+          detail: 'missing or invalid API key: send Authorization: Bearer <key>',
+        });
+      }
+      for (const key of ['key-one', 'key-two']) {
+        const response = await app.request('/runs', {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        expect(response.status).toBe(200);
+      }
+    },
+  );
+
+  it('leaves every route open when no key is configured', async () => {
+    const { deck } = await openTestDeck({ agents: agents() });
+    expect((await deck.app().request('/runs')).status).toBe(200);
+  });
+});
+
+describe('limits and unknown paths', () => {
+  it('answers 413 for a body over the limit (option or SERVICE_MAX_BODY_BYTES), before reading it as JSON', async () => {
+    vi.stubEnv('SERVICE_MAX_BODY_BYTES', '64');
+    const { deck } = await openTestDeck({ agents: agents() });
+    const big = postJson({ session_id: 's', message: 'x'.repeat(100) });
+    for (const app of [deck.app(), deck.app({ maxBodyBytes: 64 })]) {
+      const response = await app.request('/agents/Greeter/chat', big);
+      expect(response.status).toBe(413);
+      expect(await response.json()).toEqual({
+        detail: 'the request body is over the 64-byte limit',
+      });
+    }
+    const small = await deck
+      .app({ maxBodyBytes: 64 })
+      .request('/agents/Greeter/chat', postJson({ message: 1 }));
+    expect(small.status).toBe(422);
+  });
+
+  it('answers 404 {"detail":"Not Found"} for an unknown path', async () => {
+    const { deck } = await openTestDeck({ agents: agents() });
+    const response = await deck.app().request('/nowhere');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ detail: 'Not Found' });
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('describes every mounted route, with the request schemas the app validates with', async () => {
+    const { deck } = await openTestDeck({ agents: agents() });
+    const app = deck.app();
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>
+      >;
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    const mounted = app.routes
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+      .sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
+      .sort();
+    expect(documented).toEqual(mounted);
+    expect(documented).toEqual(
+      [
+        'get /health',
+        'post /agents/{name}/chat',
+        'post /workflows/{name}',
+        'get /workflows/{name}/pending',
+        'post /workflows/{name}/{thread_id}/resume',
+        'post /runs/{run_id}/pause',
+        'post /runs/{run_id}/cancel',
+        'post /runs/{run_id}/resume',
+        'get /runs',
+        'get /runs/{run_id}',
+        'get /runs/{run_id}/events',
+        'get /openapi.json',
+      ].sort(),
+    );
+    const chat = doc.paths['/agents/{name}/chat']?.post?.requestBody?.content['application/json'];
+    expect(chat?.schema).toEqual(schemaOf(ChatBody));
+    expect(chat?.schema).toMatchObject({ required: ['session_id', 'message'] });
+    const resume = doc.paths['/workflows/{name}/{thread_id}/resume']?.post?.requestBody;
+    expect(resume?.content['application/json']?.schema).toEqual(schemaOf(ResumeBody));
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * `deck.app()`: the HTTP surface of a deck, wire-compatible with release 1.2.1 (WIRE.md)
+ * plus additive routes to read runs and their events, and `/openapi.json`. Every handler
+ * passes plain arguments to the deck's methods, so an HTTP-started run is recorded exactly
+ * as `deck.run`/`deck.stream` records it.
+ */
+import type { Deck } from '../../deck/deck.js';
+import { agentRoutes } from './agents.js';
+import { buildApp, type DeckApp } from './build.js';
+import { controlRoutes } from './control.js';
+import { type EventLog, makeDeps } from './deps.js';
+import { healthRoute } from './health.js';
+import type { AppOptions } from './options.js';
+import { runRoutes } from './runs.js';
+import { workflowRoutes } from './workflows.js';
+
+export type { DeckApp } from './build.js';
+export type { AppOptions } from './options.js';
+
+/**
+ * Build the app for `deck`. `eventLog` is the deck's private grant of read access to its
+ * event log (null until it is open); the deck passes it, nothing else can.
+ */
+export function createApp<C>(
+  deck: Deck<C>,
+  eventLog: () => EventLog | null,
+  options: AppOptions<C> = {},
+): DeckApp {
+  const deps = makeDeps(deck, eventLog, options);
+  return buildApp(
+    deps,
+    [
+      healthRoute(deps.deck),
+      ...agentRoutes(deps),
+      ...workflowRoutes(deps),
+      ...controlRoutes(deps),
+      ...runRoutes(deps),
+    ],
+    options,
+  );
+}

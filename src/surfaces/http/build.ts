@@ -1,0 +1,81 @@
+/**
+ * Assembles a Hono app from routes: the error handler (errors.ts), the 503 gate until the
+ * deck is open, bearer keys, the body-size limit, then the routes and `/openapi.json`.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { HttpDeps } from './deps.js';
+import { detailResponse, errorResponse } from './errors.js';
+import { openApiDocument } from './openapi.js';
+import { type AppOptions, appSettingsFromEnv } from './options.js';
+import { mount, type Route, route } from './routes.js';
+
+export type DeckApp = Hono;
+
+export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions<C>): DeckApp {
+  const settings = { ...appSettingsFromEnv(), ...definedOptions(options) };
+  const keys = settings.apiKeys.map((k) => Buffer.from(k));
+  const app = new Hono();
+  app.onError((error) => errorResponse(error, deps.log));
+  app.notFound(() => detailResponse(404, 'Not Found'));
+  const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
+
+  app.use('*', async (c, next) => {
+    if (publicPaths.has(c.req.path)) return next();
+    if (deps.deck.state !== 'open')
+      return detailResponse(503, `deck '${deps.deck.name}' not started`);
+    if (keys.length > 0 && !authorized(c.req.header('authorization'), keys)) {
+      return detailResponse(401, 'missing or invalid API key: send Authorization: Bearer <key>', {
+        'www-authenticate': 'Bearer',
+      });
+    }
+    return next();
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: settings.maxBodyBytes,
+      onError: () =>
+        detailResponse(413, `the request body is over the ${settings.maxBodyBytes}-byte limit`),
+    }),
+  );
+
+  const all = [
+    ...routes,
+    route({
+      method: 'get',
+      path: '/openapi.json',
+      summary: 'This OpenAPI document',
+      responses: { 200: { description: 'An OpenAPI 3.1 document.' } },
+      handle: () => Response.json(document),
+    }),
+  ];
+  const document = openApiDocument(all, {
+    title: `${deps.deck.name} (agentdeck)`,
+    // The wire version its routes are compatible with; the routes beyond it are additive.
+    version: '1.2.1',
+    secured: keys.length > 0,
+  });
+  mount(app, all);
+  return app;
+}
+
+function authorized(header: string | undefined, keys: readonly Buffer[]): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!match?.[1]) return false;
+  const given = Buffer.from(match[1].trim());
+  // Compare against every key, in constant time per key, so timing does not reveal which matched.
+  let ok = false;
+  for (const key of keys) {
+    if (key.length === given.length && timingSafeEqual(key, given)) ok = true;
+  }
+  return ok;
+}
+
+function definedOptions(options: AppOptions<unknown>) {
+  const out: { apiKeys?: readonly string[]; maxBodyBytes?: number } = {};
+  if (options.apiKeys !== undefined) out.apiKeys = options.apiKeys;
+  if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
+  return out;
+}

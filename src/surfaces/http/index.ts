@@ -1,0 +1,15 @@
+/**
+ * `agentdeck/server`: serving a deck over HTTP. `deck.app()` (on Deck) builds the Hono app;
+ * `serve()` runs it with the deck's lifespan; the settings readers are what a command needs.
+ */
+export type { DeckApp } from './build.js';
+export { type CatalogNames, catalogNames } from './health.js';
+export {
+  type AppOptions,
+  appSettingsFromEnv,
+  DEFAULT_MAX_BODY_BYTES,
+  type ServeOptions,
+  serveSettingsFromEnv,
+} from './options.js';
+export { type RunningServer, serve } from './serve.js';
+export { SSE_HEADERS } from './sse.js';

@@ -1,0 +1,68 @@
+/**
+ * Request bodies and queries, read and checked against the route's zod schema, with the
+ * 422 messages of WIRE.md: `missing field: <name>`, `field 'message' must be a string, got
+ * number`, and a body that is not JSON or not an object.
+ */
+import type { z } from 'zod';
+import { HttpError } from './errors.js';
+
+/** Read the body as a JSON object; an empty body is `undefined` when `optional`. */
+export async function readJsonObject(
+  request: Request,
+  optional: boolean,
+): Promise<Record<string, unknown> | undefined> {
+  const text = await request.text();
+  if (text.trim() === '') {
+    if (optional) return undefined;
+    throw new HttpError(422, 'the request body must be a JSON object, got an empty body');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HttpError(422, 'the request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(422, `the request body must be a JSON object, got ${typeName(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Parse `value` with `schema`, or throw a 422 naming the first wrong field. */
+export function check<T>(schema: z.ZodType<T>, value: unknown, what = 'field'): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  if (!issue) throw new HttpError(422, 'invalid request');
+  const path = issue.path.map(String).join('.');
+  if (isMissing(value, issue.path)) throw new HttpError(422, `missing ${what}: ${path}`);
+  if (issue.code === 'invalid_type') {
+    const got = typeName(valueAt(value, issue.path));
+    throw new HttpError(422, `${what} '${path}' must be a ${issue.expected}, got ${got}`);
+  }
+  throw new HttpError(422, `${what} '${path}': ${issue.message}`);
+}
+
+function isMissing(root: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  const parent = valueAt(root, path.slice(0, -1));
+  const key = path.at(-1) as PropertyKey;
+  return typeof parent === 'object' && parent !== null && !(key in parent);
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** A JSON value's type, in JSON's words. */
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'object') return 'object';
+  return typeof value;
+}

@@ -1,0 +1,70 @@
+/**
+ * The HTTP app's and the server's options, declared once, and the environment settings
+ * they default to (`SERVICE_API_KEYS`, `SERVICE_MAX_BODY_BYTES`, `HOST`, `PORT`).
+ */
+import { ConfigError } from '../../core/errors.js';
+
+export interface AppOptions<C = unknown> {
+  /**
+   * The per-run application context of each HTTP-started run, computed from the request
+   * (for example a tenant read from a header your proxy sets). It never crosses the wire.
+   * @default none: HTTP runs get `null`, as SPEC.md says
+   */
+  context?: (request: Request) => C | Promise<C>;
+  /**
+   * Bearer keys; when non-empty every route but `/health` requires
+   * `Authorization: Bearer <key>` (401 otherwise).
+   * @default SERVICE_API_KEYS (comma-separated), else none: every route is open
+   */
+  apiKeys?: readonly string[];
+  /** Largest request body accepted; a larger one gets 413. @default SERVICE_MAX_BODY_BYTES, else 4 MiB */
+  maxBodyBytes?: number;
+  /** Where server-side failures are written (the client sees only `internal error`). @default console.error */
+  log?: (message: string) => void;
+}
+
+export interface ServeOptions<C = unknown> {
+  /** Interface to listen on. @default HOST, else '0.0.0.0' */
+  host?: string;
+  /** Port to listen on; 0 picks a free one. @default PORT, else 8000 */
+  port?: number;
+  /** Options of the app `serve()` builds with `deck.app()`. @default {} */
+  app?: AppOptions<C>;
+  /** Handle SIGTERM and SIGINT: stop accepting, let in-flight requests end, close the deck. @default true */
+  handleSignals?: boolean;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+type Env = Record<string, string | undefined>;
+
+/** The app settings the environment gives, for the options left out. */
+export function appSettingsFromEnv(env: Env = process.env) {
+  const keys = (env.SERVICE_API_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  return {
+    apiKeys: keys,
+    maxBodyBytes: positiveInt(env, 'SERVICE_MAX_BODY_BYTES') ?? DEFAULT_MAX_BODY_BYTES,
+  };
+}
+
+/** Where `serve()` listens unless told: `HOST` (default 0.0.0.0) and `PORT` (default 8000). */
+export function serveSettingsFromEnv(env: Env = process.env): { host: string; port: number } {
+  const port = env.PORT === undefined || env.PORT === '' ? 8000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError(`PORT must be a port number (0-65535), got '${env.PORT}'`);
+  }
+  return { host: env.HOST || '0.0.0.0', port };
+}
+
+function positiveInt(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new ConfigError(`${name} must be a positive whole number of bytes, got '${raw}'`);
+  }
+  return value;
+}

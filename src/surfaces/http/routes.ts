@@ -1,0 +1,63 @@
+/**
+ * A route is declared once: method, path, the zod schemas of its query and body, and its
+ * responses. `mount()` validates requests with those schemas before the handler runs, and
+ * `openApiDocument()` (openapi.ts) describes the same routes from the same schemas, so the
+ * document and the checks cannot drift apart.
+ */
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import { check, readJsonObject } from './json-body.js';
+
+export interface ResponseSpec {
+  description: string;
+  /** The JSON body's schema (omitted: described in prose only). */
+  schema?: z.ZodType;
+  /** The response is an SSE stream (`text/event-stream`). */
+  sse?: boolean;
+}
+
+export interface RouteInput<B, Q> {
+  /** Path parameters, already URI-decoded. */
+  params: Record<string, string>;
+  body: B;
+  query: Q;
+  request: Request;
+}
+
+export interface Route<B = unknown, Q = unknown> {
+  method: 'get' | 'post';
+  /** OpenAPI form: `/agents/{name}/chat`. */
+  path: string;
+  summary: string;
+  description?: string;
+  query?: z.ZodType<Q>;
+  body?: { schema: z.ZodType<B>; description: string; optional?: boolean };
+  responses: Record<number, ResponseSpec>;
+  /** Served without an API key (only `/health`). */
+  public?: boolean;
+  handle(input: RouteInput<B, Q>, c: Context): Response | Promise<Response>;
+}
+
+/** Declare a route; the handler's `body` and `query` take the schemas' types. */
+export function route<B = undefined, Q = undefined>(spec: Route<B, Q>): Route {
+  return spec as unknown as Route;
+}
+
+/** Register each route on the Hono app, validating its query and body first. */
+export function mount(app: Hono, routes: readonly Route[]): void {
+  for (const spec of routes) {
+    const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    app.on(spec.method.toUpperCase(), honoPath, async (c) => {
+      const query = spec.query ? check(spec.query, c.req.query(), 'query parameter') : undefined;
+      let body: unknown;
+      if (spec.body) {
+        const raw = await readJsonObject(c.req.raw, spec.body.optional ?? false);
+        body = raw === undefined ? undefined : check(spec.body.schema, raw);
+      }
+      return spec.handle(
+        { params: c.req.param() as Record<string, string>, body, query, request: c.req.raw },
+        c,
+      );
+    });
+  }
+}

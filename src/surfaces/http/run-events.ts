@@ -1,0 +1,66 @@
+/**
+ * A run's canonical events as SSE frames, each with `id: <seq>`, from a position on: the
+ * events already in the log, then (following a live run) the new ones as they are stored,
+ * until the terminal event. It reads the shared store, so it follows a run whatever
+ * process plays it, and a client that reconnects with `Last-Event-ID` misses nothing:
+ * the position is a `seq`, and the store's seqs are gap-free.
+ */
+import { isTerminal, toWire } from '../../core/events.js';
+import type { EventLog } from './deps.js';
+import { formatFrame, KEEPALIVE } from './sse.js';
+
+export interface TailOptions {
+  /** Only events after this seq; -1 (or omitted) for all. */
+  afterSeq: number;
+  /** Keep reading until the terminal event (false: what the log holds now, then end). */
+  follow: boolean;
+  signal: AbortSignal;
+  /** First and longest wait between reads of a live run. @default 10 ms, 250 ms */
+  pollMs?: { min: number; max: number };
+  /** Idle time after which a comment frame is sent. @default 15 s */
+  keepAliveMs?: number;
+}
+
+export async function* runEventFrames(
+  log: EventLog,
+  runId: string,
+  options: TailOptions,
+): AsyncGenerator<string, void, undefined> {
+  const { min, max } = options.pollMs ?? { min: 10, max: 250 };
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  let after = options.afterSeq;
+  let wait = min;
+  let idleSince = Date.now();
+  while (!options.signal.aborted) {
+    const events = await log.read(runId, { afterSeq: after });
+    for (const event of events) {
+      yield formatFrame({ id: event.seq, data: toWire(event) });
+      after = event.seq;
+      if (isTerminal(event)) return;
+    }
+    if (!options.follow) return;
+    if (events.length > 0) {
+      wait = min;
+      idleSince = Date.now();
+    } else {
+      wait = Math.min(max, wait * 2);
+      if (Date.now() - idleSince >= keepAliveMs) {
+        yield KEEPALIVE;
+        idleSince = Date.now();
+      }
+    }
+    await sleep(wait, options.signal);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

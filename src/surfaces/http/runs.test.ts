@@ -1,0 +1,161 @@
+/**
+ * Beyond 1.2.1: reading runs and following their events, including a client that loses
+ * its connection mid-turn and reconnects with Last-Event-ID.
+ */
+import { describe, expect, it } from 'vitest';
+import { openTestDeck } from '../../../test/support/decks.js';
+import { headersOf, parseSse, postJson, SSE_HEADERS } from '../../../test/support/http.js';
+import { threeSteps } from '../../../test/support/workflows.js';
+import { Agent, toWire } from '../../index.js';
+import { MemoryEventStore } from '../../stores/memory/index.js';
+import { ScriptedModel } from '../../testing/index.js';
+
+async function deckWith(steps: ConstructorParameters<typeof ScriptedModel>[0]) {
+  const eventStore = new MemoryEventStore();
+  const model = new ScriptedModel(steps);
+  const { deck } = await openTestDeck({
+    agents: [new Agent({ name: 'Greeter', model })],
+    workflows: [threeSteps()],
+    eventStore,
+  });
+  return { deck, eventStore, app: deck.app() };
+}
+
+describe('GET /runs/{run_id}', () => {
+  it("answers the run's status, origin, session, timestamps and usage; 404 for an unknown run", async () => {
+    const { app, eventStore } = await deckWith([
+      { text: 'hi', usage: { inputTokens: 22, outputTokens: 10 } },
+    ]);
+    await app.request('/agents/Greeter/chat', postJson({ session_id: 's-1', message: 'hello' }));
+    const [run] = await eventStore.listRuns();
+    const response = await app.request(`/runs/${run?.runId}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      run_id: run?.runId,
+      origin: 'Greeter',
+      session_id: 's-1',
+      namespace: null,
+      status: 'completed',
+      started_at: run?.startedAt,
+      updated_at: run?.updatedAt,
+      last_seq: run?.lastSeq,
+      usage: { requests: 1, input_tokens: 22, output_tokens: 10, total_tokens: 32, usd: null },
+    });
+    const unknown = await app.request('/runs/nope');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ detail: "No run 'nope'." });
+  });
+});
+
+describe('GET /runs', () => {
+  it('lists runs newest first, filtered, paged with next_before until null', async () => {
+    const { app, deck } = await deckWith([]);
+    for (let n = 0; n < 7; n++) {
+      await deck.run('three-steps', { n }, { sessionId: n % 2 === 0 ? 'even' : 'odd' });
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const all = (await (await app.request('/runs?limit=100')).json()) as {
+      runs: Array<{ run_id: string; started_at: string; session_id: string }>;
+      next_before: string | null;
+    };
+    expect(all.runs).toHaveLength(7);
+    expect(all.next_before).toBeNull();
+    const starts = all.runs.map((r) => r.started_at);
+    expect(starts).toEqual([...starts].sort().reverse());
+
+    const seen: string[] = [];
+    let url: string | null = '/runs?limit=3';
+    while (url) {
+      const page = (await (await app.request(url)).json()) as typeof all;
+      expect(page.runs.length).toBeLessThanOrEqual(3);
+      seen.push(...page.runs.map((r) => r.run_id));
+      url = page.next_before
+        ? `/runs?limit=3&before=${encodeURIComponent(page.next_before)}`
+        : null;
+    }
+    expect(seen).toEqual(all.runs.map((r) => r.run_id));
+
+    const even = (await (
+      await app.request('/runs?session_id=even&origin=three-steps&status=completed')
+    ).json()) as typeof all;
+    expect(even.runs.map((r) => r.session_id)).toEqual(['even', 'even', 'even', 'even']);
+    expect((await (await app.request('/runs?status=failed')).json()) as typeof all).toEqual({
+      runs: [],
+      next_before: null,
+    });
+  });
+
+  it('answers 422 for a malformed query', async () => {
+    const { app } = await deckWith([]);
+    for (const query of ['limit=0', 'limit=abc', 'status=sleepy']) {
+      const response = await app.request(`/runs?${query}`);
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { detail: string }).detail).toMatch(/^query parameter '/);
+    }
+  });
+});
+
+describe('GET /runs/{run_id}/events', () => {
+  it('streams the canonical events with id: <seq>; Last-Event-ID and ?after= resume after that seq', async () => {
+    const { app, eventStore } = await deckWith([{ text: ['a', 'b', 'c'] }]);
+    await app.request('/agents/Greeter/chat', postJson({ session_id: 's', message: 'x' }));
+    const [run] = await eventStore.listRuns();
+    const logged = (await eventStore.read(run?.runId ?? '')).map((e) => toWire(e));
+    const response = await app.request(`/runs/${run?.runId}/events`);
+    expect(headersOf(response)).toEqual(SSE_HEADERS);
+    expect(parseSse(await response.text())).toEqual(
+      logged.map((e) => ({ id: String(e.seq), data: JSON.parse(JSON.stringify(e)) })),
+    );
+    const afterHeader = await app.request(`/runs/${run?.runId}/events`, {
+      headers: { 'last-event-id': '2' },
+    });
+    expect(parseSse(await afterHeader.text()).map((f) => f.id)).toEqual(
+      logged.slice(3).map((e) => String(e.seq)),
+    );
+    const afterQuery = await app.request(`/runs/${run?.runId}/events?after=4`);
+    expect(parseSse(await afterQuery.text()).map((f) => f.id)).toEqual(
+      logged.slice(5).map((e) => String(e.seq)),
+    );
+    expect((await app.request('/runs/nope/events')).status).toBe(404);
+    expect(
+      (await app.request(`/runs/${run?.runId}/events`, { headers: { 'last-event-id': 'x' } }))
+        .status,
+    ).toBe(422);
+  });
+
+  it('follows a live run; a client that drops mid-turn reconnects with Last-Event-ID and misses nothing', async () => {
+    const chunks = Array.from({ length: 12 }, (_, i) => `t${i} `);
+    const { app, eventStore } = await deckWith([{ text: chunks, delayMs: 15 }]);
+    const turn = app.request('/agents/Greeter/chat', postJson({ session_id: 's', message: 'x' }));
+    let runId: string | undefined;
+    while (!runId) {
+      runId = (await eventStore.listRuns())[0]?.runId;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    // First connection: read a few frames, then drop it mid-turn.
+    const first = await app.request(`/runs/${runId}/events`);
+    const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while ((text.match(/\n\n/g) ?? []).length < 4) {
+      const { value } = await reader.read();
+      text += decoder.decode(value);
+    }
+    await reader.cancel();
+    const before = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2));
+    const lastId = before.at(-1)?.id ?? '';
+    expect(Number(lastId)).toBeGreaterThanOrEqual(3);
+    expect(await eventStore.getRun(runId)).toMatchObject({ status: 'running' });
+
+    // Reconnect: the rest, live, until the terminal event.
+    const second = await app.request(`/runs/${runId}/events`, {
+      headers: { 'last-event-id': lastId },
+    });
+    const after = parseSse(await second.text());
+    await turn;
+    const ids = [...before, ...after].map((f) => Number(f.id));
+    const logged = await eventStore.read(runId);
+    expect(ids).toEqual(logged.map((e) => e.seq));
+    expect(after.at(-1)?.data).toMatchObject({ kind: 'run.completed' });
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * Reading runs (beyond release 1.2.1, additive): `GET /runs` (recent runs, newest first,
+ * paged with a `before` cursor), `GET /runs/{run_id}` (one run with its usage) and
+ * `GET /runs/{run_id}/events` (its canonical events as SSE, resumable with `Last-Event-ID`).
+ */
+import type { z } from 'zod';
+import type { RunSummary } from '../../core/store.js';
+import { sumUsage, usageReports } from '../../runtime/turn-result.js';
+import type { HttpDeps } from './deps.js';
+import { HttpError } from './errors.js';
+import { check } from './json-body.js';
+import { route } from './routes.js';
+import { runEventFrames } from './run-events.js';
+import { Detail, EventsQuery, RunDetail, RunList, RunsQuery } from './schemas.js';
+import { sseResponse } from './sse.js';
+
+export function runRoutes(deps: HttpDeps) {
+  const summaryOf = async (runId: string) => {
+    const run = await deps.eventLog().getRun(runId);
+    if (!run) throw new HttpError(404, `No run '${runId}'.`);
+    return run;
+  };
+  return [
+    route<undefined, z.infer<typeof RunsQuery>>({
+      method: 'get',
+      path: '/runs',
+      summary: 'Recent runs, newest first',
+      query: RunsQuery,
+      responses: {
+        200: { description: 'A page of runs.', schema: RunList },
+        422: { description: 'A malformed query.', schema: Detail },
+      },
+      async handle({ query }) {
+        const { limit, before, session_id, ...filter } = query;
+        const found = await deps.eventLog().listRuns({
+          ...definedOnly({ ...filter, sessionId: session_id, startedBefore: before }),
+          limit: limit + 1,
+        });
+        const page = pageOf(found, limit);
+        const next = found.length > limit ? (page.at(-1)?.startedAt ?? null) : null;
+        return Response.json({ runs: page.map(runView), next_before: next });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/runs/{run_id}',
+      summary: "A run's status, origin, session, timestamps and usage",
+      responses: {
+        200: { description: 'The run.', schema: RunDetail },
+        404: { description: 'No run by that id.', schema: Detail },
+      },
+      async handle({ params }) {
+        const run = await summaryOf(params.run_id ?? '');
+        const events = await deps.eventLog().read(run.runId);
+        const completed = events.findLast((e) => e.kind === 'run.completed');
+        const usage =
+          (completed?.kind === 'run.completed' ? completed.payload.usage : null) ??
+          sumUsage(usageReports(events));
+        return Response.json({
+          ...runView(run),
+          usage: {
+            requests: usage.requests,
+            input_tokens: usage.inputTokens,
+            output_tokens: usage.outputTokens,
+            total_tokens: usage.totalTokens,
+            usd: usage.usd,
+          },
+        });
+      },
+    }),
+    route<undefined, z.infer<typeof EventsQuery>>({
+      method: 'get',
+      path: '/runs/{run_id}/events',
+      summary: "A run's canonical events as server-sent events",
+      description:
+        'One frame per event: `id: <seq>` and `data: <canonical event JSON>`. `Last-Event-ID` ' +
+        '(or `?after=`) resumes after that seq; a live run keeps streaming until its terminal event.',
+      query: EventsQuery,
+      responses: {
+        200: { description: 'The events.', sse: true },
+        404: { description: 'No run by that id.', schema: Detail },
+      },
+      async handle({ params, query, request }) {
+        const run = await summaryOf(params.run_id ?? '');
+        const lastEventId = request.headers.get('last-event-id');
+        const afterSeq =
+          lastEventId === null
+            ? (query.after ?? -1)
+            : (check(EventsQuery.shape.after, lastEventId, 'header Last-Event-ID') ?? -1);
+        const stop = new AbortController();
+        request.signal.addEventListener('abort', () => stop.abort(), { once: true });
+        const frames = runEventFrames(deps.eventLog(), run.runId, {
+          afterSeq,
+          follow: query.follow,
+          signal: stop.signal,
+        });
+        return sseResponse(frames, () => stop.abort());
+      },
+    }),
+  ];
+}
+
+function runView(run: RunSummary) {
+  return {
+    run_id: run.runId,
+    origin: run.origin,
+    session_id: run.sessionId,
+    namespace: run.namespace,
+    status: run.status,
+    started_at: run.startedAt,
+    updated_at: run.updatedAt,
+    last_seq: run.lastSeq,
+  };
+}
+
+/**
+ * The first `limit` runs, without a trailing group that shares its start time with the run
+ * after the page: the `before` cursor is strict, so such a group would be skipped.
+ */
+function pageOf(found: RunSummary[], limit: number): RunSummary[] {
+  const page = found.slice(0, limit);
+  const boundary = found[limit]?.startedAt;
+  if (boundary === undefined) return page;
+  const trimmed = page.filter((r) => r.startedAt !== boundary);
+  return trimmed.length > 0 ? trimmed : page;
+}
+
+function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+}

@@ -1,0 +1,76 @@
+/**
+ * `serve()` once over a real socket with a real HTTP client (fetch): it opens the deck,
+ * answers, and on SIGTERM lets an in-flight stream finish before it closes the deck.
+ */
+import { describe, expect, it } from 'vitest';
+import { testDeck } from '../../../test/support/decks.js';
+import { parseSse } from '../../../test/support/http.js';
+import { threeSteps } from '../../../test/support/workflows.js';
+import { Agent, ConfigError } from '../../index.js';
+import { ScriptedModel } from '../../testing/index.js';
+import { serveSettingsFromEnv } from './options.js';
+import { serve } from './serve.js';
+
+describe('serve()', () => {
+  it('opens the deck, serves over a socket, and on SIGTERM finishes in-flight requests before closing it', async () => {
+    const chunks = Array.from({ length: 8 }, (_, i) => `w${i} `);
+    const model = new ScriptedModel([{ text: chunks, delayMs: 25 }]);
+    const { deck } = testDeck({
+      agents: [new Agent({ name: 'Greeter', model })],
+      workflows: [threeSteps()],
+    });
+    const sigtermBefore = process.listeners('SIGTERM');
+    const server = await serve(deck, { host: '127.0.0.1', port: 0 });
+    expect(deck.state).toBe('open');
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+
+    const health = await fetch(`${server.url}/health`);
+    expect(await health.json()).toEqual({
+      status: 'ok',
+      agents: ['Greeter'],
+      workflows: ['three-steps'],
+      skills: [],
+    });
+    const run = await fetch(`${server.url}/workflows/three-steps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ n: 1 }),
+    });
+    expect(await run.json()).toEqual({ n: 4, steps: ['one', 'two', 'three'] });
+
+    const streaming = await fetch(`${server.url}/agents/Greeter/chat?stream=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 's', message: 'hi' }),
+    });
+    expect(streaming.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(streaming.headers.get('x-accel-buffering')).toBe('no');
+    const reader = (streaming.body as ReadableStream<Uint8Array>).getReader();
+    const firstChunk = new TextDecoder().decode((await reader.read()).value);
+    expect(firstChunk).toBe('data: {"delta":"w0 "}\n\n');
+
+    // SIGTERM mid-stream (our handler, called as the signal would).
+    const added = process.listeners('SIGTERM').filter((l) => !sigtermBefore.includes(l));
+    expect(added).toHaveLength(1);
+    added[0]?.('SIGTERM');
+    let rest = '';
+    for (let step = await reader.read(); !step.done; step = await reader.read()) {
+      rest += new TextDecoder().decode(step.value);
+    }
+    const frames = parseSse(firstChunk + rest);
+    expect(frames.at(-1)).toMatchObject({ event: 'done', data: { output: chunks.join('') } });
+    await server.closed;
+    expect(deck.state).toBe('closed');
+    expect(process.listeners('SIGTERM')).toEqual(sigtermBefore);
+    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+  });
+
+  it('reads HOST and PORT, defaulting to 0.0.0.0:8000', () => {
+    expect(serveSettingsFromEnv({})).toEqual({ host: '0.0.0.0', port: 8000 });
+    expect(serveSettingsFromEnv({ HOST: '::1', PORT: '9001' })).toEqual({
+      host: '::1',
+      port: 9001,
+    });
+    expect(() => serveSettingsFromEnv({ PORT: 'eighty' })).toThrow(ConfigError);
+  });
+});

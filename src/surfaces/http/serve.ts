@@ -1,0 +1,97 @@
+/**
+ * `serve(deck)`: the lifespan of an HTTP server around a deck. Opens the deck, listens
+ * (`HOST`, default 0.0.0.0; `PORT`, default 8000), and on SIGTERM/SIGINT (or `close()`)
+ * stops accepting connections, lets in-flight requests end (up to a grace period, after
+ * which open streams are cut), then closes the deck.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve as listen } from '@hono/node-server';
+import type { Deck } from '../../deck/deck.js';
+import { type ServeOptions, serveSettingsFromEnv } from './options.js';
+
+/** How long shutdown waits for in-flight requests before cutting the connections left. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningServer extends AsyncDisposable {
+  /** `http://<host>:<port>`, with the port actually bound. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Resolves once the server stopped and the deck closed (after a signal or `close()`). */
+  readonly closed: Promise<void>;
+  /** Stop accepting, let in-flight requests end, close the deck. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * @example
+ * const deck = new Deck({ agents: [greeter] });
+ * const server = await serve(deck, { port: 8000 });
+ * console.log(`listening on ${server.url}`);
+ */
+export async function serve<C>(
+  deck: Deck<C>,
+  options: ServeOptions<C> = {},
+): Promise<RunningServer> {
+  const env = serveSettingsFromEnv();
+  const host = options.host ?? env.host;
+  const requestedPort = options.port ?? env.port;
+  await deck.open();
+  const app = deck.app(options.app ?? {});
+  let server: Server;
+  let port: number;
+  try {
+    ({ server, port } = await new Promise<{ server: Server; port: number }>((resolve, reject) => {
+      const s = listen(
+        { fetch: app.fetch, hostname: host, port: requestedPort },
+        (info: AddressInfo) => resolve({ server: s as Server, port: info.port }),
+      );
+      s.once('error', reject);
+    }));
+  } catch (error) {
+    await deck.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | null = null;
+  let finished: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  const onSignal = () => void close();
+  const handleSignals = options.handleSignals ?? true;
+  if (handleSignals) {
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections go as soon as their last response ended; open streams get a grace period.
+      server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      try {
+        await stopped;
+      } finally {
+        clearInterval(idle);
+        clearTimeout(cut);
+        await deck.close();
+        finished();
+      }
+    })();
+    return closing;
+  }
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${port}`,
+    host,
+    port,
+    closed,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Server-sent events: a frame is optional `id:` and `event:` lines and one `data:` line of
+ * JSON, then a blank line. Responses carry exactly the headers WIRE.md fixes. The stream
+ * pulls from an async iterator one frame at a time, so a slow client slows the producer
+ * instead of buffering without bound, and a client that goes away stops it (`return()`).
+ */
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;
+
+export interface SseFrame {
+  id?: number;
+  event?: string;
+  data: unknown;
+}
+
+/** A comment frame: clients ignore it; it keeps idle proxies from closing the connection. */
+export const KEEPALIVE = ': keepalive\n\n';
+
+export function formatFrame(frame: SseFrame): string {
+  let text = '';
+  if (frame.id !== undefined) text += `id: ${frame.id}\n`;
+  if (frame.event !== undefined) text += `event: ${frame.event}\n`;
+  return `${text}data: ${JSON.stringify(frame.data)}\n\n`;
+}
+
+/** An SSE response over `frames` (already formatted strings). */
+export function sseResponse(
+  frames: AsyncIterator<string, unknown, undefined>,
+  /** Called when the client goes away, even before the first frame was pulled. */
+  onCancel: () => unknown = () => {},
+): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const step = await frames.next();
+          if (step.done) controller.close();
+          else controller.enqueue(encoder.encode(step.value));
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        await frames.return?.(undefined);
+        await onCancel();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
+}

@@ -1,0 +1,187 @@
+/**
+ * The workflow routes of WIRE.md: start a run (JSON final state or interrupt object, or
+ * SSE: one frame per completed node, then `done`, `interrupt` or `error`), list the
+ * threads waiting for an answer, and answer one (always plain JSON).
+ */
+import type { z } from 'zod';
+import { errorMessage, errorTypeName, NotFoundError } from '../../core/errors.js';
+import type { Event } from '../../core/events.js';
+import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
+import { type HttpDeps, unknownName } from './deps.js';
+import { detailResponse, HttpError, INTERNAL_ERROR } from './errors.js';
+import { route } from './routes.js';
+import { answerOf, drainToEnd, failureLine, interruptBody } from './run-results.js';
+import { Detail, InitialState, Interrupt, ResumeBody, WorkflowQuery } from './schemas.js';
+import { formatFrame, sseResponse } from './sse.js';
+
+type Events = AsyncGenerator<Event, void, undefined>;
+
+const errors = {
+  404: { description: 'No workflow by that name.', schema: Detail },
+  409: { description: 'The thread is busy (running, or waiting for an answer).', schema: Detail },
+  422: {
+    description: 'A malformed body or state; a durable workflow without `thread_id`.',
+    schema: Detail,
+  },
+  500: { description: 'The run failed (details in the server log).', schema: Detail },
+};
+
+export function workflowRoutes(deps: HttpDeps) {
+  const { deck } = deps;
+  const known = (name: string | undefined) => {
+    if (name === undefined || !deck.workflows.has(name)) {
+      throw unknownName('workflow', name ?? '', deck.workflows.keys());
+    }
+    return name;
+  };
+  return [
+    route<z.infer<typeof InitialState>, z.infer<typeof WorkflowQuery>>({
+      method: 'post',
+      path: '/workflows/{name}',
+      summary: 'Run a workflow from an initial state',
+      description:
+        'JSON: the final state, or the interrupt object when a node paused the run. With ' +
+        '`?stream=true`: `data: {"type": "node_update", "node", "delta"}` per completed node ' +
+        '(`{"type": "custom", "data"}` for custom writes), then `event: done` (final state), ' +
+        '`event: interrupt` or `event: error`.',
+      query: WorkflowQuery,
+      body: { schema: InitialState, description: "The workflow's initial state mapping." },
+      responses: {
+        200: { description: 'The final state or the interrupt object.', sse: true },
+        ...errors,
+      },
+      async handle({ params, body, query, request }) {
+        const name = known(params.name);
+        const options = {
+          ...(query.thread_id === undefined ? {} : { sessionId: query.thread_id }),
+          ...(await deps.runContext(request)),
+        };
+        const events = deck.stream(name, body, options);
+        const first = await events.next(); // input and claim are decided here
+        if (query.stream) {
+          return sseResponse(workflowFrames(first, events, deps.log), () => events.return());
+        }
+        const end = await drainToEnd(first, events);
+        if (end?.kind === 'run.completed') return Response.json(answerOf(end));
+        if (end?.kind === 'run.interrupted' || end?.kind === 'run.paused') {
+          return Response.json(interruptBody(end));
+        }
+        if (end?.kind === 'run.failed') deps.log(failureLine(end));
+        else
+          deps.log(
+            `[agentdeck] workflow '${name}' ended without a result (${end?.kind ?? 'no events'})`,
+          );
+        return detailResponse(500, INTERNAL_ERROR);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/workflows/{name}/pending',
+      summary: "A workflow's threads waiting for an answer",
+      responses: {
+        200: { description: 'Interrupt objects, sorted by thread id.', schema: Interrupt.array() },
+        404: errors[404],
+      },
+      async handle({ params }) {
+        const name = known(params.name);
+        const items = (await deck.pending())
+          .filter((item) => item.invocable === name)
+          .sort((a, b) => (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
+        return Response.json(
+          items.map((i) => ({ type: 'interrupt', payload: i.payload, thread_id: i.threadId })),
+        );
+      },
+    }),
+    route<z.infer<typeof ResumeBody>>({
+      method: 'post',
+      path: '/workflows/{name}/{thread_id}/resume',
+      summary: "Answer a thread's open question",
+      description: 'Always plain JSON: the final state, or the next interrupt object.',
+      body: { schema: ResumeBody, description: 'The answer.' },
+      responses: {
+        200: { description: 'The final state or the next interrupt object.' },
+        404: { description: 'No such workflow, or the thread is not paused.', schema: Detail },
+        409: { description: 'Another caller is answering it right now.', schema: Detail },
+        422: errors[422],
+        500: errors[500],
+      },
+      async handle({ params, body, request }) {
+        const name = known(params.name);
+        const threadId = params.thread_id ?? '';
+        const notPaused = new HttpError(404, `No paused run of '${name}' on thread '${threadId}'.`);
+        const item = (await deck.pending()).find(
+          (p) => p.invocable === name && p.threadId === threadId,
+        );
+        if (!item) throw notPaused;
+        let result: WorkflowResult;
+        try {
+          result = await deck.answer(item.runId, body.value, await deps.runContext(request));
+        } catch (error) {
+          // Refused before it continued: it stopped waiting meanwhile (404), or another caller
+          // is answering it (409). Anything else failed inside the run: 500, logged.
+          if (error instanceof NotFoundError) throw notPaused;
+          throw error;
+        }
+        return Response.json(resultBody(result));
+      },
+    }),
+  ];
+}
+
+/** A node's state patch; `null` when it returned no update (the engine records `{}`). */
+function patchOf(delta: unknown): unknown {
+  const empty =
+    delta === undefined ||
+    (typeof delta === 'object' && delta !== null && Object.keys(delta).length === 0);
+  return empty ? null : delta;
+}
+
+function resultBody(result: WorkflowResult): unknown {
+  if (!isInterrupt(result)) return result;
+  return { type: 'interrupt', payload: result.payload, thread_id: result.threadId };
+}
+
+async function* workflowFrames(
+  first: IteratorResult<Event, void>,
+  events: Events,
+  log: HttpDeps['log'],
+): AsyncGenerator<string, void, undefined> {
+  try {
+    for (let step = first; !step.done; step = await events.next()) {
+      const event = step.value;
+      switch (event.kind) {
+        case 'node.updated':
+          yield formatFrame({
+            data: {
+              type: 'node_update',
+              node: event.payload.node,
+              delta: patchOf(event.payload.delta),
+            },
+          });
+          break;
+        case 'custom':
+          yield formatFrame({ data: { type: 'custom', data: event.payload.data } });
+          break;
+        case 'run.completed':
+          yield formatFrame({ event: 'done', data: answerOf(event) });
+          break;
+        case 'run.interrupted':
+        case 'run.paused':
+          yield formatFrame({ event: 'interrupt', data: interruptBody(event) });
+          break;
+        case 'run.failed':
+          log(failureLine(event));
+          yield formatFrame({ event: 'error', data: { error: event.payload.errorType } });
+          break;
+        case 'run.cancelled':
+          yield formatFrame({ event: 'error', data: { error: 'RunCancelledError' } });
+          break;
+      }
+    }
+  } catch (error) {
+    log(`[agentdeck] workflow stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
+    yield formatFrame({ event: 'error', data: { error: errorTypeName(error) } });
+  } finally {
+    await events.return();
+  }
+}
