@@ -2,6 +2,9 @@
  * The app as a whole: health and the 503 gate, API keys, the body-size limit, unknown
  * paths, and the OpenAPI document generated from the same schemas that check requests.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openTestDeck, testDeck } from '../../../test/support/decks.js';
 import { postJson } from '../../../test/support/http.js';
@@ -38,10 +41,19 @@ describe('GET /health', () => {
     }
   });
 
-  it('answers the sorted catalog once open (skills: none until the catalog issue lands)', async () => {
+  it('answers the sorted catalog once open, skills included', async () => {
+    const skills = mkdtempSync(join(tmpdir(), 'agentdeck-skills-'));
+    for (const name of ['pdf', 'csv']) {
+      mkdirSync(join(skills, name));
+      writeFileSync(
+        join(skills, name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: ${name} files\n---\nbody`,
+      );
+    }
     const { deck } = await openTestDeck({
       agents: agents(),
       workflows: [threeSteps(), approval()],
+      skills,
     });
     const response = await deck.app().request('/health');
     expect(response.status).toBe(200);
@@ -49,7 +61,7 @@ describe('GET /health', () => {
       status: 'ok',
       agents: ['Greeter', 'Zed'],
       workflows: ['approval', 'three-steps'],
-      skills: [],
+      skills: ['csv', 'pdf'],
     });
   });
 });

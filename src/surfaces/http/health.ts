@@ -14,8 +14,7 @@ export function catalogNames(deck: Deck<unknown>): CatalogNames {
   return {
     agents: [...deck.agents.keys()].sort(),
     workflows: [...deck.workflows.keys()].sort(),
-    // Skills arrive with the catalog issue (`deck.skills`); until then a deck has none.
-    skills: [],
+    skills: [...deck.skills.keys()].sort(),
   };
 }
 
