@@ -1,0 +1,126 @@
+/**
+ * `service-serve` as a user runs it: a real process serving the example project on its
+ * embedded defaults (SQLite in an empty directory, no model configured), reached over a real
+ * socket. Workflows work; the server says once at start-up what agent turns need, and a turn
+ * fails fast with that message in its log; SIGTERM closes it cleanly.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const REPO_ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
+const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+const PROJECT = join(REPO_ROOT, 'examples/project/.agentdeck');
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The environment of a fresh machine: no SERVICE_* settings, no model. */
+function freshEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !key.startsWith('SERVICE_') && !key.startsWith('OPENAI_'),
+    ),
+  );
+  return { ...env, ...extra };
+}
+
+function start(dir: string) {
+  const child = spawn(process.execPath, ['--import', TSX, CLI, PROJECT], {
+    cwd: dir,
+    env: freshEnv({ PORT: '0', HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const url = new Promise<string>((ready, fail) => {
+    child.stdout?.on('data', () => {
+      const found = /on (http:\/\/[\d.]+:\d+)/.exec(stdout);
+      if (found?.[1]) ready(found[1]);
+    });
+    child.on('exit', (code) => fail(new Error(`service-serve exited with ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  return { child, url, exited, out: () => stdout, err: () => stderr };
+}
+
+const post = (url: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+describe('service-serve', () => {
+  it('serves the example project on the embedded defaults', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-serve-'));
+    dirs.push(dir);
+    const server = start(dir);
+    const url = await server.url;
+
+    const health = await fetch(`${url}/health`);
+    expect(await health.json()).toEqual({
+      status: 'ok',
+      agents: ['concierge'],
+      workflows: ['expense-approval'],
+      skills: ['house-rules'],
+    });
+    const paused = await post(`${url}/workflows/expense-approval?thread_id=t-1`, {
+      employee: 'Ada',
+      amount: 420,
+      payInSeconds: 3600,
+    });
+    expect(await paused.json()).toEqual({
+      type: 'interrupt',
+      payload: { question: 'Approve 420 EUR for Ada?' },
+      thread_id: 't-1',
+    });
+    const pending = await fetch(`${url}/workflows/expense-approval/pending`);
+    expect(await pending.json()).toEqual([
+      { type: 'interrupt', payload: { question: 'Approve 420 EUR for Ada?' }, thread_id: 't-1' },
+    ]);
+
+    const notice = 'agent turns need a model: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL';
+    expect(server.out().split(notice)).toHaveLength(2); // said once, at start-up
+    const chat = await post(`${url}/agents/concierge/chat`, { session_id: 's-1', message: 'hi' });
+    expect(chat.status).toBe(500);
+    expect(await chat.json()).toEqual({ detail: 'internal error' });
+    expect(server.err()).toContain(`agent 'concierge' cannot run: ${notice}`);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(existsSync(join(dir, '.agentdeck/state.db'))).toBe(true); // the embedded default
+  });
+
+  it('prints its usage with --help, and fails clearly on a missing project', async () => {
+    const run = promisify(execFile);
+    const help = await run(process.execPath, ['--import', TSX, CLI, '--help'], {
+      env: freshEnv({}),
+    });
+    expect(help.stdout).toContain('Usage: service-serve [project] [--host HOST] [--port PORT]');
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-serve-'));
+    dirs.push(dir);
+    const missing = run(process.execPath, ['--import', TSX, CLI], { cwd: dir, env: freshEnv({}) });
+    await expect(missing).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        `service-serve: project directory ${join(dir, '.agentdeck')} does not exist`,
+      ),
+    });
+  });
+});
