@@ -184,6 +184,8 @@ server.close();
 await deck.close();
 rmSync(dir, { recursive: true, force: true });
 report();
+// Keep-alive sockets of the model clients would hold the process open.
+process.exit(0);
 
 function rate(r: PhaseResult | undefined): number {
   return r ? r.requests / r.seconds : 0;

@@ -220,3 +220,20 @@ describe('a client that goes away mid-stream', () => {
     expect(runs.runs.map((r) => r.status)).toEqual(['completed', 'cancelled']);
   });
 });
+
+describe('a turn cancelled while a JSON request waits', () => {
+  it('answers {"output": null} (the deck closed mid-turn)', async () => {
+    const model = new ScriptedModel([
+      { text: Array.from({ length: 50 }, () => 'w '), delayMs: 20 },
+    ]);
+    const { deck } = await openTestDeck({ agents: [booker(model)] });
+    const pending = deck
+      .app()
+      .request('/agents/Greeter/chat', postJson({ session_id: 's', message: 'hi' }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await deck.close();
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ output: null });
+  });
+});

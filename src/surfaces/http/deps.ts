@@ -19,6 +19,8 @@ export interface HttpDeps {
   /** The run options every HTTP-started run gets: its context, from the request (or none). */
   runContext(request: Request): Promise<{ context?: unknown }>;
   log: ErrorLog;
+  /** Aborted when the server shuts down. */
+  shutdown: AbortSignal | undefined;
 }
 
 export function makeDeps<C>(
@@ -38,6 +40,7 @@ export function makeDeps<C>(
       ? async (request) => ({ context: await contextOf(request) })
       : async () => ({}),
     log: options.log ?? ((message) => console.error(message)),
+    shutdown: options.shutdown,
   };
 }
 

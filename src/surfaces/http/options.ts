@@ -19,6 +19,12 @@ export interface AppOptions<C = unknown> {
   apiKeys?: readonly string[];
   /** Largest request body accepted; a larger one gets 413. @default SERVICE_MAX_BODY_BYTES, else 4 MiB */
   maxBodyBytes?: number;
+  /**
+   * Aborted when the server shuts down: `GET /runs/{id}/events` streams that follow a run
+   * end then (a run waiting for an answer could hold the shutdown indefinitely); other
+   * requests in flight finish. `serve()` sets it. @default none
+   */
+  shutdown?: AbortSignal;
   /** Where server-side failures are written (the client sees only `internal error`). @default console.error */
   log?: (message: string) => void;
 }

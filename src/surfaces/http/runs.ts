@@ -88,7 +88,10 @@ export function runRoutes(deps: HttpDeps) {
             ? (query.after ?? -1)
             : (check(EventsQuery.shape.after, lastEventId, 'header Last-Event-ID') ?? -1);
         const stop = new AbortController();
-        request.signal.addEventListener('abort', () => stop.abort(), { once: true });
+        for (const signal of [request.signal, deps.shutdown]) {
+          if (signal?.aborted) stop.abort();
+          signal?.addEventListener('abort', () => stop.abort(), { once: true });
+        }
         const frames = runEventFrames(deps.eventLog(), run.runId, {
           afterSeq,
           follow: query.follow,

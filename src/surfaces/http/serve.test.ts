@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { testDeck } from '../../../test/support/decks.js';
 import { parseSse } from '../../../test/support/http.js';
-import { threeSteps } from '../../../test/support/workflows.js';
+import { approval, threeSteps } from '../../../test/support/workflows.js';
 import { Agent, ConfigError } from '../../index.js';
 import { ScriptedModel } from '../../testing/index.js';
 import { serveSettingsFromEnv } from './options.js';
@@ -63,6 +63,28 @@ describe('serve()', () => {
     expect(deck.state).toBe('closed');
     expect(process.listeners('SIGTERM')).toEqual(sigtermBefore);
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+  });
+
+  it('ends streams that follow a waiting run at shutdown instead of waiting out the grace period', async () => {
+    const { deck } = testDeck({ workflows: [approval()] });
+    const server = await serve(deck, { host: '127.0.0.1', port: 0, handleSignals: false });
+    const started = await fetch(`${server.url}/workflows/approval?thread_id=t`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 3 }),
+    });
+    expect(await started.json()).toMatchObject({ type: 'interrupt', thread_id: 't' });
+    const runs = (await (await fetch(`${server.url}/runs`)).json()) as {
+      runs: Array<{ run_id: string }>;
+    };
+    const tail = await fetch(`${server.url}/runs/${runs.runs[0]?.run_id}/events`);
+    const body = tail.text();
+    const t0 = performance.now();
+    await server.close();
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    const frames = parseSse(await body);
+    expect(frames.at(-1)?.data).toMatchObject({ kind: 'run.interrupted' });
+    expect(deck.state).toBe('closed');
   });
 
   it('reads HOST and PORT, defaulting to 0.0.0.0:8000', () => {

@@ -2,7 +2,8 @@
  * `serve(deck)`: the lifespan of an HTTP server around a deck. Opens the deck, listens
  * (`HOST`, default 0.0.0.0; `PORT`, default 8000), and on SIGTERM/SIGINT (or `close()`)
  * stops accepting connections, lets in-flight requests end (up to a grace period, after
- * which open streams are cut), then closes the deck.
+ * which open streams are cut; streams following a run's events end at once), then closes
+ * the deck.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +39,8 @@ export async function serve<C>(
   const host = options.host ?? env.host;
   const requestedPort = options.port ?? env.port;
   await deck.open();
-  const app = deck.app(options.app ?? {});
+  const shutdown = new AbortController();
+  const app = deck.app({ ...options.app, shutdown: shutdown.signal });
   let server: Server;
   let port: number;
   try {
@@ -70,6 +72,7 @@ export async function serve<C>(
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      shutdown.abort();
       // Keep-alive connections go as soon as their last response ended; open streams get a grace period.
       server.closeIdleConnections();
       const idle = setInterval(() => server.closeIdleConnections(), 50);
