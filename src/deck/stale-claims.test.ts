@@ -60,7 +60,8 @@ describe('stale session claims', () => {
   });
 
   it('releases a paused workflow thread after the timeout: a new run takes it, the old one can no longer be answered', async () => {
-    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '0.05');
+    // Long enough that the conflict below is seen even on a loaded machine.
+    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '0.5');
     const { deck } = await openTestDeck({ workflows: [approval()] });
     const paused = (await deck.run(
       'approval',
@@ -70,7 +71,7 @@ describe('stale session claims', () => {
     await expect(deck.run('approval', { amount: 2 }, { sessionId: 'slow' })).rejects.toThrow(
       ConflictError,
     );
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const next = (await deck.run(
       'approval',
       { amount: 2 },
