@@ -26,19 +26,13 @@ import type {
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
+import { toStored, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
 import { redactUrl } from '../shared/url.js';
 import { appendDurably } from './append.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';
-import {
-  EVENT_STORE_MIGRATIONS,
-  listRunsSql,
-  migrate,
-  SQL,
-  toStored,
-  toSummary,
-} from './migrations.js';
+import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate, SQL } from './migrations.js';
 
 /** Options for {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions {

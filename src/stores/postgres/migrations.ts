@@ -9,10 +9,6 @@
  * nothing behind).
  */
 import type { PoolClient } from 'pg';
-import type { ControlVerb } from '../../core/event-kinds.js';
-import type { RunStatus } from '../../core/status.js';
-import type { ClaimHolder, ControlRequest, RunSummary } from '../../core/store.js';
-import type { StoredEvent } from '../shared/stored-event.js';
 
 /** One schema step. Never edit a released migration; add the next version instead. */
 export interface Migration {
@@ -157,47 +153,4 @@ export function listRunsSql(where: readonly string[], limitParam: number): strin
   return `SELECT ${SUMMARY_COLUMNS} FROM runs
     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY started_at DESC, created DESC LIMIT $${limitParam}`;
-}
-
-type Row = Record<string, unknown>;
-
-export function toStored(row: Row): StoredEvent {
-  return {
-    runId: String(row.run_id),
-    seq: Number(row.seq),
-    v: Number(row.v),
-    kind: String(row.kind),
-    sessionId: row.session_id as string | null,
-    namespace: row.namespace as string | null,
-    origin: String(row.origin),
-    ts: String(row.ts),
-    payload: String(row.payload),
-  };
-}
-
-export function toControlRequest(row: Row): ControlRequest {
-  return {
-    requestId: String(row.request_id),
-    runId: String(row.run_id),
-    verb: row.verb as ControlVerb,
-    reason: row.reason as string | null,
-    requestedAt: String(row.requested_at),
-  };
-}
-
-export function toSummary(row: Row): RunSummary {
-  return {
-    runId: String(row.run_id),
-    origin: String(row.origin),
-    sessionId: row.session_id as string | null,
-    namespace: row.namespace as string | null,
-    status: row.status as RunStatus,
-    startedAt: String(row.started_at),
-    updatedAt: String(row.updated_at),
-    lastSeq: Number(row.last_seq),
-  };
-}
-
-export function toHolder(row: Row): ClaimHolder {
-  return { runId: String(row.run_id), claimedAt: String(row.claimed_at) };
 }

@@ -7,9 +7,10 @@
  */
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
+import { toControlRequest, toHolder } from '../shared/rows.js';
 import { isStale } from '../shared/stored-event.js';
 import type { GroupCommit } from './group-commit.js';
-import { type Statements, toControlRequest, toHolder } from './migrations.js';
+import type { Statements } from './migrations.js';
 
 /** Take `request.key` for its run, unless another run holds it and is not stale. */
 export function claim(sql: Statements, writes: GroupCommit, request: ClaimRequest): ClaimResult {

@@ -25,6 +25,7 @@ import type {
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
+import { toStored, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
 import { Appender } from './append.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
@@ -36,8 +37,6 @@ import {
   migrate,
   SQL,
   type Statements,
-  toStored,
-  toSummary,
 } from './migrations.js';
 
 /** Options for {@link SqliteEventStore}. */

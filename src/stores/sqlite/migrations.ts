@@ -7,11 +7,7 @@
  * a store runs the missing migrations in one `BEGIN IMMEDIATE` transaction: two processes
  * opening a fresh file at once serialize on it, and the second finds nothing left to do.
  */
-import type { DatabaseSync, SQLOutputValue, StatementSync } from 'node:sqlite';
-import type { ControlVerb } from '../../core/event-kinds.js';
-import type { RunStatus } from '../../core/status.js';
-import type { ClaimHolder, ControlRequest, RunSummary } from '../../core/store.js';
-import type { StoredEvent } from '../shared/stored-event.js';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 /** One schema step. Never edit a released migration; add the next version instead. */
 export interface Migration {
@@ -160,47 +156,4 @@ export function listRunsSql(where: readonly string[]): string {
       (SELECT ts FROM events e WHERE e.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at
     FROM runs r ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?`;
-}
-
-type Row = Record<string, SQLOutputValue>;
-
-export function toStored(row: Row): StoredEvent {
-  return {
-    runId: String(row.run_id),
-    seq: Number(row.seq),
-    v: Number(row.v),
-    kind: String(row.kind),
-    sessionId: row.session_id as string | null,
-    namespace: row.namespace as string | null,
-    origin: String(row.origin),
-    ts: String(row.ts),
-    payload: String(row.payload),
-  };
-}
-
-export function toControlRequest(row: Row): ControlRequest {
-  return {
-    requestId: String(row.request_id),
-    runId: String(row.run_id),
-    verb: row.verb as ControlVerb,
-    reason: row.reason as string | null,
-    requestedAt: String(row.requested_at),
-  };
-}
-
-export function toSummary(row: Row): RunSummary {
-  return {
-    runId: String(row.run_id),
-    origin: String(row.origin),
-    sessionId: row.session_id as string | null,
-    namespace: row.namespace as string | null,
-    status: row.status as RunStatus,
-    startedAt: String(row.started_at),
-    updatedAt: String(row.updated_at),
-    lastSeq: Number(row.last_seq),
-  };
-}
-
-export function toHolder(row: Row): ClaimHolder {
-  return { runId: String(row.run_id), claimedAt: String(row.claimed_at) };
 }
