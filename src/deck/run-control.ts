@@ -27,9 +27,10 @@ export interface ResumeOptions<C = unknown> {
 
 /**
  * Record a control request for a run: in the store's control requests (where any process
- * sharing the store finds it) and, while the run has not ended, as a `control.requested`
- * event in its log. A run that already ended gets no event after its terminal one (the
- * request is still kept, and does nothing). An unknown run raises NotFoundError.
+ * sharing the store finds it) and, for a run at rest (waiting for an answer, sleeping), as a
+ * `control.requested` event in its log. A running run's own process writes that event when
+ * it observes the request; a run that already ended gets no event after its terminal one
+ * (the request is still kept, and does nothing). An unknown run raises NotFoundError.
  */
 export async function requestControl(
   store: EventStore,
@@ -42,7 +43,14 @@ export async function requestControl(
     throw new NotFoundError(`no run '${runId}' in the event log; nothing to ${verb}`);
   }
   const request = await store.recordControl(runId, verb, reason);
-  if (!TERMINAL_STATUSES.includes(run.status)) {
+  // A running run's log is written by the process playing it (which may hold streamed
+  // events not yet stored): that process records `control.requested` when it observes the
+  // request. A run at rest (waiting for an answer, sleeping) takes the event from here.
+  if (
+    !TERMINAL_STATUSES.includes(run.status) &&
+    run.status !== 'running' &&
+    run.status !== 'pending'
+  ) {
     await store.append([
       {
         kind: 'control.requested',

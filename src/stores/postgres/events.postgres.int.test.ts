@@ -185,6 +185,19 @@ describe('PostgresEventStore group commit', () => {
     const [next] = await writer.append([delta(runId, 'after')]);
     expect(next?.seq).toBe(3);
   });
+
+  it('refuses a durable append that follows lost deltas, so it is never durable without them', async () => {
+    const schema = freshSchema();
+    const writer = open(schema);
+    const other = open(schema);
+    const runId = `run-${crypto.randomUUID()}`;
+    await writer.append([started(runId)]);
+    await other.append([delta(runId, 'elsewhere')]);
+    await writer.append([delta(runId, 'stale')]); // held, then refused
+    await expect(writer.append([completed(runId)])).rejects.toBeInstanceOf(StoreError);
+    const events = await other.read(runId);
+    expect(events.map((event) => event.kind)).toEqual(['run.started', 'text.delta']);
+  });
 });
 
 async function unusedPort(): Promise<number> {

@@ -107,10 +107,14 @@ export class GroupCommit {
     runIds: readonly string[],
     body: () => Promise<{ events: Event[]; tails: Map<string, Tail> }>,
   ): Promise<Event[]> {
-    await this.flush();
+    // Marked first: no delta of these runs may be held while the append waits for the flush.
     for (const runId of runIds) this.#durable.set(runId, (this.#durable.get(runId) ?? 0) + 1);
     let tails: Map<string, Tail> | null = null;
     try {
+      await this.flush();
+      // A durable event is durable with everything appended before it: not after a loss.
+      const lost = this.takeLost();
+      if (lost) throw lost;
       const done = await body();
       tails = done.tails;
       return done.events;

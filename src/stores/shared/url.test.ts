@@ -7,6 +7,12 @@ describe('redactUrl', () => {
     expect(redactUrl('rediss://:s3cret@cache')).toBe('rediss://:***@cache');
   });
 
+  it('hides a password given as a query parameter (libpq style)', () => {
+    expect(redactUrl('postgres://db/app?user=me&password=s3cret')).toBe(
+      'postgres://db/app?user=me&password=***',
+    );
+  });
+
   it('leaves a URL without a password as it is', () => {
     expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
   });

@@ -14,8 +14,10 @@
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
+    const inQuery = parsed.searchParams.has('password');
+    if (parsed.password === '' && !inQuery) return url;
+    if (parsed.password !== '') parsed.password = '***';
+    if (inQuery) parsed.searchParams.set('password', '***');
     return parsed.href;
   } catch {
     // Not parseable: hide anything between '//' and '@' that looks like user:password.

@@ -226,11 +226,14 @@ describe('a turn cancelled while a JSON request waits', () => {
     const model = new ScriptedModel([
       { text: Array.from({ length: 50 }, () => 'w '), delayMs: 20 },
     ]);
-    const { deck } = await openTestDeck({ agents: [booker(model)] });
+    const { deck, eventStore } = await openTestDeck({ agents: [booker(model)] });
     const pending = deck
       .app()
       .request('/agents/Greeter/chat', postJson({ session_id: 's', message: 'hi' }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Close once the turn is under way (its first events are stored), however loaded the machine.
+    while ((await eventStore.listRuns())[0]?.lastSeq === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     await deck.close();
     const response = await pending;
     expect(response.status).toBe(200);

@@ -6,6 +6,7 @@
  * the position is a `seq`, and the store's seqs are gap-free.
  */
 import { isTerminal, toWire } from '../../core/events.js';
+import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { EventLog } from './deps.js';
 import { formatFrame, KEEPALIVE } from './sse.js';
 
@@ -43,6 +44,9 @@ export async function* runEventFrames(
       wait = min;
       idleSince = Date.now();
     } else {
+      // Nothing new: a client already past the terminal event (a reconnect with its seq) ends here.
+      const run = await log.getRun(runId);
+      if (!run || TERMINAL_STATUSES.includes(run.status)) return;
       wait = Math.min(max, wait * 2);
       if (Date.now() - idleSince >= keepAliveMs) {
         yield KEEPALIVE;

@@ -85,6 +85,36 @@ describe('GET /runs', () => {
     });
   });
 
+  it('never skips runs that started in the same millisecond, whatever the page size', async () => {
+    const { app, eventStore } = await deckWith([]);
+    const ids = ['r-1', 'r-2', 'r-3', 'r-4'];
+    await eventStore.append(
+      ids.map((runId) => ({
+        kind: 'run.started' as const,
+        runId,
+        sessionId: null,
+        namespace: null,
+        origin: 'three-steps',
+        payload: { invocableType: 'workflow' as const, input: [] },
+      })),
+    );
+    const starts = new Set((await eventStore.listRuns()).map((r) => r.startedAt));
+    const seen: string[] = [];
+    let url: string | null = '/runs?limit=1';
+    while (url) {
+      const page = (await (await app.request(url)).json()) as {
+        runs: Array<{ run_id: string }>;
+        next_before: string | null;
+      };
+      seen.push(...page.runs.map((r) => r.run_id));
+      url = page.next_before
+        ? `/runs?limit=1&before=${encodeURIComponent(page.next_before)}`
+        : null;
+    }
+    expect(seen.sort()).toEqual(ids);
+    expect(starts.size).toBeLessThan(ids.length); // some did share a millisecond
+  });
+
   it('answers 422 for a malformed query', async () => {
     const { app } = await deckWith([]);
     for (const query of ['limit=0', 'limit=abc', 'status=sleepy']) {
@@ -121,11 +151,22 @@ describe('GET /runs/{run_id}/events', () => {
       (await app.request(`/runs/${run?.runId}/events`, { headers: { 'last-event-id': 'x' } }))
         .status,
     ).toBe(422);
+    // An empty header is no position; one at the terminal event ends at once (nothing follows).
+    const empty = await app.request(`/runs/${run?.runId}/events`, {
+      headers: { 'last-event-id': '' },
+    });
+    expect(parseSse(await empty.text())[0]?.id).toBe('0');
+    const last = logged.at(-1)?.seq ?? 0;
+    const done = await app.request(`/runs/${run?.runId}/events`, {
+      headers: { 'last-event-id': String(last) },
+    });
+    expect(await done.text()).toBe('');
   });
 
   it('follows a live run; a client that drops mid-turn reconnects with Last-Event-ID and misses nothing', async () => {
-    const chunks = Array.from({ length: 12 }, (_, i) => `t${i} `);
-    const { app, eventStore } = await deckWith([{ text: chunks, delayMs: 15 }]);
+    // Long enough (about a second) to still be running after four frames on a loaded machine.
+    const chunks = Array.from({ length: 30 }, (_, i) => `t${i} `);
+    const { app, eventStore } = await deckWith([{ text: chunks, delayMs: 30 }]);
     const turn = app.request('/agents/Greeter/chat', postJson({ session_id: 's', message: 'x' }));
     let runId: string | undefined;
     while (!runId) {

@@ -32,10 +32,19 @@ export function runRoutes(deps: HttpDeps) {
       },
       async handle({ query }) {
         const { limit, before, session_id, ...filter } = query;
-        const found = await deps.eventLog().listRuns({
-          ...definedOnly({ ...filter, sessionId: session_id, startedBefore: before }),
-          limit: limit + 1,
-        });
+        const list = (n: number) =>
+          deps.eventLog().listRuns({
+            ...definedOnly({ ...filter, sessionId: session_id, startedBefore: before }),
+            limit: n,
+          });
+        let asked = limit + 1;
+        let found = await list(asked);
+        // Runs that all started in one millisecond are read whole: the strict `before`
+        // cursor could not come back for the rest of such a group.
+        while (found.length === asked && oneStart(found)) {
+          asked *= 2;
+          found = await list(asked);
+        }
         const page = pageOf(found, limit);
         const next = found.length > limit ? (page.at(-1)?.startedAt ?? null) : null;
         return Response.json({ runs: page.map(runView), next_before: next });
@@ -84,7 +93,7 @@ export function runRoutes(deps: HttpDeps) {
         const run = await summaryOf(params.run_id ?? '');
         const lastEventId = request.headers.get('last-event-id');
         const afterSeq =
-          lastEventId === null
+          lastEventId === null || lastEventId.trim() === ''
             ? (query.after ?? -1)
             : (check(EventsQuery.shape.after, lastEventId, 'header Last-Event-ID') ?? -1);
         const stop = new AbortController();
@@ -125,7 +134,14 @@ function pageOf(found: RunSummary[], limit: number): RunSummary[] {
   const boundary = found[limit]?.startedAt;
   if (boundary === undefined) return page;
   const trimmed = page.filter((r) => r.startedAt !== boundary);
-  return trimmed.length > 0 ? trimmed : page;
+  if (trimmed.length > 0) return trimmed;
+  // The page is one group, read whole by the caller: it is the page, however long.
+  return found.filter((r) => r.startedAt === boundary);
+}
+
+/** Whether every run found started in the same millisecond. */
+function oneStart(found: RunSummary[]): boolean {
+  return found.every((r) => r.startedAt === found[0]?.startedAt);
 }
 
 function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {

@@ -8,6 +8,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
+import { errorMessage } from '../../core/errors.js';
 import type { Deck } from '../../deck/deck.js';
 import { type ServeOptions, serveSettingsFromEnv } from './options.js';
 
@@ -35,7 +36,11 @@ export async function serve<C>(
   deck: Deck<C>,
   options: ServeOptions<C> = {},
 ): Promise<RunningServer> {
-  const env = serveSettingsFromEnv();
+  // The environment is read only for what the options leave out (a bad PORT is no matter then).
+  const env =
+    options.host !== undefined && options.port !== undefined
+      ? { host: options.host, port: options.port }
+      : serveSettingsFromEnv();
   const host = options.host ?? env.host;
   const requestedPort = options.port ?? env.port;
   await deck.open();
@@ -82,8 +87,13 @@ export async function serve<C>(
       } finally {
         clearInterval(idle);
         clearTimeout(cut);
-        await deck.close();
-        finished();
+        try {
+          await deck.close();
+        } catch (error) {
+          console.error(`[agentdeck] closing the deck failed: ${errorMessage(error)}`);
+        } finally {
+          finished();
+        }
       }
     })();
     return closing;

@@ -46,8 +46,10 @@ export function sseResponse(
         }
       },
       async cancel() {
-        await frames.return?.(undefined);
+        // Abort first: the generator's return() waits behind its pending next(), which may
+        // be waiting for the very run the abort stops.
         await onCancel();
+        await frames.return?.(undefined);
       },
     },
     { highWaterMark: 0 },
