@@ -461,7 +461,14 @@ export class Deck<C = unknown> {
    * const app = deck.app({ context: (request) => tenantFrom(request) });
    */
   app(options: AppOptions<C> = {}): DeckApp {
-    return createApp(this, () => this.#open?.store ?? null, options);
+    return createApp(
+      this,
+      {
+        eventLog: () => this.#open?.store ?? null,
+        stopRun: (runId, reason) => this.#open?.runtime.stopRun(runId, reason) ?? false,
+      },
+      options,
+    );
   }
 
   #runtime(method: string): Runtime {

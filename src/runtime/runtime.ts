@@ -56,6 +56,14 @@ export class Runtime {
 
   constructor(private readonly deps: RuntimeDeps) {}
 
+  /**
+   * Stop a run this process is playing now (it records `run.cancelled` with `reason`);
+   * whether it was playing here. For a consumer that is gone (an HTTP client that left).
+   */
+  stopRun(runId: string, reason: string): boolean {
+    return this.#liveTurns.cancelRun(runId, reason);
+  }
+
   /** Cancel every turn in flight (each ends with `run.cancelled`) and free their claims. */
   async close(): Promise<void> {
     await this.#liveTurns.cancelAll('the deck closed while the turn was running', CLOSE_GRACE_MS);

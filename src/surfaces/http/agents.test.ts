@@ -219,6 +219,46 @@ describe('a client that goes away mid-stream', () => {
     };
     expect(runs.runs.map((r) => r.status)).toEqual(['completed', 'cancelled']);
   });
+
+  it('stops a turn at once, even in a long tool call that sends nothing', async () => {
+    let toolSignal: AbortSignal | undefined;
+    const slow = tool({
+      name: 'slow',
+      description: 'Takes a while',
+      parameters: z.object({}),
+      // A tool that honours its signal, as tools that wait should.
+      execute: async (_args, ctx) => {
+        toolSignal = ctx.signal;
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 3_000);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(new Error('aborted'));
+          });
+        });
+        return 'done';
+      },
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'slow', arguments: {} }] }]);
+    const { deck, eventStore } = await openTestDeck({
+      agents: [new Agent({ name: 'Slow', model, tools: [slow] })],
+    });
+    const response = await deck
+      .app()
+      .request('/agents/Slow/chat?stream=true', postJson({ session_id: 'quiet', message: 'go' }));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const pulling = reader.read(); // the stream runs as the client reads; no frame comes yet
+    while (toolSignal === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+    const left = Date.now();
+    await reader.cancel();
+    await pulling;
+    const [run] = await eventStore.listRuns();
+    expect(run?.status).toBe('cancelled');
+    expect(Date.now() - left).toBeLessThan(1_500);
+    expect(toolSignal?.aborted).toBe(true);
+    const last = (await eventStore.read(run?.runId as string)).at(-1);
+    expect(last?.payload).toMatchObject({ reason: 'the HTTP client disconnected' });
+  });
 });
 
 describe('a turn cancelled while a JSON request waits', () => {

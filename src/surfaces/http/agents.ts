@@ -12,7 +12,7 @@ import { detailResponse, INTERNAL_ERROR } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
 import { ChatBody, ChatResult, Detail, StreamQuery } from './schemas.js';
-import { formatFrame, sseResponse } from './sse.js';
+import { clientGone, formatFrame, sseResponse } from './sse.js';
 
 type Events = AsyncGenerator<Event, void, undefined>;
 
@@ -43,7 +43,9 @@ export function agentRoutes(deps: HttpDeps) {
         const events = deck.stream(name, body.message, options);
         const first = await events.next(); // the claim is decided here: busy is a 409
         if (query.stream) {
-          return sseResponse(chatFrames(first, events, deps.log), () => events.return());
+          return sseResponse(chatFrames(first, events, deps.log), () =>
+            clientGone(deps, first, events),
+          );
         }
         const end = await drainToEnd(first, events);
         if (end?.kind === 'run.completed') return Response.json({ output: answerOf(end) });

@@ -8,7 +8,7 @@ import type { Deck } from '../../deck/deck.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
-import { type EventLog, makeDeps } from './deps.js';
+import { type DeckGrants, makeDeps } from './deps.js';
 import { healthRoute } from './health.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
@@ -23,10 +23,10 @@ export type { AppOptions } from './options.js';
  */
 export function createApp<C>(
   deck: Deck<C>,
-  eventLog: () => EventLog | null,
+  grants: DeckGrants,
   options: AppOptions<C> = {},
 ): DeckApp {
-  const deps = makeDeps(deck, eventLog, options);
+  const deps = makeDeps(deck, grants, options);
   return buildApp(
     deps,
     [

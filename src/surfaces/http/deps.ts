@@ -12,10 +12,20 @@ import type { AppOptions } from './options.js';
 /** The part of the event store the HTTP surface reads. */
 export type EventLog = Pick<EventStore, 'read' | 'getRun' | 'listRuns'>;
 
+/** What the deck grants its own HTTP surface beyond its public methods (SPEC.md rule 9). */
+export interface DeckGrants {
+  /** The open deck's event log, or `null` before it opens. */
+  eventLog(): EventLog | null;
+  /** Stop a run this process plays now, for a client that left; whether it was playing. */
+  stopRun(runId: string, reason: string): boolean;
+}
+
 export interface HttpDeps {
   deck: Deck<unknown>;
   /** The open deck's event log; 503 when the deck is not open. */
   eventLog(): EventLog;
+  /** Stop a live run of this process (an SSE client disconnected). */
+  stopRun(runId: string, reason: string): boolean;
   /** The run options every HTTP-started run gets: its context, from the request (or none). */
   runContext(request: Request): Promise<{ context?: unknown }>;
   log: ErrorLog;
@@ -23,16 +33,13 @@ export interface HttpDeps {
   shutdown: AbortSignal | undefined;
 }
 
-export function makeDeps<C>(
-  deck: Deck<C>,
-  eventLog: () => EventLog | null,
-  options: AppOptions<C>,
-): HttpDeps {
+export function makeDeps<C>(deck: Deck<C>, grants: DeckGrants, options: AppOptions<C>): HttpDeps {
   const contextOf = options.context;
   return {
     deck: deck as Deck<unknown>,
+    stopRun: grants.stopRun,
     eventLog() {
-      const log = eventLog();
+      const log = grants.eventLog();
       if (!log) throw new HttpError(503, `deck '${deck.name}' not started`);
       return log;
     },

@@ -45,7 +45,8 @@ export function nativeRoutes(deps: HttpDeps) {
 
 /** An app with only the native routes (for tests and a future command). */
 export function createNativeApp<C>(deck: Deck<C>, options: AppOptions<C> = {}) {
-  const deps = makeDeps(deck, () => null, options);
+  // No grants: the native routes read no log, and a client that leaves ends its run at the next event.
+  const deps = makeDeps(deck, { eventLog: () => null, stopRun: () => false }, options);
   return buildApp(deps, nativeRoutes(deps), options);
 }
 

@@ -56,3 +56,17 @@ export function sseResponse(
   );
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
+
+/**
+ * An SSE client left: stop the run it watched now (its generator's `return()` alone would
+ * wait for the run's next event, which a long tool call may not produce for minutes), then
+ * end the generator.
+ */
+export async function clientGone(
+  deps: { stopRun(runId: string, reason: string): boolean },
+  first: IteratorResult<{ runId: string }, unknown>,
+  events: AsyncGenerator<unknown, unknown, undefined>,
+): Promise<void> {
+  if (!first.done) deps.stopRun(first.value.runId, 'the HTTP client disconnected');
+  await events.return(undefined);
+}

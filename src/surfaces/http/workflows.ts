@@ -12,7 +12,7 @@ import { detailResponse, HttpError, INTERNAL_ERROR } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, drainToEnd, failureLine, interruptBody } from './run-results.js';
 import { Detail, InitialState, Interrupt, ResumeBody, WorkflowQuery } from './schemas.js';
-import { formatFrame, sseResponse } from './sse.js';
+import { clientGone, formatFrame, sseResponse } from './sse.js';
 
 type Events = AsyncGenerator<Event, void, undefined>;
 
@@ -59,7 +59,9 @@ export function workflowRoutes(deps: HttpDeps) {
         const events = deck.stream(name, body, options);
         const first = await events.next(); // input and claim are decided here
         if (query.stream) {
-          return sseResponse(workflowFrames(first, events, deps.log), () => events.return());
+          return sseResponse(workflowFrames(first, events, deps.log), () =>
+            clientGone(deps, first, events),
+          );
         }
         const end = await drainToEnd(first, events);
         if (end?.kind === 'run.completed') return Response.json(answerOf(end));
