@@ -20,32 +20,27 @@ import {
 } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
-import type { ConversationSession, SessionBackend } from '../core/sessions.js';
+import type { ConversationSession } from '../core/sessions.js';
 import type { RunStatus } from '../core/status.js';
-import type { ControlRequest, EventStore } from '../core/store.js';
+import type { ControlRequest } from '../core/store.js';
 import { LangGraphEngine } from '../engines/langgraph/index.js';
 import {
   engineSettingsFromEnv,
   McpConnections,
   OpenAIAgentsEngine,
 } from '../engines/openai-agents/index.js';
-import { resolveObservers } from '../observers/defaults.js';
 import { checkObservers } from '../observers/observer.js';
-import { ObserverSet } from '../observers/observer-set.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
-import { type RunOptions, Runtime } from '../runtime/runtime.js';
-import { runtimeSettingsFromEnv } from '../runtime/settings.js';
+import type { RunOptions, Runtime } from '../runtime/runtime.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
 import { settle } from '../runtime/workflow-run.js';
-import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-url.js';
-import { openEventStore } from '../stores/events-url.js';
-import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
 import { type AppOptions, createApp, type DeckApp } from '../surfaces/http/app.js';
 import { CatalogMap } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
 import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
+import { type OpenParts, openParts } from './open-parts.js';
 import type { DeckOptions, ProjectOptions } from './options.js';
 import { discoverProject } from './project.js';
 import {
@@ -61,25 +56,12 @@ import {
   pendingRuns,
   type TickOutcome,
   tickDue,
-  type WorkflowOps,
 } from './workflow-ops.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 type AnyAgent = Agent<any, any>;
-
-interface OpenParts {
-  runtime: Runtime;
-  store: EventStore;
-  ownsStore: boolean;
-  sessions: SessionBackend | null;
-  engine: OpenAIAgentsEngine;
-  checkpointer: OpenCheckpointer;
-  observers: ObserverSet;
-  workflowOps: WorkflowOps;
-  sessionFor(sessionId: string): ConversationSession;
-}
 
 /** The options of `answer`: the context is passed again (it is never stored). */
 export interface AnswerOptions<C = unknown> {
@@ -223,64 +205,13 @@ export class Deck<C = unknown> {
 
   async #start(): Promise<this> {
     this.build();
-    const engine = this.#engine as OpenAIAgentsEngine;
-    const workflowEngine = this.#workflowEngine as LangGraphEngine;
-    const settings = runtimeSettingsFromEnv();
-    const ownsStore = this.#options.eventStore === undefined;
-    const store = this.#options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
-    let sessions: SessionBackend | null = null;
-    let checkpointer: OpenCheckpointer | null = null;
-    let observers: ObserverSet;
-    try {
-      if (!this.#options.sessionFactory) {
-        const { url, ...sessionOptions } = sessionSettingsFromEnv();
-        sessions = openSessionBackend(url, sessionOptions);
-      }
-      checkpointer = await openCheckpointer(
-        this.#options.checkpoints ?? process.env.SERVICE_CHECKPOINT,
-        process.env.SERVICE_EVENTS,
-        store,
-      );
-      observers = await ObserverSet.start(resolveObservers(this.#options.observers));
-    } catch (error) {
-      await checkpointer?.close();
-      await sessions?.close();
-      if (ownsStore) await store.close();
-      throw error;
-    }
-    workflowEngine.attach(checkpointer.saver);
-    // Never throws: a server that fails is reported and its agents run without its tools.
-    await this.#mcp?.open();
-    const engineSpans = observers.engineSpanSink(); // an observer's sdkSpans
-    if (engineSpans) engine.exportSpans(engineSpans);
-    const sessionFor =
-      this.#options.sessionFactory ?? ((id: string) => (sessions as SessionBackend).sessionFor(id));
-    const runtime = new Runtime({
-      store,
-      agentEngine: engine,
-      workflowEngine,
-      sessionFor,
-      settings,
-      taps: [observers.tap],
-    });
-    const workflowOps: WorkflowOps = {
-      store,
-      runtime,
-      engine: workflowEngine,
+    this.#open = await openParts({
+      options: this.#options,
+      engine: this.#engine as OpenAIAgentsEngine,
+      workflowEngine: this.#workflowEngine as LangGraphEngine,
       workflows: this.workflows,
-      staleRunAfterSeconds: settings.staleRunAfterSeconds,
-    };
-    this.#open = {
-      runtime,
-      store,
-      ownsStore,
-      sessions,
-      engine,
-      checkpointer,
-      observers,
-      workflowOps,
-      sessionFor,
-    };
+      mcp: this.#mcp,
+    });
     this.#state = 'open';
     return this;
   }
