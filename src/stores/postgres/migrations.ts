@@ -1,6 +1,6 @@
 /**
- * The Postgres event store's schema: versioned migrations, and the statements (with their
- * row mappings) that read and write the current version, kept in one place as for SQLite.
+ * The Postgres event store's schema: versioned migrations, and the statements that read
+ * and write the current version, kept in one place as for SQLite.
  * Each applied migration is recorded in `schema_migrations` under its component's name, so
  * several components can share a schema, each with its own version sequence. Migrating runs
  * in one transaction that first takes a transaction-level advisory lock named after the
@@ -9,16 +9,9 @@
  * nothing behind).
  */
 import type { PoolClient } from 'pg';
+import type { Migration } from '../shared/migration.js';
 
-/** One schema step. Never edit a released migration; add the next version instead. */
-export interface Migration {
-  /** 1, 2, 3... in order, per component. */
-  version: number;
-  /** A few words on what the step does, recorded with it. */
-  name: string;
-  /** The statements, run as one script inside the migration transaction. */
-  sql: string;
-}
+export type { Migration };
 
 /**
  * The event store's schema. `events` is keyed by (run_id, seq). Unlike SQLite, `runs` also

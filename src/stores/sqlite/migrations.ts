@@ -1,23 +1,16 @@
 /**
- * The SQLite event store's schema: versioned migrations, and the statements (with their row
- * mappings) that read and write the current version, kept here so that a schema change and
- * the queries it affects are made in one place. Each applied migration is recorded in
+ * The SQLite event store's schema: versioned migrations, and the statements that read and
+ * write the current version, kept here so that a schema change and the queries it affects
+ * are made in one place (the row mappings both SQL stores share are in `shared/rows.ts`). Each applied migration is recorded in
  * `schema_migrations` under its component's name, so several components (events, workflow
  * checkpoints...) can share one database file, each with its own version sequence. Opening
  * a store runs the missing migrations in one `BEGIN IMMEDIATE` transaction: two processes
  * opening a fresh file at once serialize on it, and the second finds nothing left to do.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { Migration } from '../shared/migration.js';
 
-/** One schema step. Never edit a released migration; add the next version instead. */
-export interface Migration {
-  /** 1, 2, 3... in order, per component. */
-  version: number;
-  /** A few words on what the step does, recorded with it. */
-  name: string;
-  /** The statements, run as one script inside the migration transaction. */
-  sql: string;
-}
+export type { Migration };
 
 /**
  * The event store's schema. `events` is keyed by (run_id, seq) and stored WITHOUT ROWID, so a
