@@ -116,6 +116,8 @@ export interface RunScope {
    * arguments): the exact text sent to the model -> the error message.
    */
   readonly toolErrorTexts: Map<string, string>;
+  /** Whether the run should pause at its next safe point (tools ask it before they run). */
+  readonly pauseRequested: () => boolean;
 }
 
 const RUN_SCOPE = Symbol('agentdeck.runScope');
@@ -123,15 +125,19 @@ const RUN_SCOPE = Symbol('agentdeck.runScope');
 /** Create the scope of one recorded run. */
 export function createRunScope(
   fields: Pick<RunScope, 'data' | 'invocable' | 'runId' | 'sessionId' | 'signal'> &
-    Partial<Pick<RunScope, 'runWorkflow'>>,
+    Partial<Pick<RunScope, 'runWorkflow' | 'pauseRequested'>>,
 ): RunScope {
   return {
     runWorkflow: null,
+    pauseRequested: () => false,
     ...fields,
     toolErrors: new Map(),
     toolOutputs: new Map(),
     toolErrorTexts: new Map(),
     [RUN_SCOPE]: true,
+    // The engine serializes its context with a paused turn's state: the scope (and the
+    // application's context in it) must never be written anywhere.
+    toJSON: () => ({}),
   } as RunScope;
 }
 

@@ -1,8 +1,8 @@
 /**
  * The event store port: the one durable spine every surface reads. It holds three things
  * so that any process sharing it can reach any run: the events of each run (with a small
- * run index for listing), session/thread claims (one turn at a time), and control requests
- * (pause, cancel, resume). Backends live in `src/stores/<backend>/`; the memory backend is
+ * run index for listing), session/thread claims (one turn at a time), control requests
+ * (pause, cancel, resume) and the saved state of paused agent runs (their continuations). Backends live in `src/stores/<backend>/`; the memory backend is
  * the reference, and `describeEventStoreContract` (src/testing) is the suite each passes.
  */
 import type { ControlVerb } from './event-kinds.js';
@@ -93,6 +93,15 @@ export interface EventStore {
   recordControl(runId: string, verb: ControlVerb, reason: string | null): Promise<ControlRequest>;
   /** A run's control requests, oldest first. */
   readControl(runId: string): Promise<ControlRequest[]>;
+  /**
+   * Keep the engine's saved state of a paused run (replacing an earlier one), so that any
+   * process sharing the store can continue it. Opaque to the store; never holds a context.
+   */
+  saveContinuation(runId: string, state: string): Promise<void>;
+  /** A paused run's saved state, or `null`. */
+  readContinuation(runId: string): Promise<string | null>;
+  /** Forget a run's saved state (it continued, or ended); whether there was one. */
+  dropContinuation(runId: string): Promise<boolean>;
   /** Release resources (file handles, connections). Idempotent. */
   close(): Promise<void>;
 }

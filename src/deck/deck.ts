@@ -46,6 +46,7 @@ import { discoverProject } from './project.js';
 import {
   type ControlOptions,
   type ResumeOptions,
+  ResumeWatch,
   requestControl,
   resumeRun,
 } from './run-control.js';
@@ -88,6 +89,7 @@ export class Deck<C = unknown> {
   #skills: ReadonlyMap<string, Skill> = new Map();
   #mcp: McpConnections | null = null;
   #opening: Promise<this> | null = null;
+  #resumeWatch: ResumeWatch | null = null;
   /** The options besides the catalog (kept in #catalog): `C` stays covariant, so a Deck<Calendar> is a Deck. */
   readonly #options: Omit<DeckOptions<C>, 'agents' | 'workflows'>;
   readonly #catalog: { agents: AnyAgent[]; workflows: Workflow[] };
@@ -212,6 +214,13 @@ export class Deck<C = unknown> {
       workflows: this.workflows,
       mcp: this.#mcp,
     });
+    this.#resumeWatch = new ResumeWatch({
+      store: this.#open.store,
+      runtime: this.#open.runtime,
+      agents: this.agents,
+      workflows: this.workflows,
+    });
+    this.#resumeWatch.start();
     this.#state = 'open';
     return this;
   }
@@ -229,6 +238,7 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
+    await this.#resumeWatch?.stop();
     await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
     const results = await Promise.allSettled([
       parts.engine.close(),
@@ -367,12 +377,14 @@ export class Deck<C = unknown> {
    * request is not a status change; an unknown run raises NotFoundError.
    */
   async pause(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    return requestControl(this.#parts('pause').store, runId, 'pause', options.reason ?? null);
+    const { store, runtime } = this.#parts('pause');
+    return requestControl(store, runtime, runId, 'pause', options.reason ?? null);
   }
 
   /** Ask a run to cancel: records the request and returns at once (see `pause`). */
   async cancel(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    return requestControl(this.#parts('cancel').store, runId, 'cancel', options.reason ?? null);
+    const { store, runtime } = this.#parts('cancel');
+    return requestControl(store, runtime, runId, 'cancel', options.reason ?? null);
   }
 
   /**
@@ -381,7 +393,11 @@ export class Deck<C = unknown> {
    */
   async resume(runId: string, options: ResumeOptions<C> = {}): Promise<Event[]> {
     const { store, runtime } = this.#parts('resume');
-    return resumeRun(store, runtime, this.workflows, runId, options.context);
+    return resumeRun(
+      { store, runtime, agents: this.agents, workflows: this.workflows },
+      runId,
+      options.context,
+    );
   }
 
   /**

@@ -1,17 +1,22 @@
 /**
- * Run control as far as it goes today (SPEC.md "Agent run control"): `pause` and `cancel`
- * record a request and return at once; `resume` continues a run only when there is
- * something this process can continue now. Observing requests at safe points (and
- * continuing a paused agent from its saved state) is issue 7; until then nothing acts on a
- * pause or cancel request, exactly as SPEC.md says of workflows.
+ * Run control on an open deck (SPEC.md "Agent run control", issue 7): `pause` and `cancel`
+ * record a request in the store and return at once; the process playing the run observes
+ * it (at once in this process, by polling in any other). `resume` continues a paused run;
+ * a resume recorded elsewhere (the `service runs signal` command) is played by whichever
+ * open deck sees it first (`ResumeWatch`).
  */
-import type { Workflow } from '../authoring/workflow.js';
-import { ConflictError, NotFoundError } from '../core/errors.js';
+import type { AgentDefinition } from '../authoring/agent.js';
+import type { WorkflowDefinition } from '../authoring/workflow.js';
+import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
 import type { ControlVerb } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import type { ControlRequest, EventStore } from '../core/store.js';
+import type { ControlRequest, EventStore, RunSummary } from '../core/store.js';
+import { sessionClaimKey } from '../runtime/claims.js';
+import { RunRecorder } from '../runtime/recorder.js';
+import { CANCEL_REQUESTED } from '../runtime/run-lease.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { threadClaimKey } from '../runtime/workflow-run.js';
 
 /** The options of `pause` and `cancel`. */
 export interface ControlOptions {
@@ -25,15 +30,28 @@ export interface ResumeOptions<C = unknown> {
   context?: C;
 }
 
+/** What run control needs of an open deck. */
+export interface ControlParts {
+  store: EventStore;
+  runtime: Runtime;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  workflows: ReadonlyMap<string, WorkflowDefinition>;
+}
+
 /**
  * Record a control request for a run: in the store's control requests (where any process
- * sharing the store finds it) and, for a run at rest (waiting for an answer, sleeping), as a
- * `control.requested` event in its log. A running run's own process writes that event when
- * it observes the request; a run that already ended gets no event after its terminal one
- * (the request is still kept, and does nothing). An unknown run raises NotFoundError.
+ * sharing the store finds it) and, for a run at rest (paused, waiting for an answer), as a
+ * `control.requested` event in its log; a run playing now records that event itself when it
+ * observes the request. A cancel of a run at rest ends it here (`run.cancelled`, claim
+ * freed); a resume is played by `resumeRun` or by a deck's `ResumeWatch`. A request for a
+ * finished run is kept and does nothing. An unknown run raises NotFoundError.
+ *
+ * @param runtime this process's Runtime, which looks at once at a run it plays; `null` in a
+ *   process that plays no runs (the `service` command).
  */
 export async function requestControl(
   store: EventStore,
+  runtime: Runtime | null,
   runId: string,
   verb: ControlVerb,
   reason: string | null,
@@ -43,55 +61,176 @@ export async function requestControl(
     throw new NotFoundError(`no run '${runId}' in the event log; nothing to ${verb}`);
   }
   const request = await store.recordControl(runId, verb, reason);
-  // A running run's log is written by the process playing it (which may hold streamed
-  // events not yet stored): that process records `control.requested` when it observes the
-  // request. A run at rest (waiting for an answer, sleeping) takes the event from here.
-  if (
-    !TERMINAL_STATUSES.includes(run.status) &&
-    run.status !== 'running' &&
-    run.status !== 'pending'
-  ) {
-    await store.append([
-      {
-        kind: 'control.requested',
-        runId,
-        sessionId: run.sessionId,
-        namespace: run.namespace,
-        origin: run.origin,
-        payload: { verb, reason, requestId: request.requestId },
-      },
-    ]);
+  if (isAtRest(run)) {
+    const recorder = recorderFor(store, run);
+    await recorder.record(requestedEvent(request));
+    if (verb === 'cancel') await cancelAtRest(store, runtime, run, recorder, request);
+  } else if (!TERMINAL_STATUSES.includes(run.status)) {
+    await runtime?.controlRecorded(runId);
   }
   return request;
 }
 
 /**
- * Continue a paused run and return the events the continuation produced; `[]` when there
- * is nothing to resume. Today the only run in status `paused` that can be continued is a
- * workflow sleeping on `sleepUntil()` whose time has come (what `tick()` would wake):
- * nothing records `run.paused` for an agent turn yet (issue 7 adds the safe points and the
- * continuation from the engine's saved run state). A run that is not paused, not due, or
- * being resumed by another caller yields `[]`.
+ * Continue a paused run and return the events the continuation produced; `[]` when there is
+ * nothing to resume (not paused, not due, or resumed by another caller meanwhile). The
+ * resume is recorded first: a pause the run has not observed yet is withdrawn by it.
  */
 export async function resumeRun(
-  store: EventStore,
-  runtime: Runtime,
-  workflows: ReadonlyMap<string, Workflow>,
+  parts: ControlParts,
   runId: string,
   context: unknown,
 ): Promise<Event[]> {
-  const run = await store.getRun(runId);
-  const workflow = run ? workflows.get(run.origin) : undefined;
-  if (run?.status !== 'paused' || !workflow) return [];
+  const run = await parts.store.getRun(runId);
+  if (!run || TERMINAL_STATUSES.includes(run.status)) return [];
+  const request = await requestControl(parts.store, parts.runtime, runId, 'resume', null);
+  if (run.status !== 'paused') return [];
+  return playResume(parts, run, request.requestId, context);
+}
+
+async function playResume(
+  parts: ControlParts,
+  run: RunSummary,
+  resumeRequestId: string | null,
+  context: unknown,
+): Promise<Event[]> {
+  const { runtime, workflows, agents } = parts;
+  const agent = agents.get(run.origin);
+  const workflow = workflows.get(run.origin);
   const events: Event[] = [];
   try {
-    const generator = runtime.resumeWorkflow(workflow, runId, { wake: new Date() }, { context });
+    const generator = agent
+      ? runtime.resumeAgent(agent, run.runId, { context, resumeRequestId })
+      : workflow
+        ? runtime.continueWorkflow(workflow, run.runId, { context, resumeRequestId })
+        : null;
+    if (!generator) return [];
     for await (const event of generator) events.push(event);
   } catch (error) {
-    // Not due (or no longer paused), or another caller won the resume: nothing was changed.
+    // Not paused any more, not due, or another caller won the resume: nothing was changed.
     if (events.length === 0 && (error instanceof NotFoundError || error instanceof ConflictError))
       return [];
     throw error;
   }
   return events;
+}
+
+/** Waiting for a person, sleeping, or paused: not playing in any process. */
+function isAtRest(run: RunSummary): boolean {
+  return run.status === 'paused' || run.status === 'waiting_human';
+}
+
+function recorderFor(store: EventStore, run: RunSummary): RunRecorder {
+  return new RunRecorder(store, {
+    runId: run.runId,
+    sessionId: run.sessionId,
+    namespace: run.namespace,
+    origin: run.origin,
+  });
+}
+
+function requestedEvent(request: ControlRequest) {
+  return {
+    kind: 'control.requested' as const,
+    payload: { verb: request.verb, reason: request.reason, requestId: request.requestId },
+  };
+}
+
+/**
+ * End a run at rest on a cancel: `control.observed`, `run.cancelled`, its claim freed and
+ * its saved continuation forgotten. Under the run's resume lock, so it cannot race a
+ * resume; if a resume holds the lock, the run is playing and observes the cancel itself.
+ */
+async function cancelAtRest(
+  store: EventStore,
+  runtime: Runtime | null,
+  run: RunSummary,
+  recorder: RunRecorder,
+  request: ControlRequest,
+): Promise<void> {
+  const lockKey = `resume:${run.runId}`;
+  const holder = `cancel:${request.requestId}`;
+  const lock = await store.claim({ key: lockKey, runId: holder, staleAfterMs: 60_000 });
+  if (!lock.acquired) {
+    await runtime?.controlRecorded(run.runId);
+    return;
+  }
+  try {
+    const current = await store.getRun(run.runId);
+    if (!current || !isAtRest(current)) return;
+    await recorder.record({
+      kind: 'control.observed',
+      payload: { verb: 'cancel', requestId: request.requestId },
+    });
+    await recorder.record({
+      kind: 'run.cancelled',
+      payload: { reason: request.reason ?? CANCEL_REQUESTED },
+    });
+    const key = await claimKeyOf(store, run);
+    if (key) await store.release(key, run.runId);
+    await store.dropContinuation(run.runId);
+  } finally {
+    await store.release(lockKey, holder).catch(() => false);
+  }
+}
+
+/** The claim a run holds: its workflow thread, or its agent session (none without one). */
+async function claimKeyOf(store: EventStore, run: RunSummary): Promise<string | null> {
+  const [first] = await store.read(run.runId);
+  if (first?.kind === 'run.started' && first.payload.invocableType === 'workflow') {
+    return threadClaimKey(run.origin, run.sessionId ?? run.runId);
+  }
+  return run.sessionId === null ? null : sessionClaimKey(run.sessionId);
+}
+
+/** How often an open deck looks for paused runs that another process asked to resume. */
+const RESUME_SCAN_MS = 1_000;
+
+/**
+ * Plays the resumes recorded by processes that cannot play a run themselves (the
+ * `service runs signal` command): a paused run of this deck's catalog whose latest request
+ * is a resume is continued here, with no context (as `tick()` does). Several decks sharing
+ * a store race for it under the resume lock; one plays it.
+ */
+export class ResumeWatch {
+  #timer: NodeJS.Timeout | null = null;
+  #scanning: Promise<void> | null = null;
+
+  constructor(private readonly parts: ControlParts) {}
+
+  start(): void {
+    this.#timer = setInterval(() => void this.scan(), RESUME_SCAN_MS);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#scanning;
+  }
+
+  /** One pass; a pass still running is not doubled. */
+  scan(): Promise<void> {
+    this.#scanning ??= this.#scan()
+      .catch((error: unknown) => {
+        console.error(`[agentdeck] could not look for resume requests: ${errorMessage(error)}`);
+      })
+      .finally(() => {
+        this.#scanning = null;
+      });
+    return this.#scanning;
+  }
+
+  async #scan(): Promise<void> {
+    const { store, agents, workflows } = this.parts;
+    const paused = await store.listRuns({ status: 'paused', limit: 100 });
+    for (const run of paused) {
+      if (!this.#timer) return;
+      if (!agents.has(run.origin) && !workflows.has(run.origin)) continue;
+      const requests = await store.readControl(run.runId);
+      const last = requests.at(-1);
+      if (last?.verb !== 'resume') continue;
+      await playResume(this.parts, run, last.requestId, null);
+    }
+  }
 }

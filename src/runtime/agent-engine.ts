@@ -14,6 +14,23 @@ export interface TurnRequest {
   /** The conversation history to read and extend, or `null` for a one-off turn. */
   session: ConversationSession | null;
   scope: RunScope;
+  /**
+   * Continue a paused turn from what its engine saved (`control.suspend`) instead of
+   * starting one from `input`; `null` for a new turn.
+   */
+  continuation: string | null;
+  control: TurnControl;
+}
+
+/** How a turn is paused (SPEC.md "Agent run control"). */
+export interface TurnControl {
+  /** Whether the turn should pause at its next safe point. */
+  pauseRequested(): boolean;
+  /**
+   * Save the continuation of a turn that stopped at a safe point (any process sharing the
+   * store may continue it). The engine then yields `run.paused` and ends.
+   */
+  suspend(continuation: string): Promise<void>;
 }
 
 export interface AgentEngine {
@@ -21,7 +38,8 @@ export interface AgentEngine {
   compile(agent: AgentDefinition): void;
   /**
    * Play one turn. Yields drafts as the model produces them; the last one is
-   * `run.completed`. Throws the turn's error on failure. Stops promptly when
+   * `run.completed`, or `run.paused` when it stopped for a pause at a safe point (after
+   * saving its continuation). Throws the turn's error on failure. Stops promptly when
    * `scope.signal` aborts.
    */
   playTurn(request: TurnRequest): AsyncIterable<EventDraft>;

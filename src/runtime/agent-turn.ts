@@ -13,22 +13,18 @@ import { errorMessage, errorTypeName } from '../core/errors.js';
 import type { UsageReported } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
-import type { EventStore } from '../core/store.js';
-import type { AgentEngine } from './agent-engine.js';
+import type { ControlRequest } from '../core/store.js';
+import type { AgentEngine, TurnControl } from './agent-engine.js';
 import { sessionClaimKey } from './claims.js';
-import type { LiveTurns } from './live-turns.js';
-import { type EventTap, RunEndedError, type RunIdentity } from './recorder.js';
-import { logFailure, RunLease } from './run-lease.js';
+import { observed, recordPause } from './control-events.js';
+import { RunEndedError, type RunIdentity } from './recorder.js';
+import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { fencedSession } from './session-fence.js';
 import { sumUsage } from './turn-result.js';
 
-export interface AgentTurnDeps {
-  store: EventStore;
+export interface AgentTurnDeps extends LeaseDeps {
   engine: AgentEngine;
-  staleRunAfterSeconds: number;
   sessionFor(sessionId: string): ConversationSession;
-  taps: readonly EventTap[];
-  liveTurns: LiveTurns;
 }
 
 export interface AgentTurnRequest {
@@ -38,11 +34,15 @@ export interface AgentTurnRequest {
   context: unknown;
   /** Runs a workflow listed as a tool, as a child run of this turn. */
   runWorkflow: WorkflowInvoker;
+  /** Continue the paused run from what its engine saved, instead of starting from `input`. */
+  continuation?: { saved: string; resumeRequestId: string | null; handled: readonly string[] };
 }
 
 /** How the turn ended, for callers that want the original exception (not just its name). */
 export interface TurnOutcome {
   error?: unknown;
+  /** The turn paused at a safe point (it recorded `run.paused`, and keeps its claim). */
+  paused?: boolean;
 }
 
 const CONSUMER_STOPPED = 'the consumer stopped reading the stream';
@@ -51,11 +51,20 @@ export async function* playAgentTurn(
   deps: AgentTurnDeps,
   request: AgentTurnRequest,
 ): AsyncGenerator<Event, TurnOutcome, undefined> {
-  const { identity, agent } = request;
+  const { identity, agent, continuation } = request;
   const { runId } = identity;
   const claimKey = identity.sessionId === null ? null : sessionClaimKey(identity.sessionId);
-  const lease = await RunLease.acquire(deps, identity, claimKey);
+  const lease = await RunLease.acquire(deps, identity, claimKey, continuation?.handled ?? []);
   const { recorder, controller } = lease;
+  // The pause the engine stopped for (it may be withdrawn by a resume while it stops).
+  let pauseSeen: ControlRequest | null = null;
+  const control: TurnControl = {
+    pauseRequested: () => {
+      pauseSeen = lease.pauseRequest ?? pauseSeen;
+      return lease.pauseRequest !== null;
+    },
+    suspend: (saved) => deps.store.saveContinuation(runId, saved),
+  };
 
   const scope = createRunScope({
     data: request.context ?? null,
@@ -64,24 +73,40 @@ export async function* playAgentTurn(
     runId,
     sessionId: identity.sessionId,
     signal: controller.signal,
+    pauseRequested: control.pauseRequested,
   });
   let fence: ReturnType<typeof fencedSession> | null = null;
   let turn: AsyncIterator<EventDraft> | undefined;
+  let paused = false;
   const usage: UsageReported[] = [];
   try {
     try {
-      yield await recorder.record({
-        kind: 'run.started',
-        payload: { invocableType: 'agent', input: request.input },
-      });
+      yield await recorder.record(
+        continuation
+          ? { kind: 'run.resumed', payload: { requestId: continuation.resumeRequestId } }
+          : { kind: 'run.started', payload: { invocableType: 'agent', input: request.input } },
+      );
       if (identity.sessionId !== null) fence = fencedSession(deps.sessionFor(identity.sessionId));
       turn = deps.engine
-        .playTurn({ agent, input: request.input, session: fence?.session ?? null, scope })
+        .playTurn({
+          agent,
+          input: request.input,
+          session: fence?.session ?? null,
+          scope,
+          continuation: continuation?.saved ?? null,
+          control,
+        })
         [Symbol.asyncIterator]();
       for (;;) {
         const step = await turn.next();
         if (step.done) break;
         const draft = step.value;
+        if (draft.kind === 'run.paused') {
+          yield* recordPause(recorder, pauseSeen);
+          paused = true;
+          await lease.keep();
+          return { paused };
+        }
         if (draft.kind === 'usage.reported') usage.push(draft.payload);
         if (draft.kind === 'run.completed' && draft.payload.usage === null) {
           draft.payload.usage = sumUsage(usage);
@@ -93,31 +118,37 @@ export async function* playAgentTurn(
       const reason: string | null = lease.cancelReason;
       controller.abort();
       if (recorder.ended) return error instanceof RunEndedError ? {} : { error };
-      const closing: EventDraft = reason
-        ? { kind: 'run.cancelled', payload: { reason } }
-        : {
-            kind: 'run.failed',
-            payload: { errorType: errorTypeName(error), message: errorMessage(error) },
-          };
       let recorded: Event | null = null;
       try {
-        recorded = await recorder.record(closing);
+        if (reason && lease.cancelRequest) yield await observed(recorder, lease.cancelRequest);
+        recorded = await recorder.record(
+          reason
+            ? { kind: 'run.cancelled', payload: { reason } }
+            : {
+                kind: 'run.failed',
+                payload: { errorType: errorTypeName(error), message: errorMessage(error) },
+              },
+        );
       } catch (recordError) {
         if (!(recordError instanceof RunEndedError)) {
-          logFailure(`record ${closing.kind} for run '${runId}'`)(recordError);
+          logFailure(`record the end of run '${runId}'`)(recordError);
         }
       }
       if (recorded) yield recorded;
       return reason ? {} : { error };
     }
   } finally {
-    lease.cancel(CONSUMER_STOPPED);
+    if (!paused) lease.cancel(CONSUMER_STOPPED);
     await closeQuietly(turn);
     fence?.close();
-    if (!recorder.ended) {
+    if (!recorder.ended && !paused) {
       await recorder
         .record({ kind: 'run.cancelled', payload: { reason: lease.cancelReason } })
         .catch(logFailure(`record run.cancelled for run '${runId}'`));
+    }
+    // A continued run that ended has nothing left to continue.
+    if (continuation && !paused) {
+      await deps.store.dropContinuation(runId).catch(logFailure(`forget run '${runId}' state`));
     }
     await lease.release();
     lease.finish();

@@ -6,8 +6,9 @@
  * or `sleepUntil()` holds its thread until it is answered or woken).
  */
 import { errorMessage } from '../core/errors.js';
-import type { EventStore } from '../core/store.js';
+import type { ControlRequest, EventStore } from '../core/store.js';
 import { acquireClaim } from './claims.js';
+import { type ControlWatch, RunControl, type WatchedRun } from './control-watch.js';
 import { type StopHeartbeat, startHeartbeat } from './heartbeat.js';
 import type { LiveTurn, LiveTurns } from './live-turns.js';
 import { type EventTap, RunEndedError, type RunIdentity, RunRecorder } from './recorder.js';
@@ -17,7 +18,12 @@ export interface LeaseDeps {
   staleRunAfterSeconds: number;
   taps: readonly EventTap[];
   liveTurns: LiveTurns;
+  /** Where the run's pause and cancel requests are watched for. */
+  controlWatch: ControlWatch;
 }
+
+/** Why a run stopped on a cancel request, when it has no reason of its own. */
+export const CANCEL_REQUESTED = 'a cancel was requested';
 
 export class RunLease {
   readonly controller = new AbortController();
@@ -27,13 +33,22 @@ export class RunLease {
   #settled = false;
   #markFinished: () => void = () => {};
   readonly #live: LiveTurn;
+  readonly #watched: WatchedRun;
 
   private constructor(
     private readonly deps: LeaseDeps,
     identity: RunIdentity,
     private readonly claimKey: string | null,
+    handled: readonly string[],
   ) {
     this.recorder = new RunRecorder(deps.store, identity, deps.taps);
+    this.#watched = {
+      runId: identity.runId,
+      control: new RunControl(
+        (request) => this.cancel(request.reason ?? CANCEL_REQUESTED),
+        handled,
+      ),
+    };
     const finished = new Promise<void>((resolve) => {
       this.#markFinished = resolve;
     });
@@ -54,6 +69,8 @@ export class RunLease {
     deps: LeaseDeps,
     identity: RunIdentity,
     claimKey: string | null,
+    /** Control requests already addressed (a continued run's pause and resume). */
+    handled: readonly string[] = [],
   ): Promise<RunLease> {
     if (claimKey) {
       await acquireClaim(
@@ -64,7 +81,7 @@ export class RunLease {
         deps.taps,
       );
     }
-    const lease = new RunLease(deps, identity, claimKey);
+    const lease = new RunLease(deps, identity, claimKey, handled);
     if (claimKey) {
       lease.#stopHeartbeat = startHeartbeat(
         deps.store,
@@ -75,7 +92,18 @@ export class RunLease {
       );
     }
     deps.liveTurns.add(lease.#live);
+    deps.controlWatch.watch(lease.#watched);
     return lease;
+  }
+
+  /** The pause request to stop for at the next safe point, or `null`. */
+  get pauseRequest(): ControlRequest | null {
+    return this.#watched.control.pauseRequest;
+  }
+
+  /** The cancel request that stopped the run (record it as observed), or `null`. */
+  get cancelRequest(): ControlRequest | null {
+    return this.#watched.control.cancelRequest;
   }
 
   get signal(): AbortSignal {
@@ -91,6 +119,11 @@ export class RunLease {
   cancel(reason: string): void {
     this.#cancelReason ??= reason;
     this.controller.abort(new Error(reason));
+  }
+
+  /** Stop the engine for a pause at a safe point (not a cancel: no reason is recorded). */
+  interrupt(): void {
+    this.controller.abort(new Error('paused at a safe point'));
   }
 
   /** Stop renewing and free the claim. Idempotent. */
@@ -114,6 +147,7 @@ export class RunLease {
 
   /** The run's own code is done: it is no longer live. Call last, after release or keep. */
   finish(): void {
+    this.deps.controlWatch.unwatch(this.#watched);
     this.deps.liveTurns.delete(this.#live);
     this.#markFinished();
   }

@@ -7,18 +7,19 @@ import { randomUUID } from 'node:crypto';
 import type { AgentDefinition } from '../authoring/agent.js';
 import { checkWorkflowInput, type WorkflowDefinition } from '../authoring/workflow.js';
 import { type AgentInput, toBlocks } from '../core/blocks.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.js';
+import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ConversationSession } from '../core/sessions.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import type { AgentEngine } from './agent-engine.js';
-import { playAgentTurn, type TurnOutcome } from './agent-turn.js';
+import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
+import { ControlWatch, handledUpTo } from './control-watch.js';
 import { LiveTurns } from './live-turns.js';
 import type { EventTap } from './recorder.js';
 import type { RuntimeSettings } from './settings.js';
-import type { OpenPause, WorkflowEngine } from './workflow-engine.js';
+import type { OpenPause, SegmentStart, WorkflowEngine } from './workflow-engine.js';
 import {
   addressResume,
   playWorkflowSegment,
@@ -53,8 +54,16 @@ const CLOSE_GRACE_MS = 2_000;
 
 export class Runtime {
   readonly #liveTurns = new LiveTurns();
+  readonly #controlWatch: ControlWatch;
 
-  constructor(private readonly deps: RuntimeDeps) {}
+  constructor(private readonly deps: RuntimeDeps) {
+    this.#controlWatch = new ControlWatch(deps.store, deps.settings.controlPollMs);
+  }
+
+  /** A control request for `runId` was just recorded: a run playing here looks at it now. */
+  async controlRecorded(runId: string): Promise<void> {
+    await this.#controlWatch.check(runId);
+  }
 
   /**
    * Stop a run this process is playing now (it records `run.cancelled` with `reason`);
@@ -77,29 +86,132 @@ export class Runtime {
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const blocks = toBlocks(input);
     const runId = await this.newRunId(options.runId);
-    return yield* playAgentTurn(
-      {
-        store: this.deps.store,
-        engine: this.deps.agentEngine,
-        staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
-        sessionFor: this.deps.sessionFor,
-        taps: this.deps.taps ?? [],
-        liveTurns: this.#liveTurns,
+    const outcome = yield* playAgentTurn(this.#agentDeps(), {
+      agent,
+      input: blocks,
+      context: options.context,
+      runWorkflow: (workflow, state, signal) =>
+        this.#childWorkflow(runId, workflow, state, options, signal),
+      identity: {
+        runId,
+        sessionId: optionalId('sessionId', options.sessionId),
+        namespace: options.namespace ?? null,
+        origin: agent.name,
       },
-      {
+    });
+    if (outcome.paused) this.#continueIfResumed(agent, runId, options.context);
+    return outcome;
+  }
+
+  /**
+   * Continue a paused agent run from the state its engine saved (a tool call that ran
+   * before the pause does not run again), in the same log entry. The run must be `paused`
+   * with a saved continuation; otherwise NotFoundError, and nothing changes. Two callers
+   * resuming one run at once: the second gets ConflictError.
+   */
+  async *resumeAgent(
+    agent: AgentDefinition,
+    runId: string,
+    options: { context?: unknown; resumeRequestId: string | null },
+  ): AsyncGenerator<Event, TurnOutcome, undefined> {
+    const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
+      const summary = await this.#pausedRun(runId, 'paused');
+      const saved = await this.deps.store.readContinuation(runId);
+      if (saved === null) {
+        throw new NotFoundError(
+          `run '${runId}' is paused but has no saved continuation to resume from; nothing was changed`,
+        );
+      }
+      const handled = handledUpTo(
+        await this.deps.store.readControl(runId),
+        options.resumeRequestId,
+      );
+      return yield* playAgentTurn(this.#agentDeps(), {
         agent,
-        input: blocks,
+        input: [],
         context: options.context,
         runWorkflow: (workflow, state, signal) =>
           this.#childWorkflow(runId, workflow, state, options, signal),
         identity: {
           runId,
-          sessionId: optionalId('sessionId', options.sessionId),
-          namespace: options.namespace ?? null,
-          origin: agent.name,
+          sessionId: summary.sessionId,
+          namespace: summary.namespace,
+          origin: summary.origin,
         },
-      },
+        continuation: { saved, resumeRequestId: options.resumeRequestId, handled },
+      });
+    });
+    if (outcome.paused) this.#continueIfResumed(agent, runId, options.context);
+    return outcome;
+  }
+
+  /**
+   * A run that just paused may have been asked to resume while it was stopping (the resume
+   * found it still running): continue it here, in the background, so it is never left
+   * paused with its resume already spent. Whoever resumes first wins; the other does nothing.
+   */
+  #continueIfResumed(agent: AgentDefinition, runId: string, context: unknown): void {
+    this.#whenResumed(runId, (resumeRequestId) =>
+      this.resumeAgent(agent, runId, { context, resumeRequestId }),
     );
+  }
+
+  #continueWorkflowIfResumed(workflow: WorkflowDefinition, runId: string, context: unknown): void {
+    this.#whenResumed(runId, (resumeRequestId) =>
+      this.continueWorkflow(workflow, runId, { context, resumeRequestId }),
+    );
+  }
+
+  #whenResumed(runId: string, resume: (requestId: string) => AsyncIterable<Event>): void {
+    void (async () => {
+      const requests = await this.deps.store.readControl(runId);
+      const lastPause = requests.findLastIndex((r) => r.verb === 'pause');
+      const request = requests.slice(lastPause + 1).find((r) => r.verb === 'resume');
+      if (!request) return;
+      for await (const _ of resume(request.requestId));
+    })().catch((error: unknown) => {
+      if (error instanceof NotFoundError || error instanceof ConflictError) return;
+      console.error(`[agentdeck] could not continue run '${runId}': ${errorMessage(error)}`);
+    });
+  }
+
+  /** Play `body` holding the run's resume lock (one resumer at a time), after a first status check. */
+  async *#underResumeLock<R>(
+    runId: string,
+    expected: RunStatus,
+    body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
+  ): AsyncGenerator<Event, R, undefined> {
+    await this.#pausedRun(runId, expected);
+    const lockKey = `resume:${runId}`;
+    const lockHolder = randomUUID();
+    const lock = await this.deps.store.claim({
+      key: lockKey,
+      runId: lockHolder,
+      staleAfterMs: this.deps.settings.staleRunAfterSeconds * 1000,
+    });
+    if (!lock.acquired) {
+      throw new ConflictError(
+        `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
+        { holderRunId: runId },
+      );
+    }
+    try {
+      return yield* body.call(this);
+    } finally {
+      await this.deps.store.release(lockKey, lockHolder).catch(() => false);
+    }
+  }
+
+  #agentDeps(): AgentTurnDeps {
+    return {
+      store: this.deps.store,
+      engine: this.deps.agentEngine,
+      staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
+      sessionFor: this.deps.sessionFor,
+      taps: this.deps.taps ?? [],
+      liveTurns: this.#liveTurns,
+      controlWatch: this.#controlWatch,
+    };
   }
 
   /**
@@ -121,7 +233,7 @@ export class Runtime {
       );
     }
     const runId = await this.newRunId(options.runId);
-    return yield* playWorkflowSegment(this.#workflowDeps(), {
+    const outcome = yield* playWorkflowSegment(this.#workflowDeps(), {
       workflow,
       threadId: sessionId ?? runId,
       start: { input: state },
@@ -129,6 +241,54 @@ export class Runtime {
       ...(parentRunId !== undefined ? { parentRunId } : {}),
       identity: { runId, sessionId, namespace: options.namespace ?? null, origin: workflow.name },
     });
+    if (outcome.paused) this.#continueWorkflowIfResumed(workflow, runId, options.context);
+    return outcome;
+  }
+
+  /**
+   * Continue a workflow run in status `paused`: one stopped between nodes by a pause request
+   * continues from its last checkpoint (its pending nodes run); one sleeping on
+   * `sleepUntil()` is woken if its time has come. Otherwise NotFoundError, and nothing
+   * changes; a second concurrent caller gets ConflictError.
+   */
+  async *continueWorkflow(
+    workflow: WorkflowDefinition,
+    runId: string,
+    options: { context?: unknown; resumeRequestId: string | null },
+  ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
+    const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
+      const summary = await this.#pausedRun(runId, 'paused');
+      const threadId = summary.sessionId ?? runId;
+      const open = await this.deps.workflowEngine.openPauses(workflow, threadId);
+      let start: SegmentStart = { continue: true };
+      if (open.length > 0) {
+        const wake: WorkflowResume = { wake: new Date() };
+        const values = addressResume(open, wake);
+        if (!values)
+          throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, wake));
+        start = { resume: values };
+      }
+      const handled = handledUpTo(
+        await this.deps.store.readControl(runId),
+        options.resumeRequestId,
+      );
+      return yield* playWorkflowSegment(this.#workflowDeps(), {
+        workflow,
+        threadId,
+        start,
+        context: options.context,
+        resumeRequestId: options.resumeRequestId,
+        handled,
+        identity: {
+          runId,
+          sessionId: summary.sessionId,
+          namespace: summary.namespace,
+          origin: summary.origin,
+        },
+      });
+    });
+    if (outcome.paused) this.#continueWorkflowIfResumed(workflow, runId, options.context);
+    return outcome;
   }
 
   /**
@@ -145,21 +305,7 @@ export class Runtime {
     options: { context?: unknown } = {},
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
-    await this.#pausedRun(runId, expected);
-    const lockKey = `resume:${runId}`;
-    const lockHolder = randomUUID();
-    const lock = await this.deps.store.claim({
-      key: lockKey,
-      runId: lockHolder,
-      staleAfterMs: this.deps.settings.staleRunAfterSeconds * 1000,
-    });
-    if (!lock.acquired) {
-      throw new ConflictError(
-        `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
-        { holderRunId: runId },
-      );
-    }
-    try {
+    return yield* this.#underResumeLock(runId, expected, async function* (this: Runtime) {
       // Checked again under the lock: another caller may have resumed it meanwhile.
       const summary = await this.#pausedRun(runId, expected);
       const threadId = summary.sessionId ?? runId;
@@ -179,9 +325,7 @@ export class Runtime {
           origin: summary.origin,
         },
       });
-    } finally {
-      await this.deps.store.release(lockKey, lockHolder).catch(() => false);
-    }
+    });
   }
 
   /**
@@ -251,6 +395,7 @@ export class Runtime {
       staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
       taps: this.deps.taps ?? [],
       liveTurns: this.#liveTurns,
+      controlWatch: this.#controlWatch,
     };
   }
 

@@ -7,20 +7,41 @@ export interface RuntimeSettings {
    * taken over, and the run that held it is closed with `run.failed`. @default 3600
    */
   staleRunAfterSeconds: number;
+  /**
+   * `SERVICE_RUNTIME_CONTROL_POLL_MS`: how often a process reads the pause and cancel
+   * requests of the runs it plays (requests made in the same process are seen at once).
+   * @default 200
+   */
+  controlPollMs: number;
 }
+
+export const DEFAULT_CONTROL_POLL_MS = 200;
 
 export const DEFAULT_STALE_RUN_AFTER_SECONDS = 3600;
 
 export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
-  const raw = env.SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS;
-  if (raw === undefined || raw.trim() === '') {
-    return { staleRunAfterSeconds: DEFAULT_STALE_RUN_AFTER_SECONDS };
-  }
+  return {
+    staleRunAfterSeconds: positive(
+      env,
+      'SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS',
+      DEFAULT_STALE_RUN_AFTER_SECONDS,
+      'seconds',
+    ),
+    controlPollMs: positive(
+      env,
+      'SERVICE_RUNTIME_CONTROL_POLL_MS',
+      DEFAULT_CONTROL_POLL_MS,
+      'milliseconds',
+    ),
+  };
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, unit: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(
-      `SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS=${raw} is not a positive number of seconds`,
-    );
+    throw new ConfigError(`${name}=${raw} is not a positive number of ${unit}`);
   }
-  return { staleRunAfterSeconds: value };
+  return value;
 }

@@ -17,7 +17,9 @@ export type SegmentStart =
    * Continue the paused thread: each listed pause (by its id, see {@link OpenPause}) gets its
    * value; `interrupt()` returns it in the re-run node. Pauses not listed stay paused.
    */
-  | { resume: Record<string, unknown> };
+  | { resume: Record<string, unknown> }
+  /** Continue a thread stopped between nodes (a pause request): its pending nodes run. */
+  | { continue: true };
 
 /** A pause the thread waits on: a person's question, or a timer. */
 export interface OpenPause {

@@ -13,7 +13,9 @@ import { DataBlock } from '../core/blocks.js';
 import { errorMessage, errorTypeName, RunCancelledError } from '../core/errors.js';
 import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
+import type { ControlRequest } from '../core/store.js';
 import { SLEEP_UNTIL_KEY } from '../core/wakeups.js';
+import { observed, recordPause } from './control-events.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import type { OpenPause, SegmentEnd, SegmentStart, WorkflowEngine } from './workflow-engine.js';
@@ -30,6 +32,10 @@ export interface WorkflowSegmentRequest {
   context: unknown;
   /** The agent run that called this workflow as a tool; recorded on `run.started`. */
   parentRunId?: string;
+  /** The resume request this segment continues, recorded on `run.resumed`. */
+  resumeRequestId?: string | null;
+  /** Control requests addressed before this segment (see `RunControl`). */
+  handled?: readonly string[];
 }
 
 /** How the segment ended, for callers that want the result or the original exception. */
@@ -38,6 +44,8 @@ export interface WorkflowOutcome {
   error?: unknown;
   /** Why the run was cancelled (it recorded `run.cancelled`), when it was. */
   cancelled?: string;
+  /** The run stopped between nodes for a pause request (it recorded `run.paused`). */
+  paused?: boolean;
 }
 
 /**
@@ -95,7 +103,12 @@ export async function* playWorkflowSegment(
   request: WorkflowSegmentRequest,
 ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
   const { identity, workflow, threadId, start } = request;
-  const lease = await RunLease.acquire(deps, identity, threadClaimKey(workflow.name, threadId));
+  const lease = await RunLease.acquire(
+    deps,
+    identity,
+    threadClaimKey(workflow.name, threadId),
+    request.handled ?? [],
+  );
   const { recorder } = lease;
   const scope = createRunScope({
     data: request.context ?? null,
@@ -106,6 +119,8 @@ export async function* playWorkflowSegment(
   });
   let segment: AsyncGenerator<EventDraft, SegmentEnd, undefined> | undefined;
   let paused = false;
+  // The pause request the run stops for at a node boundary, once one is seen there.
+  let pausing: ControlRequest | null = null;
   try {
     try {
       yield await recorder.record(
@@ -118,12 +133,18 @@ export async function* playWorkflowSegment(
                 ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
               },
             }
-          : { kind: 'run.resumed', payload: { requestId: null } },
+          : { kind: 'run.resumed', payload: { requestId: request.resumeRequestId ?? null } },
       );
       segment = deps.engine.playSegment({ workflow, threadId, start, scope });
       let step = await segment.next();
       while (!step.done) {
         yield await recorder.record(step.value);
+        // A node boundary is the workflow's safe point: the completed node's writes are in
+        // the checkpointer; the graph stops, and a node that started meanwhile re-runs on resume.
+        if (step.value.kind === 'node.updated' && lease.pauseRequest && !pausing) {
+          pausing = lease.pauseRequest;
+          lease.interrupt();
+        }
         step = await segment.next();
       }
       const end = step.value;
@@ -149,8 +170,15 @@ export async function* playWorkflowSegment(
       const reason = lease.cancelReason;
       lease.controller.abort();
       if (recorder.ended || paused) return reason ? { cancelled: reason } : { error };
+      if (pausing && !reason) {
+        yield* recordPause(recorder, pausing);
+        paused = true;
+        await lease.keep();
+        return { paused };
+      }
       let recorded: Event | null = null;
       try {
+        if (reason && lease.cancelRequest) yield await observed(recorder, lease.cancelRequest);
         recorded = await recorder.record(
           reason
             ? { kind: 'run.cancelled', payload: { reason } }

@@ -431,6 +431,22 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
       });
     });
 
+    describe('continuations', () => {
+      it("saves, replaces, reads and drops a paused run's saved state, per run", async () => {
+        const runId = uid('run');
+        const other = uid('run');
+        expect(await store.readContinuation(runId)).toBeNull();
+        await store.saveContinuation(runId, '{"step":1}');
+        await store.saveContinuation(other, 'other');
+        await store.saveContinuation(runId, '{"step":2,"text":"ünïcödé"}');
+        expect(await store.readContinuation(runId)).toBe('{"step":2,"text":"ünïcödé"}');
+        expect(await store.dropContinuation(runId)).toBe(true);
+        expect(await store.dropContinuation(runId)).toBe(false);
+        expect(await store.readContinuation(runId)).toBeNull();
+        expect(await store.readContinuation(other)).toBe('other');
+      });
+    });
+
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards', async () => {
         await store.close();

@@ -69,11 +69,13 @@ export class LangGraphEngine implements WorkflowEngine {
     const input =
       'input' in start
         ? start.input
-        : new Command({
-            resume: Object.fromEntries(
-              Object.entries(start.resume).map(([id, value]) => [id, resumeValue(value)]),
-            ),
-          });
+        : 'continue' in start
+          ? null
+          : new Command({
+              resume: Object.fromEntries(
+                Object.entries(start.resume).map(([id, value]) => [id, resumeValue(value)]),
+              ),
+            });
     const stream = await graph.stream(input, {
       configurable: { thread_id: storedThreadId(workflow.name, threadId) },
       context: scope,

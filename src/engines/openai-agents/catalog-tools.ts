@@ -11,6 +11,7 @@ import { tool } from '../../authoring/tool.js';
 import type { WorkflowDefinition } from '../../authoring/workflow.js';
 import { InterruptResult } from '../../core/interrupt-result.js';
 import { snakeCase } from '../../core/names.js';
+import { pauseBeforeDispatch } from './safe-points.js';
 import { NeedsDeckError, toolErrorFunction } from './tool-errors.js';
 
 /** `load_skill`: returns a skill's body; a name outside the agent's list is an error for the model. */
@@ -69,6 +70,7 @@ export function workflowTool(workflow: WorkflowDefinition): Tool<RunScope | unde
     parameters: parametersOf(workflow.state) as never,
     strict: false,
     errorFunction: toolErrorFunction(name),
+    needsApproval: pauseBeforeDispatch,
     execute: async (args: unknown, runContext?: RunContext<unknown>, details?) => {
       const scope = asRunScope(runContext?.context);
       if (!scope?.runWorkflow) {

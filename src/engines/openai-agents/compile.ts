@@ -24,6 +24,7 @@ import { Workflow } from '../../authoring/workflow.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
 import { loadSkillTool, skillsSection, workflowTool } from './catalog-tools.js';
 import { attachHooks } from './hooks.js';
+import { pauseBeforeDispatch } from './safe-points.js';
 import { checkScope } from './scope-check.js';
 import { MissingContextError, toolErrorFunction, toolFailureText } from './tool-errors.js';
 
@@ -133,6 +134,7 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
     // Arguments the model got wrong (bad JSON, schema mismatch) go back to it as a readable
     // error and are recorded; a headless run reaching a context tool fails the run.
     errorFunction: toolErrorFunction(t.name),
+    needsApproval: pauseBeforeDispatch,
     execute: async (args: unknown, runContext?: RunContext<unknown>, details?) => {
       const scope = asRunScope(runContext?.context);
       if (t.context !== undefined && !scope) {

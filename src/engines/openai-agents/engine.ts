@@ -2,7 +2,14 @@
  * The `@openai/agents` adapter: plays one agent turn, streamed, and yields canonical event
  * drafts. Every turn streams (so `text.delta` is live); `deck.run` simply folds the stream.
  */
-import { getDefaultModel, Runner, ToolCallError } from '@openai/agents-core';
+import {
+  type AgentInputItem,
+  getDefaultModel,
+  Runner,
+  RunState,
+  type RunStreamEvent,
+  ToolCallError,
+} from '@openai/agents-core';
 import {
   OpenAIChatCompletionsModel,
   OpenAIProvider,
@@ -19,7 +26,7 @@ import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';
-import { toEngineSession } from './session.js';
+import { asItems, restoreContinuation, saveContinuation } from './safe-points.js';
 import {
   engineSettingsFromEnv,
   modelConfigured,
@@ -108,14 +115,16 @@ export class OpenAIAgentsEngine implements AgentEngine {
         };
       }
     }
-    const input = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
+    const { input, inputLength } = await this.turnInput(request, compiled);
     const transcript = new TurnTranscript(scope, this.modelName(agent.model));
-    const result = await this.runnerFor(request).run(compiled, input, {
+    // A pause aborts the engine between a tool batch and the next model call; a cancel
+    // (the scope's signal) aborts it anywhere.
+    const pause = new AbortController();
+    const result = await this.runnerFor(request).run(compiled, input as never, {
       stream: true,
-      context: scope,
-      signal: scope.signal,
+      ...(input instanceof RunState ? {} : { context: scope }),
+      signal: AbortSignal.any([scope.signal, pause.signal]),
       maxTurns: MAX_TURNS,
-      ...(request.session ? { session: toEngineSession(request.session) } : {}),
     });
     const settled = result.completed.then(
       () => undefined,
@@ -125,6 +134,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
       // The stream can end without throwing on abort; `completed` carries the error, if any.
       for await (const event of result) {
         yield* transcript.map(event);
+        if (isToolOutput(event) && request.control.pauseRequested()) pause.abort();
       }
       await result.completed;
       if (result.error) throw result.error;
@@ -136,6 +146,13 @@ export class OpenAIAgentsEngine implements AgentEngine {
       // aborted) before the caller frees the session, bounded so a stuck tool cannot hold it.
       await settleWithin(settled, SETTLE_MS);
     }
+    if (pause.signal.aborted || result.interruptions.length > 0) {
+      await request.control.suspend(saveContinuation(result.state, inputLength));
+      yield { kind: 'run.paused', payload: { reason: null } };
+      return;
+    }
+    // The turn's part of the conversation, written once it is complete (never half a turn).
+    await request.session?.addItems(result.history.slice(inputLength) as never);
     const output = result.finalOutput;
     yield {
       kind: 'run.completed',
@@ -146,6 +163,31 @@ export class OpenAIAgentsEngine implements AgentEngine {
         usage: null, // the runtime totals the recorded usage reports
       },
     };
+  }
+
+  /**
+   * What the engine runs: a new turn's history and message (the message is written to the
+   * session at once, so a failed turn still shows what was asked), or a paused turn's state.
+   */
+  private async turnInput(
+    request: TurnRequest,
+    compiled: CompiledAgent,
+  ): Promise<{ input: string | AgentInputItem[] | RunState<never, never>; inputLength: number }> {
+    const { agent, scope, session } = request;
+    if (request.continuation !== null) {
+      const { state, inputLength } = await restoreContinuation(
+        compiled,
+        request.continuation,
+        scope,
+      );
+      return { input: state as never, inputLength };
+    }
+    const message = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
+    if (!session) return { input: message, inputLength: asItems(message).length };
+    const history = (await session.getItems()) as unknown as AgentInputItem[];
+    const items = asItems(message);
+    await session.addItems(items as never);
+    return { input: [...history, ...items], inputLength: history.length + items.length };
   }
 
   /** One turn with the engine alone: no run scope (so no context), nothing recorded. */
@@ -195,6 +237,10 @@ async function settleWithin(done: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+function isToolOutput(event: RunStreamEvent): boolean {
+  return event.type === 'run_item_stream_event' && event.name === 'tool_output';
 }
 
 function asText(output: unknown): string {

@@ -54,6 +54,7 @@ export class MemoryEventStore implements EventStore {
   readonly #runs = new Map<string, RunRecord>();
   readonly #claims = new Map<string, ClaimHolder>();
   readonly #control = new Map<string, ControlRequest[]>();
+  readonly #continuations = new Map<string, string>();
   #created = 0;
   #closed = false;
 
@@ -175,6 +176,21 @@ export class MemoryEventStore implements EventStore {
   async readControl(runId: string): Promise<ControlRequest[]> {
     this.#open();
     return (this.#control.get(runId) ?? []).map((request) => ({ ...request }));
+  }
+
+  async saveContinuation(runId: string, state: string): Promise<void> {
+    this.#open();
+    this.#continuations.set(runId, state);
+  }
+
+  async readContinuation(runId: string): Promise<string | null> {
+    this.#open();
+    return this.#continuations.get(runId) ?? null;
+  }
+
+  async dropContinuation(runId: string): Promise<boolean> {
+    this.#open();
+    return this.#continuations.delete(runId);
   }
 
   async close(): Promise<void> {

@@ -196,6 +196,26 @@ export class PostgresEventStore implements EventStore {
     );
   }
 
+  async saveContinuation(runId: string, state: string): Promise<void> {
+    await this.#query(`save the continuation of run '${runId}'`, () =>
+      this.#pool.query(SQL.saveContinuation, [runId, state, new Date().toISOString()]),
+    );
+  }
+
+  async readContinuation(runId: string): Promise<string | null> {
+    const { rows } = await this.#query(`read the continuation of run '${runId}'`, () =>
+      this.#pool.query(SQL.readContinuation, [runId]),
+    );
+    return rows[0] ? String(rows[0].state) : null;
+  }
+
+  async dropContinuation(runId: string): Promise<boolean> {
+    const result = await this.#query(`drop the continuation of run '${runId}'`, () =>
+      this.#pool.query(SQL.dropContinuation, [runId]),
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -67,6 +67,17 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX control_requests_by_run ON control_requests (run_id, id);
     `,
   },
+  {
+    version: 2,
+    name: 'continuations of paused runs',
+    sql: `
+      CREATE TABLE continuations (
+        run_id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        saved_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**
@@ -139,6 +150,10 @@ export const SQL = {
     VALUES ($1, $2, $3, $4, $5)`,
   readControl: `SELECT request_id, run_id, verb, reason, requested_at FROM control_requests
     WHERE run_id = $1 ORDER BY id`,
+  saveContinuation: `INSERT INTO continuations (run_id, state, saved_at) VALUES ($1, $2, $3)
+    ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`,
+  readContinuation: 'SELECT state FROM continuations WHERE run_id = $1',
+  dropContinuation: 'DELETE FROM continuations WHERE run_id = $1',
 } as const;
 
 /** `listRuns` for a set of filter clauses (`$1`... in order); the limit is the last parameter. */

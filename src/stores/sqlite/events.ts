@@ -213,6 +213,31 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
+  async saveContinuation(runId: string, state: string): Promise<void> {
+    this.#ready();
+    this.#guard(`save the continuation of run '${runId}'`, () => {
+      this.#writes.beforeWrite();
+      this.#sql.saveContinuation.run(runId, state, new Date().toISOString());
+    });
+  }
+
+  async readContinuation(runId: string): Promise<string | null> {
+    this.#ready();
+    this.#writes.flushOthers();
+    return this.#guard(`read the continuation of run '${runId}'`, () => {
+      const row = this.#sql.readContinuation.get(runId) as { state: string } | undefined;
+      return row ? row.state : null;
+    });
+  }
+
+  async dropContinuation(runId: string): Promise<boolean> {
+    this.#ready();
+    return this.#guard(`drop the continuation of run '${runId}'`, () => {
+      this.#writes.beforeWrite();
+      return Number(this.#sql.dropContinuation.run(runId).changes) > 0;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

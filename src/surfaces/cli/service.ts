@@ -88,7 +88,7 @@ async function signal(store: EventStore, args: string[], reason: string | null):
   if (!VERBS.includes(verb as ControlVerb)) {
     throw new UsageError(`unknown verb '${verb}'; use pause, cancel or resume`);
   }
-  const request = await requestControl(store, runId, verb as ControlVerb, reason);
+  const request = await requestControl(store, null, runId, verb as ControlVerb, reason);
   const run = await store.getRun(runId);
   console.log(
     `recorded ${request.verb} request ${request.requestId} for run ${runId} (${run?.origin}, status ${run?.status})`,

@@ -18,19 +18,14 @@ async function waitingRun() {
 }
 
 describe('POST /runs/{run_id}/pause and /cancel', () => {
-  it('records the request in the log and the store, and changes no status', async () => {
+  it('records a pause in the log and the store; a run waiting for an answer stays answerable', async () => {
     const { app, deck, eventStore, runId } = await waitingRun();
     const response = await app.request(`/runs/${runId}/pause`, postJson({ reason: 'lunch' }));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ run_id: runId, verb: 'pause', recorded: true });
-    const cancel = await app.request(`/runs/${runId}/cancel`, { method: 'POST' });
-    expect(await cancel.json()).toEqual({ run_id: runId, verb: 'cancel', recorded: true });
 
     const requests = await eventStore.readControl(runId);
-    expect(requests.map((r) => [r.verb, r.reason])).toEqual([
-      ['pause', 'lunch'],
-      ['cancel', null],
-    ]);
+    expect(requests.map((r) => [r.verb, r.reason])).toEqual([['pause', 'lunch']]);
     const events = (await eventStore.read(runId)).filter((e) => e.kind === 'control.requested');
     expect(events.map((e) => e.payload)).toEqual(
       requests.map((r) => ({ verb: r.verb, reason: r.reason, requestId: r.requestId })),
@@ -43,6 +38,30 @@ describe('POST /runs/{run_id}/pause and /cancel', () => {
       postJson({ value: { approved: true } }),
     );
     expect(answered.status).toBe(200);
+  });
+
+  it('ends a run waiting for an answer on cancel, and frees its thread', async () => {
+    const { app, deck, eventStore, runId } = await waitingRun();
+    const cancel = await app.request(
+      `/runs/${runId}/cancel`,
+      postJson({ reason: 'no longer needed' }),
+    );
+    expect(await cancel.json()).toEqual({ run_id: runId, verb: 'cancel', recorded: true });
+    const [request] = await eventStore.readControl(runId);
+    const tail = (await eventStore.read(runId)).slice(-3);
+    expect(tail.map((e) => [e.kind, e.payload])).toEqual([
+      [
+        'control.requested',
+        { verb: 'cancel', reason: 'no longer needed', requestId: request?.requestId },
+      ],
+      ['control.observed', { verb: 'cancel', requestId: request?.requestId }],
+      ['run.cancelled', { reason: 'no longer needed' }],
+    ]);
+    expect(await deck.status(runId)).toBe('cancelled');
+    expect(await deck.pending()).toEqual([]);
+    // The thread is free: a new run on it starts at once (no 409).
+    const again = await app.request('/workflows/approval?thread_id=t-1', postJson({ amount: 5 }));
+    expect(again.status).toBe(200);
   });
 
   it('records a request on a finished run without an event after its terminal one', async () => {

@@ -1,0 +1,126 @@
+/**
+ * How a live run learns of the pause and cancel requests recorded for it. Requests live in
+ * the store (SPEC.md: they may come from any process sharing it), so each process polls the
+ * requests of the runs it plays, every `SERVICE_RUNTIME_CONTROL_POLL_MS`; a request made in
+ * this process is looked at at once. A cancel is acted on when seen (the run's signal
+ * aborts); a pause is only noted, and the run stops at its next safe point.
+ */
+import { errorMessage } from '../core/errors.js';
+import type { ControlRequest, EventStore } from '../core/store.js';
+
+export class RunControl {
+  readonly #handled: ReadonlySet<string>;
+  #pause: ControlRequest | null = null;
+  #cancel: ControlRequest | null = null;
+
+  /**
+   * @param handled requests addressed before this segment of the run started (the pause it
+   *   continues from, the resume that continued it): they are not acted on again.
+   * @param onCancel called once, with the first cancel request seen.
+   */
+  constructor(
+    private readonly onCancel: (request: ControlRequest) => void,
+    handled: Iterable<string> = [],
+  ) {
+    this.#handled = new Set(handled);
+  }
+
+  /**
+   * Take in the run's requests (oldest first). A cancel wins over everything; a pause
+   * stands unless a resume was recorded after it (a pause not yet observed is withdrawn by
+   * the resume that follows it).
+   */
+  apply(requests: readonly ControlRequest[]): void {
+    let pause: ControlRequest | null = null;
+    for (const request of requests) {
+      if (this.#handled.has(request.requestId)) continue;
+      if (request.verb === 'cancel') {
+        if (!this.#cancel) {
+          this.#cancel = request;
+          this.onCancel(request);
+        }
+        return;
+      }
+      pause = request.verb === 'pause' ? request : null;
+    }
+    this.#pause = pause;
+  }
+
+  /** The pause request the run should stop for at its next safe point, or `null`. */
+  get pauseRequest(): ControlRequest | null {
+    return this.#cancel ? null : this.#pause;
+  }
+
+  /** The cancel request that stopped the run, or `null`. */
+  get cancelRequest(): ControlRequest | null {
+    return this.#cancel;
+  }
+}
+
+/** The requests handled before a segment that continues `resumeRequestId` (it included). */
+export function handledUpTo(
+  requests: readonly ControlRequest[],
+  resumeRequestId: string | null,
+): string[] {
+  const end = resumeRequestId
+    ? requests.findIndex((r) => r.requestId === resumeRequestId)
+    : requests.length - 1;
+  return requests.slice(0, (end < 0 ? requests.length - 1 : end) + 1).map((r) => r.requestId);
+}
+
+export interface WatchedRun {
+  readonly runId: string;
+  readonly control: RunControl;
+}
+
+/** Polls the store for the requests of every watched run, one poll at a time. */
+export class ControlWatch {
+  readonly #runs = new Set<WatchedRun>();
+  #timer: NodeJS.Timeout | null = null;
+  #polling: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly intervalMs: number,
+  ) {}
+
+  watch(run: WatchedRun): void {
+    this.#runs.add(run);
+    if (!this.#timer) {
+      this.#timer = setInterval(() => void this.poll(), this.intervalMs);
+      this.#timer.unref();
+    }
+  }
+
+  unwatch(run: WatchedRun): void {
+    this.#runs.delete(run);
+    if (this.#runs.size === 0 && this.#timer) {
+      clearInterval(this.#timer);
+      this.#timer = null;
+    }
+  }
+
+  /** Look at one run's requests now (a request was just recorded in this process). */
+  async check(runId: string): Promise<void> {
+    for (const run of this.#runs) if (run.runId === runId) await this.#read(run);
+  }
+
+  /** One pass over every watched run; a pass still running is not doubled. */
+  poll(): Promise<void> {
+    this.#polling ??= Promise.all([...this.#runs].map((run) => this.#read(run))).then(() => {
+      this.#polling = null;
+    });
+    return this.#polling;
+  }
+
+  async #read(run: WatchedRun): Promise<void> {
+    try {
+      run.control.apply(await this.store.readControl(run.runId));
+    } catch (error) {
+      if (!this.#runs.has(run)) return; // the run ended meanwhile (the store may be closing)
+      console.error(
+        `[agentdeck] could not read control requests of run '${run.runId}': ${errorMessage(error)}`,
+      );
+    }
+  }
+}
