@@ -120,30 +120,32 @@ export interface RunScope {
   readonly pauseRequested: () => boolean;
 }
 
-const RUN_SCOPE = Symbol('agentdeck.runScope');
+/** Every scope the runtime made (a marker property would be serialized with a paused turn's state). */
+const RUN_SCOPES = new WeakSet<object>();
 
 /** Create the scope of one recorded run. */
 export function createRunScope(
   fields: Pick<RunScope, 'data' | 'invocable' | 'runId' | 'sessionId' | 'signal'> &
     Partial<Pick<RunScope, 'runWorkflow' | 'pauseRequested'>>,
 ): RunScope {
-  return {
+  const scope = {
     runWorkflow: null,
     pauseRequested: () => false,
     ...fields,
     toolErrors: new Map(),
     toolOutputs: new Map(),
     toolErrorTexts: new Map(),
-    [RUN_SCOPE]: true,
     // The engine serializes its context with a paused turn's state: the scope (and the
     // application's context in it) must never be written anywhere.
     toJSON: () => ({}),
   } as RunScope;
+  RUN_SCOPES.add(scope);
+  return scope;
 }
 
 /** The run scope the engine carried as its context, or undefined (headless: the engine's own empty context). */
 export function asRunScope(value: unknown): RunScope | undefined {
-  return typeof value === 'object' && value !== null && RUN_SCOPE in value
+  return typeof value === 'object' && value !== null && RUN_SCOPES.has(value)
     ? (value as unknown as RunScope)
     : undefined;
 }

@@ -1,0 +1,222 @@
+/**
+ * Run control of agent turns (issue 7): pause and cancel are requests the run observes at
+ * safe points; resume continues from the engine's saved state, so a tool that ran before
+ * the pause never runs again; cancel aborts the model call and the tool in flight.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { collect, kinds, openTestDeck } from '../../test/support/decks.js';
+import { Agent, ConflictError, type Event, tool } from '../index.js';
+import { ScriptedModel, type ScriptedStep } from '../testing/index.js';
+
+/** A tool that counts its calls and takes `ms` (or until aborted). */
+function countingTool(ms: number) {
+  const seen = { calls: 0, aborted: 0, started: false };
+  const slow = tool({
+    name: 'book',
+    description: 'Books the room (a side effect: it must run once)',
+    parameters: z.object({}),
+    execute: async (_args, ctx) => {
+      seen.calls += 1;
+      seen.started = true;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        ctx.signal.addEventListener('abort', () => {
+          seen.aborted += 1;
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return `booked (context: ${String((ctx.data as { tenant?: string } | null)?.tenant)})`;
+    },
+  });
+  return { slow, seen };
+}
+
+const toolThenText: ScriptedStep[] = [
+  { toolCalls: [{ name: 'book', arguments: {}, callId: 'call_book' }] },
+  { text: ['The room ', 'is booked.'] },
+];
+
+async function agentDeck(steps: ScriptedStep[], toolMs: number) {
+  const model = new ScriptedModel(steps);
+  const { slow, seen } = countingTool(toolMs);
+  const opened = await openTestDeck({
+    agents: [new Agent({ name: 'Booker', instructions: 'Book rooms.', model, tools: [slow] })],
+  });
+  return { ...opened, model, seen };
+}
+
+const ofKind = (events: readonly Event[], kind: Event['kind']) =>
+  events.filter((e) => e.kind === kind);
+
+describe('pausing an agent turn', () => {
+  it('pauses after a running tool finishes, and resume never runs it again (exactly once)', async () => {
+    const { deck, eventStore, model, seen } = await agentDeck(toolThenText, 300);
+    const stream = deck.stream('Booker', 'Book room 4', { sessionId: 's-1', runId: 'r-once' });
+    const events: Event[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.kind === 'tool.call.started')
+        await deck.pause('r-once', { reason: 'check budget' });
+    }
+    expect(kinds(events).slice(-3)).toEqual([
+      'tool.call.completed',
+      'control.observed',
+      'run.paused',
+    ]);
+    expect(events.at(-1)?.payload).toEqual({ reason: 'check budget' });
+    expect(await deck.status('r-once')).toBe('paused');
+    expect(seen.calls).toBe(1);
+    expect(await eventStore.readContinuation('r-once')).toEqual(expect.any(String));
+
+    const continued = await deck.resume('r-once', { context: { tenant: 'acme' } });
+    expect(kinds(continued)[0]).toBe('run.resumed');
+    expect(kinds(continued).at(-1)).toBe('run.completed');
+    expect(ofKind(continued, 'tool.call.started')).toHaveLength(0);
+    expect(seen.calls).toBe(1);
+    expect(await deck.status('r-once')).toBe('completed');
+    expect(await eventStore.readContinuation('r-once')).toBeNull();
+    model.assertConsumed();
+    // The second model call got the tool's output once, and the history holds the turn once.
+    const items = JSON.stringify(await deck.sessionFor('s-1').getItems());
+    expect(items.match(/Book room 4/g)).toHaveLength(1);
+    expect(items.match(/"function_call_result"/g)).toHaveLength(1);
+    expect(items.match(/The room is booked\./g)).toHaveLength(1);
+    // One log entry: started, paused, resumed, completed, with seq gap-free.
+    const log = await eventStore.read('r-once');
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i));
+    expect(ofKind(log, 'run.started')).toHaveLength(1);
+  });
+
+  it('pauses before dispatching a tool: the held call runs once on resume, with the new context', async () => {
+    const { deck, seen } = await agentDeck(toolThenText, 10);
+    // The request is made as soon as the run exists, before the model asks for the tool.
+    const stream = deck.stream('Booker', 'Book it', { runId: 'r-before' });
+    const first = await stream.next();
+    expect(first.value?.kind).toBe('run.started');
+    await deck.pause('r-before');
+    const rest = await collect({ [Symbol.asyncIterator]: () => stream });
+    expect(kinds(rest).slice(-2)).toEqual(['control.observed', 'run.paused']);
+    expect(seen.calls).toBe(0);
+
+    const continued = await deck.resume('r-before', { context: { tenant: 'acme' } });
+    expect(seen.calls).toBe(1);
+    const completed = ofKind(continued, 'tool.call.completed')[0];
+    expect(completed?.payload).toMatchObject({ output: 'booked (context: acme)' });
+    expect(kinds(continued).at(-1)).toBe('run.completed');
+  });
+
+  it('keeps the session claimed while paused: a new turn on it gets ConflictError', async () => {
+    const { deck } = await agentDeck(toolThenText, 10);
+    const stream = deck.stream('Booker', 'Book it', { sessionId: 's-held', runId: 'r-held' });
+    await stream.next();
+    await deck.pause('r-held');
+    await collect({ [Symbol.asyncIterator]: () => stream });
+    await expect(deck.run('Booker', 'another', { sessionId: 's-held' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+  });
+
+  it('returns [] from resume when there is nothing to resume', async () => {
+    const { deck } = await agentDeck([{ text: 'done' }], 10);
+    const result = await deck.run('Booker', 'hi', { runId: 'r-done' });
+    expect(result.output).toBe('done');
+    expect(await deck.resume('r-done')).toEqual([]);
+    expect(await deck.resume('no-such-run')).toEqual([]);
+  });
+
+  it('lets exactly one of two concurrent resumes continue the run', async () => {
+    const { deck, seen } = await agentDeck(toolThenText, 10);
+    const stream = deck.stream('Booker', 'Book it', { runId: 'r-race' });
+    await stream.next();
+    await deck.pause('r-race');
+    await collect({ [Symbol.asyncIterator]: () => stream });
+    const [a, b] = await Promise.all([deck.resume('r-race'), deck.resume('r-race')]);
+    expect([a.length > 0, b.length > 0].sort()).toEqual([false, true]);
+    expect(seen.calls).toBe(1);
+    expect(await deck.status('r-race')).toBe('completed');
+  });
+
+  it('never leaves a run stuck when resume follows pause at once', async () => {
+    const { deck, eventStore, seen } = await agentDeck(toolThenText, 200);
+    const stream = deck.stream('Booker', 'Book it', { runId: 'r-quick' });
+    const consumed = collect({ [Symbol.asyncIterator]: () => stream });
+    await vi.waitFor(() => expect(seen.started).toBe(true));
+    await deck.pause('r-quick');
+    const resumed = await deck.resume('r-quick');
+    await consumed;
+    // Either the pause was withdrawn before it was observed (the turn simply completes), or
+    // it was observed and the resume continued it: both end completed, the tool ran once.
+    await vi.waitFor(async () => expect(await deck.status('r-quick')).toBe('completed'));
+    expect(seen.calls).toBe(1);
+    const log = await eventStore.read('r-quick');
+    expect(ofKind(log, 'run.completed')).toHaveLength(1);
+    expect(resumed.length === 0 || resumed.at(-1)?.kind === 'run.completed').toBe(true);
+  });
+});
+
+describe('cancelling an agent turn', () => {
+  it('aborts a slow tool at once and records control.observed, then run.cancelled', async () => {
+    const { deck, eventStore, seen } = await agentDeck(toolThenText, 10_000);
+    const stream = deck.stream('Booker', 'Book it', { sessionId: 's-c', runId: 'r-cancel' });
+    const consumed = collect({ [Symbol.asyncIterator]: () => stream });
+    await vi.waitFor(() => expect(seen.started).toBe(true));
+    const asked = performance.now();
+    await deck.cancel('r-cancel', { reason: 'user gave up' });
+    const events = await consumed;
+    expect(performance.now() - asked).toBeLessThan(1_000);
+    expect(seen.aborted).toBe(1);
+    expect(kinds(events).slice(-2)).toEqual(['control.observed', 'run.cancelled']);
+    expect(events.at(-1)?.payload).toEqual({ reason: 'user gave up' });
+    const [request] = await eventStore.readControl('r-cancel');
+    expect(events.at(-2)?.payload).toEqual({ verb: 'cancel', requestId: request?.requestId });
+    // The session is free again.
+    expect(await eventStore.claimHolder('session:s-c')).toBeNull();
+  });
+
+  it('aborts a long generation in well under a second', async () => {
+    const chunks = Array.from({ length: 100 }, (_, i) => `w${i} `);
+    const { deck } = await agentDeck([{ text: chunks, delayMs: 100 }], 10);
+    const stream = deck.stream('Booker', 'Tell me a long story', { runId: 'r-long' });
+    const events: Event[] = [];
+    let asked = 0;
+    for await (const event of stream) {
+      events.push(event);
+      if (event.kind === 'text.delta' && asked === 0) {
+        asked = performance.now();
+        await deck.cancel('r-long');
+      }
+    }
+    expect(performance.now() - asked).toBeLessThan(1_000);
+    expect(ofKind(events, 'text.delta').length).toBeLessThan(20);
+    expect(kinds(events).at(-1)).toBe('run.cancelled');
+  });
+
+  it('ends a paused run on cancel, frees its session and forgets its saved state', async () => {
+    const { deck, eventStore } = await agentDeck([...toolThenText, { text: 'fresh' }], 10);
+    const stream = deck.stream('Booker', 'Book it', { sessionId: 's-p', runId: 'r-paused' });
+    await stream.next();
+    await deck.pause('r-paused');
+    await collect({ [Symbol.asyncIterator]: () => stream });
+    await deck.cancel('r-paused');
+    expect(await deck.status('r-paused')).toBe('cancelled');
+    expect(kinds(await eventStore.read('r-paused')).slice(-3)).toEqual([
+      'control.requested',
+      'control.observed',
+      'run.cancelled',
+    ]);
+    expect(await eventStore.readContinuation('r-paused')).toBeNull();
+    expect(await deck.resume('r-paused')).toEqual([]);
+  });
+
+  it('does nothing for a request on a finished run', async () => {
+    const { deck, eventStore } = await agentDeck([{ text: 'done' }], 10);
+    await deck.run('Booker', 'hi', { runId: 'r-fin' });
+    const before = await eventStore.read('r-fin');
+    await deck.pause('r-fin');
+    await deck.cancel('r-fin');
+    expect(await eventStore.read('r-fin')).toEqual(before);
+    expect(await deck.status('r-fin')).toBe('completed');
+  });
+});
