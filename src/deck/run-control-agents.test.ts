@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { collect, kinds, openTestDeck } from '../../test/support/decks.js';
 import { Agent, ConflictError, type Event, tool } from '../index.js';
 import { ScriptedModel, type ScriptedStep } from '../testing/index.js';
+import { requestControl } from './run-control.js';
 
 /** A tool that counts its calls and takes `ms` (or until aborted). */
 function countingTool(ms: number) {
@@ -153,6 +154,41 @@ describe('pausing an agent turn', () => {
     const log = await eventStore.read('r-quick');
     expect(ofKind(log, 'run.completed')).toHaveLength(1);
     expect(resumed.length === 0 || resumed.at(-1)?.kind === 'run.completed').toBe(true);
+  });
+});
+
+describe('resuming from elsewhere', () => {
+  it('plays a resume recorded by a process with no runtime (the service command)', async () => {
+    const { deck, eventStore, seen } = await agentDeck(toolThenText, 10);
+    const stream = deck.stream('Booker', 'Book it', { runId: 'r-cli' });
+    await stream.next();
+    await deck.pause('r-cli');
+    await collect({ [Symbol.asyncIterator]: () => stream });
+    await requestControl(eventStore, null, 'r-cli', 'resume', null);
+    await vi.waitFor(async () => expect(await deck.status('r-cli')).toBe('completed'), {
+      timeout: 5_000,
+    });
+    expect(seen.calls).toBe(1);
+  });
+
+  it('answers HTTP resume with the status and event count of the continuation', async () => {
+    const { deck, eventStore } = await agentDeck(toolThenText, 10);
+    const stream = deck.stream('Booker', 'Book it', { runId: 'r-http' });
+    await stream.next();
+    await deck.pause('r-http');
+    await collect({ [Symbol.asyncIterator]: () => stream });
+    const app = deck.app();
+    const response = await app.request('/runs/r-http/resume', { method: 'POST' });
+    expect(response.status).toBe(200);
+    const log = await eventStore.read('r-http');
+    const resumedAt = log.findIndex((e) => e.kind === 'run.resumed');
+    expect(await response.json()).toEqual({
+      run_id: 'r-http',
+      status: 'completed',
+      events: log.length - resumedAt,
+    });
+    const again = await app.request('/runs/r-http/resume', { method: 'POST' });
+    expect(again.status).toBe(409);
   });
 });
 

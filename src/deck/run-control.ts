@@ -183,6 +183,16 @@ async function claimKeyOf(store: EventStore, run: RunSummary): Promise<string | 
   return run.sessionId === null ? null : sessionClaimKey(run.sessionId);
 }
 
+/**
+ * Whether a paused run stopped for a pause request (its `run.paused` follows
+ * `control.observed`), not to sleep until a time (which only `tick()` or a due resume wakes).
+ */
+async function pausedByRequest(store: EventStore, runId: string): Promise<boolean> {
+  const events = await store.read(runId);
+  const paused = events.findLastIndex((e) => e.kind === 'run.paused');
+  return paused > 0 && events[paused - 1]?.kind === 'control.observed';
+}
+
 /** How often an open deck looks for paused runs that another process asked to resume. */
 const RESUME_SCAN_MS = 1_000;
 
@@ -229,7 +239,7 @@ export class ResumeWatch {
       if (!agents.has(run.origin) && !workflows.has(run.origin)) continue;
       const requests = await store.readControl(run.runId);
       const last = requests.at(-1);
-      if (last?.verb !== 'resume') continue;
+      if (last?.verb !== 'resume' || !(await pausedByRequest(store, run.runId))) continue;
       await playResume(this.parts, run, last.requestId, null);
     }
   }
