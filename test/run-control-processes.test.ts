@@ -1,0 +1,156 @@
+/**
+ * Run control across processes (issue 7), as an operator does it: a `service-serve` process
+ * plays a slow turn on the default SQLite store; the `service` command, another process in
+ * the same directory with no configuration, pauses it, resumes it or cancels it. The tool
+ * that ran before the pause never runs again.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '..');
+const SERVE = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
+const SERVICE = join(REPO_ROOT, 'src/surfaces/cli/service.ts');
+const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+const PROJECT = join(REPO_ROOT, 'test/fixtures/control-project/.agentdeck');
+const exec = promisify(execFile);
+const children: ChildProcess[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('SERVICE_')),
+  );
+  return { ...base, ...extra };
+}
+
+async function setUp() {
+  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-control-'));
+  const model: ScriptedModelServer = await scriptedModelServer([]);
+  cleanups.push(
+    () => model.close(),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
+  const log = join(dir, 'booker.log');
+  const child = spawn(process.execPath, ['--import', TSX, SERVE, PROJECT], {
+    cwd: dir,
+    env: env({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_USE_RESPONSES: 'false',
+      BOOKER_LOG: log,
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const url = await new Promise<string>((ready, fail) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = /on (http:\/\/[\d.]+:\d+)/.exec(stdout);
+      if (found?.[1]) ready(found[1]);
+    });
+    child.on('exit', (code) => fail(new Error(`service-serve exited with ${code}: ${stderr}`)));
+  });
+  const service = (...args: string[]) =>
+    exec(process.execPath, ['--import', TSX, SERVICE, ...args], {
+      cwd: dir,
+      env: env({}),
+      timeout: 30_000,
+    });
+  const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
+  const status = async (runId: string) =>
+    ((await (await fetch(`${url}/runs/${runId}`)).json()) as { status: string }).status;
+  /** Start a streamed turn; resolves with its SSE text once the stream ends. */
+  const chat = (session: string) =>
+    fetch(`${url}/agents/booker/chat?stream=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: session, message: 'Book room 4' }),
+    }).then((response) => response.text());
+  const runOf = async (session: string) => {
+    const response = await fetch(`${url}/runs?session_id=${session}`);
+    const body = (await response.json()) as { runs: Array<{ run_id: string }> };
+    return body.runs[0]?.run_id ?? '';
+  };
+  return { model, url, service, lines, status, chat, runOf };
+}
+
+describe('run control from another process', () => {
+  it('pauses a turn a server plays, shows it paused, resumes it, and the tool ran once', {
+    timeout: 90_000,
+  }, async () => {
+    const { model, url, service, lines, status, chat, runOf } = await setUp();
+    model.push(
+      { toolCalls: [{ name: 'book', arguments: { room: '4' }, callId: 'call_1' }] },
+      { text: ['Room 4 ', 'is booked.'] },
+    );
+    const streamed = chat('s-1');
+    await vi.waitFor(() => expect(lines()).toEqual(['start 4']), { timeout: 20_000 });
+    const runId = await runOf('s-1');
+
+    const paused = await service('runs', 'signal', runId, 'pause', '--reason', 'budget check');
+    expect(paused.stdout).toContain(`recorded pause request`);
+    expect(paused.stdout).toContain(runId);
+    await vi.waitFor(async () => expect(await status(runId)).toBe('paused'), {
+      timeout: 10_000,
+    });
+    expect(lines()).toEqual(['start 4', 'done 4']);
+    expect(await streamed).not.toContain('event: done'); // WIRE.md: a paused stream simply ends
+
+    const resumed = await service('runs', 'signal', runId, 'resume');
+    expect(resumed.stdout).toContain('recorded resume request');
+    await vi.waitFor(async () => expect(await status(runId)).toBe('completed'), {
+      timeout: 15_000,
+    });
+    expect(lines()).toEqual(['start 4', 'done 4']);
+    model.assertConsumed();
+
+    const shown = await service('runs', 'show', runId, '--json');
+    const kinds = (JSON.parse(shown.stdout) as { events: Array<{ kind: string }> }).events.map(
+      (e) => e.kind,
+    );
+    expect(kinds).toEqual(
+      expect.arrayContaining(['control.observed', 'run.paused', 'run.resumed', 'run.completed']),
+    );
+    expect(kinds.filter((k) => k === 'tool.call.completed')).toHaveLength(1);
+    expect(url).toMatch(/^http/);
+  });
+
+  it('cancels a slow tool from another process in well under the tool time', {
+    timeout: 90_000,
+  }, async () => {
+    const { model, service, lines, status, chat, runOf } = await setUp();
+    model.push({ toolCalls: [{ name: 'book', arguments: { room: '9' } }] });
+    const streamed = chat('s-2');
+    await vi.waitFor(() => expect(lines()).toEqual(['start 9']), { timeout: 20_000 });
+    const runId = await runOf('s-2');
+    await service('runs', 'signal', runId, 'cancel', '--reason', 'changed my mind');
+    await vi.waitFor(async () => expect(await status(runId)).toBe('cancelled'), {
+      timeout: 10_000,
+    });
+    expect(lines()).toEqual(['start 9', 'aborted 9']);
+    expect(await streamed).not.toContain('event: done');
+
+    const unknown = await service('runs', 'signal', 'no-such-run', 'pause').catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(unknown).toMatchObject({ code: 1 });
+    expect((unknown as { stderr: string }).stderr).toContain("no run 'no-such-run'");
+  });
+});
