@@ -157,6 +157,45 @@ describe('pausing an agent turn', () => {
   });
 });
 
+describe('what a paused run keeps', () => {
+  it('saves no trace of the context in its continuation', async () => {
+    const { deck, eventStore } = await agentDeck(toolThenText, 10);
+    const marker = 'CTX-MARKER-7f3a';
+    const stream = deck.stream('Booker', 'Book it', {
+      runId: 'r-private',
+      context: { tenant: marker, secret: marker },
+    });
+    await stream.next();
+    await deck.pause('r-private');
+    await collect({ [Symbol.asyncIterator]: () => stream });
+    const saved = await eventStore.readContinuation('r-private');
+    expect(saved).toContain('call_book');
+    expect(saved).not.toContain(marker);
+    expect(JSON.stringify(await eventStore.read('r-private'))).not.toContain(marker);
+  });
+
+  it('holds its session until the stale-run timeout, which closes it as failed', async () => {
+    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '0.3');
+    try {
+      const { deck } = await agentDeck([...toolThenText.slice(0, 1), { text: 'new turn' }], 10);
+      const stream = deck.stream('Booker', 'Book it', { sessionId: 's-stale', runId: 'r-stale' });
+      await stream.next();
+      await deck.pause('r-stale');
+      await collect({ [Symbol.asyncIterator]: () => stream });
+      await expect(deck.run('Booker', 'next', { sessionId: 's-stale' })).rejects.toBeInstanceOf(
+        ConflictError,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const next = await deck.run('Booker', 'next', { sessionId: 's-stale' });
+      expect(next.output).toBe('new turn');
+      expect(await deck.status('r-stale')).toBe('failed');
+      expect(await deck.resume('r-stale')).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
 describe('resuming from elsewhere', () => {
   it('plays a resume recorded by a process with no runtime (the service command)', async () => {
     const { deck, eventStore, seen } = await agentDeck(toolThenText, 10);

@@ -26,8 +26,11 @@ const USAGE = `Usage:
   service runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
 
 Works on the event store SERVICE_EVENTS names (default: ./.agentdeck/state.db), shared
-with the servers that play the runs. \`signal\` records a request for the process playing
-the run; it does not change the run's status itself.`;
+with the servers that play the runs. \`signal\` records a request; it does not change the
+run's status itself. The process playing the run acts on pause and cancel within
+SERVICE_RUNTIME_CONTROL_POLL_MS (default 200 ms): a pause at the run's next safe point, a
+cancel at once. A cancel of a paused or waiting run ends it here. A resume of a paused run
+is played by a server open on the same store, within a second, with no context.`;
 
 const VERBS: readonly ControlVerb[] = ['pause', 'cancel', 'resume'];
 const STATUSES: readonly RunStatus[] = [
@@ -93,6 +96,9 @@ async function signal(store: EventStore, args: string[], reason: string | null):
   console.log(
     `recorded ${request.verb} request ${request.requestId} for run ${runId} (${run?.origin}, status ${run?.status})`,
   );
+  if (run?.status === 'paused' && request.verb === 'resume') {
+    console.log('a server open on this store continues it within a second');
+  }
   return 0;
 }
 
