@@ -88,7 +88,14 @@ async function setUp() {
     const body = (await response.json()) as { runs: Array<{ run_id: string }> };
     return body.runs[0]?.run_id ?? '';
   };
-  return { model, url, service, lines, status, chat, runOf };
+  /** Start a workflow run on a thread over HTTP (SSE), resolving when its stream ends. */
+  const startWorkflow = (thread: string) =>
+    fetch(`${url}/workflows/slow-steps?stream=true&thread_id=${thread}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({}),
+    }).then((response) => response.text());
+  return { model, url, service, lines, status, chat, runOf, startWorkflow };
 }
 
 describe('run control from another process', () => {
@@ -152,5 +159,31 @@ describe('run control from another process', () => {
     );
     expect(unknown).toMatchObject({ code: 1 });
     expect((unknown as { stderr: string }).stderr).toContain("no run 'no-such-run'");
+  });
+
+  it('pauses a workflow a server plays at its next node boundary and resumes it from its checkpoint', {
+    timeout: 90_000,
+  }, async () => {
+    const { service, lines, status, runOf, startWorkflow } = await setUp();
+    const streamed = startWorkflow('w-1');
+    await vi.waitFor(() => expect(lines()).toEqual(['first start']), { timeout: 20_000 });
+    const runId = await runOf('w-1');
+    await service('runs', 'signal', runId, 'pause');
+    await vi.waitFor(async () => expect(await status(runId)).toBe('paused'), {
+      timeout: 10_000,
+    });
+    await streamed;
+    expect(lines().slice(0, 2)).toEqual(['first start', 'first done']);
+    await service('runs', 'signal', runId, 'resume');
+    await vi.waitFor(async () => expect(await status(runId)).toBe('completed'), {
+      timeout: 15_000,
+    });
+    // The completed node never ran again; the later ones ran to completion once.
+    expect(lines().filter((l) => l.startsWith('first'))).toEqual(['first start', 'first done']);
+    expect(lines().filter((l) => l.endsWith('done'))).toEqual([
+      'first done',
+      'second done',
+      'third done',
+    ]);
   });
 });
