@@ -34,6 +34,16 @@ function countingTool(ms: number) {
   return { slow, seen };
 }
 
+/** A sentence streamed slowly, then the tool call, then the answer. */
+const holdingSteps: ScriptedStep[] = [
+  {
+    text: ['Let me ', 'book ', 'it.'],
+    delayMs: 60,
+    toolCalls: [{ name: 'book', arguments: {}, callId: 'call_book' }],
+  },
+  { text: 'Booked.' },
+];
+
 const toolThenText: ScriptedStep[] = [
   { toolCalls: [{ name: 'book', arguments: {}, callId: 'call_book' }] },
   { text: ['The room ', 'is booked.'] },
@@ -91,14 +101,20 @@ describe('pausing an agent turn', () => {
   });
 
   it('pauses before dispatching a tool: the held call runs once on resume, with the new context', async () => {
-    const { deck, seen } = await agentDeck(toolThenText, 10);
-    // The request is made as soon as the run exists, before the model asks for the tool.
+    // The model streams a sentence, then asks for the tool: the pause comes mid-answer.
+    const { deck, seen } = await agentDeck(holdingSteps, 10);
     const stream = deck.stream('Booker', 'Book it', { runId: 'r-before' });
-    const first = await stream.next();
-    expect(first.value?.kind).toBe('run.started');
-    await deck.pause('r-before');
-    const rest = await collect({ [Symbol.asyncIterator]: () => stream });
-    expect(kinds(rest).slice(-2)).toEqual(['control.observed', 'run.paused']);
+    const events: Event[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.kind === 'text.delta' && events.filter((e) => e.kind === 'text.delta').length === 1)
+        await deck.pause('r-before');
+    }
+    expect(kinds(events).slice(-3)).toEqual([
+      'tool.call.started',
+      'control.observed',
+      'run.paused',
+    ]);
     expect(seen.calls).toBe(0);
 
     const continued = await deck.resume('r-before', { context: { tenant: 'acme' } });
@@ -106,6 +122,67 @@ describe('pausing an agent turn', () => {
     const completed = ofKind(continued, 'tool.call.completed')[0];
     expect(completed?.payload).toMatchObject({ output: 'booked (context: acme)' });
     expect(kinds(continued).at(-1)).toBe('run.completed');
+  });
+
+  it('records every event the engine produced before it stops, even for a slow reader', async () => {
+    const ran: string[] = [];
+    const quick = tool({
+      name: 'quick',
+      description: 'fast',
+      parameters: z.object({}),
+      execute: async () => {
+        ran.push('quick');
+        return 'q';
+      },
+    });
+    const { slow, seen } = countingTool(250);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'quick', arguments: {}, callId: 'c_quick' },
+          { name: 'book', arguments: {}, callId: 'c_book' },
+        ],
+      },
+      { text: 'Both done.' },
+    ]);
+    const { deck, eventStore } = await openTestDeck({
+      agents: [new Agent({ name: 'Par', model, tools: [quick, slow] })],
+    });
+    const stream = deck.stream('Par', 'go', { runId: 'r-par' });
+    for await (const event of stream) {
+      if (event.kind === 'tool.call.started' && event.payload.name === 'quick')
+        await deck.pause('r-par');
+      await new Promise((resolve) => setTimeout(resolve, 80)); // a slow reader
+    }
+    const log = await eventStore.read('r-par');
+    const done = ofKind(log, 'tool.call.completed').map((e) => e.payload);
+    expect(done).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ callId: 'c_quick' }),
+        expect.objectContaining({ callId: 'c_book' }),
+      ]),
+    );
+    expect(kinds(log).slice(-2)).toEqual(['control.observed', 'run.paused']);
+    const continued = await deck.resume('r-par');
+    expect(kinds(continued).at(-1)).toBe('run.completed');
+    expect(ofKind(continued, 'tool.call.completed')).toHaveLength(0);
+    expect([ran.length, seen.calls]).toEqual([1, 1]);
+    model.assertConsumed();
+  });
+
+  it('pauses before a model call: nothing was asked yet, and resume asks it once', async () => {
+    const { deck, model, seen } = await agentDeck(toolThenText, 10);
+    const stream = deck.stream('Booker', 'Book it', { runId: 'r-first' });
+    const first = await stream.next();
+    expect(first.value?.kind).toBe('run.started');
+    await deck.pause('r-first');
+    const rest = await collect({ [Symbol.asyncIterator]: () => stream });
+    expect(kinds(rest)).toEqual(['control.observed', 'run.paused']);
+    expect(model.calls).toHaveLength(0);
+    const continued = await deck.resume('r-first');
+    expect(kinds(continued).at(-1)).toBe('run.completed');
+    expect(model.calls).toHaveLength(2);
+    expect(seen.calls).toBe(1);
   });
 
   it('keeps the session claimed while paused: a new turn on it gets ConflictError', async () => {
@@ -159,15 +236,19 @@ describe('pausing an agent turn', () => {
 
 describe('what a paused run keeps', () => {
   it('saves no trace of the context in its continuation', async () => {
-    const { deck, eventStore } = await agentDeck(toolThenText, 10);
+    const { deck, eventStore } = await agentDeck(holdingSteps, 10);
     const marker = 'CTX-MARKER-7f3a';
     const stream = deck.stream('Booker', 'Book it', {
       runId: 'r-private',
       context: { tenant: marker, secret: marker },
     });
-    await stream.next();
-    await deck.pause('r-private');
-    await collect({ [Symbol.asyncIterator]: () => stream });
+    let paused = false;
+    for await (const event of stream) {
+      if (event.kind === 'text.delta' && !paused) {
+        paused = true;
+        await deck.pause('r-private');
+      }
+    }
     const saved = await eventStore.readContinuation('r-private');
     expect(saved).toContain('call_book');
     expect(saved).not.toContain(marker);

@@ -117,8 +117,9 @@ export class ScriptedModel implements Model {
 
   /** Consume the next step and answer it in one piece. */
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const step = this.#take(request);
+    // A call aborted before it starts never reaches a model: it consumes no step.
     if (request.signal?.aborted) throw abortError(request.signal);
+    const step = this.#take(request);
     if (step.error !== undefined) throw new Error(step.error);
     const plan = planStep(this.#queue, step);
     return {
@@ -132,6 +133,8 @@ export class ScriptedModel implements Model {
   getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
     let step: ScriptedStep;
     try {
+      // A call aborted before it starts never reaches a model: it consumes no step.
+      if (request.signal?.aborted) throw abortError(request.signal);
       step = this.#take(request);
     } catch (error) {
       return failing(error);

@@ -7,7 +7,6 @@ import {
   getDefaultModel,
   Runner,
   RunState,
-  type RunStreamEvent,
   ToolCallError,
 } from '@openai/agents-core';
 import {
@@ -26,7 +25,7 @@ import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';
-import { asItems, restoreContinuation, saveContinuation } from './safe-points.js';
+import { asItems, ModelCallGate, restoreContinuation, saveContinuation } from './safe-points.js';
 import {
   engineSettingsFromEnv,
   modelConfigured,
@@ -117,14 +116,16 @@ export class OpenAIAgentsEngine implements AgentEngine {
     }
     const { input, inputLength } = await this.turnInput(request, compiled);
     const transcript = new TurnTranscript(scope, this.modelName(agent.model));
-    // A pause aborts the engine between a tool batch and the next model call; a cancel
+    // A pause stops the engine before a model call (tools hold their own calls); a cancel
     // (the scope's signal) aborts it anywhere.
-    const pause = new AbortController();
+    const gate = new ModelCallGate(request.control.pauseRequested, scope.signal);
+    const pause = gate.pause;
     const result = await this.runnerFor(request).run(compiled, input as never, {
       stream: true,
       ...(input instanceof RunState ? {} : { context: scope }),
       signal: AbortSignal.any([scope.signal, pause.signal]),
       maxTurns: MAX_TURNS,
+      callModelInputFilter: gate.filter,
     });
     const settled = result.completed.then(
       () => undefined,
@@ -132,9 +133,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
     );
     try {
       // The stream can end without throwing on abort; `completed` carries the error, if any.
-      for await (const event of result) {
+      for await (const event of gate.read(result)) {
         yield* transcript.map(event);
-        if (isToolOutput(event) && request.control.pauseRequested()) pause.abort();
       }
       await result.completed;
       if (result.error) throw result.error;
@@ -237,10 +237,6 @@ async function settleWithin(done: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
-}
-
-function isToolOutput(event: RunStreamEvent): boolean {
-  return event.type === 'run_item_stream_event' && event.name === 'tool_output';
 }
 
 function asText(output: unknown): string {

@@ -4,8 +4,9 @@
  * - before a tool is dispatched: our tools carry an approval policy that asks for approval
  *   exactly when a pause is pending, so the engine stops with the call undispatched and a
  *   resumable state (its own human-approval mechanism);
- * - after a batch of tool outputs, before the next model call: the engine is aborted there
- *   (only the model call is lost, and it is made again on resume).
+ * - before each model call (after a batch of tool outputs): the engine asks `ModelCallGate`,
+ *   which lets our reader catch up with the events the engine already produced (they would
+ *   be dropped by an abort), then aborts the model call (made again on resume).
  * The state is serialized without the run scope (see `createRunScope`), and the turn's
  * conversation is written by us, not by the engine (an engine session cannot resume a turn
  * aborted after its tools ran).
@@ -18,6 +19,62 @@ import {
 } from '@openai/agents-core';
 import { asRunScope, type RunScope } from '../../authoring/context.js';
 import { InvalidInputError } from '../../core/errors.js';
+
+/** How long a pause waits for a reader that is not reading before stopping anyway. */
+const CATCH_UP_MS = 10_000;
+
+/**
+ * The safe point before a model call. The engine runs ahead of whoever reads its stream and
+ * drops what is unread when aborted, so the gate first waits (bounded) until the reader is
+ * waiting on an empty stream, then aborts the engine's signal for the pause.
+ */
+export class ModelCallGate {
+  readonly pause = new AbortController();
+  #waiting = false;
+  #read = 0;
+
+  constructor(
+    private readonly pauseRequested: () => boolean,
+    private readonly cancel: AbortSignal,
+  ) {}
+
+  /** The engine's `callModelInputFilter`: passes the input through, or stops for a pause. */
+  readonly filter = Object.assign(
+    async <T>({ modelData }: { modelData: T }): Promise<T> => {
+      if (this.pauseRequested()) {
+        await this.#caughtUp();
+        this.pause.abort(new Error('paused before a model call'));
+      }
+      return modelData;
+    },
+    // The filter returns the input untouched, so the engine need not copy it for us.
+    { preserveInputIdentity: true },
+  );
+
+  /** Read the engine's stream, telling the gate when the reader waits. */
+  async *read<E>(stream: AsyncIterable<E>): AsyncGenerator<E, void, undefined> {
+    const iterator = stream[Symbol.asyncIterator]();
+    for (;;) {
+      this.#waiting = true;
+      const step = await iterator.next();
+      this.#waiting = false;
+      this.#read += 1;
+      if (step.done) return;
+      yield step.value;
+    }
+  }
+
+  async #caughtUp(): Promise<void> {
+    const until = Date.now() + CATCH_UP_MS;
+    while (Date.now() < until && !this.cancel.aborted) {
+      const read = this.#read;
+      // A queued event reaches a waiting reader within a turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.#waiting && this.#read === read) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  }
+}
 
 /** The approval policy of our tools: approval is asked (and the turn stops) only for a pause. */
 export async function pauseBeforeDispatch(runContext: RunContext<unknown>): Promise<boolean> {
