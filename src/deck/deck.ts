@@ -238,8 +238,9 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
-    await this.#resumeWatch?.stop();
+    this.#resumeWatch?.halt();
     await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
+    await this.#resumeWatch?.stop(); // its continuations were cancelled with the other runs
     const results = await Promise.allSettled([
       parts.engine.close(),
       this.#workflowEngine?.close(),

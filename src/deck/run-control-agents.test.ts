@@ -88,6 +88,11 @@ describe('pausing an agent turn', () => {
     expect(seen.calls).toBe(1);
     expect(await deck.status('r-once')).toBe('completed');
     expect(await eventStore.readContinuation('r-once')).toBeNull();
+    // The totals count the model calls of both segments.
+    const completedEvent = continued.at(-1);
+    expect(completedEvent?.kind === 'run.completed' && completedEvent.payload.usage?.requests).toBe(
+      2,
+    );
     model.assertConsumed();
     // The second model call got the tool's output once, and the history holds the turn once.
     const items = JSON.stringify(await deck.sessionFor('s-1').getItems());
@@ -256,7 +261,7 @@ describe('what a paused run keeps', () => {
   });
 
   it('holds its session until the stale-run timeout, which closes it as failed', async () => {
-    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '0.3');
+    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '1');
     try {
       const { deck } = await agentDeck([...toolThenText.slice(0, 1), { text: 'new turn' }], 10);
       const stream = deck.stream('Booker', 'Book it', { sessionId: 's-stale', runId: 'r-stale' });
@@ -266,7 +271,7 @@ describe('what a paused run keeps', () => {
       await expect(deck.run('Booker', 'next', { sessionId: 's-stale' })).rejects.toBeInstanceOf(
         ConflictError,
       );
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
       const next = await deck.run('Booker', 'next', { sessionId: 's-stale' });
       expect(next.output).toBe('new turn');
       expect(await deck.status('r-stale')).toBe('failed');
@@ -364,6 +369,40 @@ describe('cancelling an agent turn', () => {
     ]);
     expect(await eventStore.readContinuation('r-paused')).toBeNull();
     expect(await deck.resume('r-paused')).toEqual([]);
+  });
+
+  it('ends a run that a cancel reached while it was stopping for a pause', async () => {
+    const { deck, eventStore } = await agentDeck(holdingSteps, 10);
+    const stream = deck.stream('Booker', 'Book it', { sessionId: 's-pc', runId: 'r-pc' });
+    let paused = false;
+    for await (const event of stream) {
+      if (event.kind === 'text.delta' && !paused) {
+        paused = true;
+        await deck.pause('r-pc');
+      }
+      if (event.kind === 'control.observed') await deck.cancel('r-pc', { reason: 'too late' });
+    }
+    await vi.waitFor(async () => expect(await deck.status('r-pc')).toBe('cancelled'));
+    const log = await eventStore.read('r-pc');
+    expect(kinds(log).slice(-3)).toEqual([
+      'control.requested',
+      'control.observed',
+      'run.cancelled',
+    ]);
+    expect(await eventStore.claimHolder('session:s-pc')).toBeNull();
+    expect(await deck.resume('r-pc')).toEqual([]);
+  });
+
+  it('records nothing after the end when two cancels race on a paused run', async () => {
+    const { deck, eventStore } = await agentDeck(toolThenText, 10);
+    const stream = deck.stream('Booker', 'Book it', { runId: 'r-2c' });
+    await stream.next();
+    await deck.pause('r-2c');
+    await collect({ [Symbol.asyncIterator]: () => stream });
+    await Promise.all([deck.cancel('r-2c'), deck.cancel('r-2c')]);
+    const log = await eventStore.read('r-2c');
+    expect(kinds(log).at(-1)).toBe('run.cancelled');
+    expect(ofKind(log, 'run.cancelled')).toHaveLength(1);
   });
 
   it('does nothing for a request on a finished run', async () => {

@@ -12,11 +12,10 @@ import type { ControlVerb } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { ControlRequest, EventStore, RunSummary } from '../core/store.js';
-import { sessionClaimKey } from '../runtime/claims.js';
 import { RunRecorder } from '../runtime/recorder.js';
-import { CANCEL_REQUESTED } from '../runtime/run-lease.js';
+import { cancelAtRest, isAtRest } from '../runtime/rest-cancel.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { threadClaimKey } from '../runtime/workflow-run.js';
+import { DEFAULT_STALE_RUN_AFTER_SECONDS } from '../runtime/settings.js';
 
 /** The options of `pause` and `cancel`. */
 export interface ControlOptions {
@@ -29,6 +28,9 @@ export interface ResumeOptions<C = unknown> {
   /** The per-run application value the continuation receives; omitted, it reads `null`. */
   context?: C;
 }
+
+/** A resume lock older than this is taken over by a cancel (as resumers take it over). */
+const LOCK_STALE_MS = DEFAULT_STALE_RUN_AFTER_SECONDS * 1000;
 
 /** What run control needs of an open deck. */
 export interface ControlParts {
@@ -62,12 +64,16 @@ export async function requestControl(
   }
   const request = await store.recordControl(runId, verb, reason);
   if (isAtRest(run)) {
-    const recorder = recorderFor(store, run);
-    await recorder.record(requestedEvent(request));
-    if (verb === 'cancel') await cancelAtRest(store, runtime, run, recorder, request);
-  } else if (!TERMINAL_STATUSES.includes(run.status)) {
-    await runtime?.controlRecorded(runId);
+    if (verb === 'cancel' && (await cancelAtRest(store, runId, request, LOCK_STALE_MS))) {
+      return request;
+    }
+    // Written only while the run is still at rest (a concurrent cancel may have ended it).
+    const current = await store.getRun(runId);
+    if (current && isAtRest(current)) {
+      await recorderFor(store, current).record(requestedEvent(request));
+    }
   }
+  if (!TERMINAL_STATUSES.includes(run.status)) await runtime?.controlRecorded(runId);
   return request;
 }
 
@@ -115,11 +121,6 @@ async function playResume(
   return events;
 }
 
-/** Waiting for a person, sleeping, or paused: not playing in any process. */
-function isAtRest(run: RunSummary): boolean {
-  return run.status === 'paused' || run.status === 'waiting_human';
-}
-
 function recorderFor(store: EventStore, run: RunSummary): RunRecorder {
   return new RunRecorder(store, {
     runId: run.runId,
@@ -137,53 +138,6 @@ function requestedEvent(request: ControlRequest) {
 }
 
 /**
- * End a run at rest on a cancel: `control.observed`, `run.cancelled`, its claim freed and
- * its saved continuation forgotten. Under the run's resume lock, so it cannot race a
- * resume; if a resume holds the lock, the run is playing and observes the cancel itself.
- */
-async function cancelAtRest(
-  store: EventStore,
-  runtime: Runtime | null,
-  run: RunSummary,
-  recorder: RunRecorder,
-  request: ControlRequest,
-): Promise<void> {
-  const lockKey = `resume:${run.runId}`;
-  const holder = `cancel:${request.requestId}`;
-  const lock = await store.claim({ key: lockKey, runId: holder, staleAfterMs: 60_000 });
-  if (!lock.acquired) {
-    await runtime?.controlRecorded(run.runId);
-    return;
-  }
-  try {
-    const current = await store.getRun(run.runId);
-    if (!current || !isAtRest(current)) return;
-    await recorder.record({
-      kind: 'control.observed',
-      payload: { verb: 'cancel', requestId: request.requestId },
-    });
-    await recorder.record({
-      kind: 'run.cancelled',
-      payload: { reason: request.reason ?? CANCEL_REQUESTED },
-    });
-    const key = await claimKeyOf(store, run);
-    if (key) await store.release(key, run.runId);
-    await store.dropContinuation(run.runId);
-  } finally {
-    await store.release(lockKey, holder).catch(() => false);
-  }
-}
-
-/** The claim a run holds: its workflow thread, or its agent session (none without one). */
-async function claimKeyOf(store: EventStore, run: RunSummary): Promise<string | null> {
-  const [first] = await store.read(run.runId);
-  if (first?.kind === 'run.started' && first.payload.invocableType === 'workflow') {
-    return threadClaimKey(run.origin, run.sessionId ?? run.runId);
-  }
-  return run.sessionId === null ? null : sessionClaimKey(run.sessionId);
-}
-
-/**
  * Whether a paused run stopped for a pause request (its `run.paused` follows
  * `control.observed`), not to sleep until a time (which only `tick()` or a due resume wakes).
  */
@@ -195,16 +149,25 @@ async function pausedByRequest(store: EventStore, runId: string): Promise<boolea
 
 /** How often an open deck looks for paused runs that another process asked to resume. */
 const RESUME_SCAN_MS = 1_000;
+/**
+ * How old a resume request must be before a watching deck plays it: `resume()` records its
+ * request and plays it at once, so a fresh request belongs to a caller that passes a context.
+ */
+const RESUME_GRACE_MS = 1_500;
+/** Paused runs read per page of the scan. */
+const SCAN_PAGE = 100;
 
 /**
  * Plays the resumes recorded by processes that cannot play a run themselves (the
- * `service runs signal` command): a paused run of this deck's catalog whose latest request
- * is a resume is continued here, with no context (as `tick()` does). Several decks sharing
- * a store race for it under the resume lock; one plays it.
+ * `service runs signal` command): a paused run of this deck's catalog, paused by a request,
+ * whose latest request is a resume older than a moment is continued here, with no context
+ * (as `tick()` does). Several decks sharing a store race for it under the resume lock; one
+ * plays it. Continuations run in the background, so one long turn does not hold the scan.
  */
 export class ResumeWatch {
   #timer: NodeJS.Timeout | null = null;
   #scanning: Promise<void> | null = null;
+  readonly #playing = new Set<Promise<unknown>>();
 
   constructor(private readonly parts: ControlParts) {}
 
@@ -213,10 +176,17 @@ export class ResumeWatch {
     this.#timer.unref();
   }
 
-  async stop(): Promise<void> {
+  /** Start no more scans or continuations. */
+  halt(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+  }
+
+  /** Halt, then wait for the scan and the continuations in flight. */
+  async stop(): Promise<void> {
+    this.halt();
     await this.#scanning;
+    await Promise.allSettled([...this.#playing]);
   }
 
   /** One pass; a pass still running is not doubled. */
@@ -233,14 +203,32 @@ export class ResumeWatch {
 
   async #scan(): Promise<void> {
     const { store, agents, workflows } = this.parts;
-    const paused = await store.listRuns({ status: 'paused', limit: 100 });
-    for (const run of paused) {
-      if (!this.#timer) return;
-      if (!agents.has(run.origin) && !workflows.has(run.origin)) continue;
-      const requests = await store.readControl(run.runId);
-      const last = requests.at(-1);
-      if (last?.verb !== 'resume' || !(await pausedByRequest(store, run.runId))) continue;
-      await playResume(this.parts, run, last.requestId, null);
+    let before: string | undefined;
+    for (;;) {
+      const page = await store.listRuns({
+        status: 'paused',
+        limit: SCAN_PAGE,
+        ...(before ? { startedBefore: before } : {}),
+      });
+      for (const run of page) {
+        if (!this.#timer) return;
+        if (!agents.has(run.origin) && !workflows.has(run.origin)) continue;
+        const last = (await store.readControl(run.runId)).at(-1);
+        if (last?.verb !== 'resume') continue;
+        if (Date.now() - Date.parse(last.requestedAt) < RESUME_GRACE_MS) continue;
+        if (!(await pausedByRequest(store, run.runId))) continue;
+        const playing = playResume(this.parts, run, last.requestId, null).catch(
+          (error: unknown) => {
+            console.error(
+              `[agentdeck] could not resume run '${run.runId}': ${errorMessage(error)}`,
+            );
+          },
+        );
+        this.#playing.add(playing);
+        void playing.finally(() => this.#playing.delete(playing));
+      }
+      if (page.length < SCAN_PAGE) return;
+      before = page.at(-1)?.startedAt;
     }
   }
 }

@@ -86,6 +86,12 @@ export async function* playAgentTurn(
           ? { kind: 'run.resumed', payload: { requestId: continuation.resumeRequestId } }
           : { kind: 'run.started', payload: { invocableType: 'agent', input: request.input } },
       );
+      // A continued turn's totals include the model calls made before it paused.
+      if (continuation) {
+        for (const event of await deps.store.read(runId)) {
+          if (event.kind === 'usage.reported') usage.push(event.payload);
+        }
+      }
       if (identity.sessionId !== null) fence = fencedSession(deps.sessionFor(identity.sessionId));
       turn = deps.engine
         .playTurn({

@@ -57,7 +57,11 @@ export class RunControl {
   }
 }
 
-/** The requests handled before a segment that continues `resumeRequestId` (it included). */
+/**
+ * The requests handled before a segment that continues `resumeRequestId` (it included): the
+ * pauses and resumes up to it. A cancel is never handled by a resume: one recorded before it
+ * that did not end the run (it lost the race for the run's lock) stops the continuation.
+ */
 export function handledUpTo(
   requests: readonly ControlRequest[],
   resumeRequestId: string | null,
@@ -65,7 +69,10 @@ export function handledUpTo(
   const end = resumeRequestId
     ? requests.findIndex((r) => r.requestId === resumeRequestId)
     : requests.length - 1;
-  return requests.slice(0, (end < 0 ? requests.length - 1 : end) + 1).map((r) => r.requestId);
+  return requests
+    .slice(0, (end < 0 ? requests.length - 1 : end) + 1)
+    .filter((r) => r.verb !== 'cancel')
+    .map((r) => r.requestId);
 }
 
 export interface WatchedRun {

@@ -93,6 +93,8 @@ export class RunLease {
     }
     deps.liveTurns.add(lease.#live);
     deps.controlWatch.watch(lease.#watched);
+    // A continued run looks at once: a cancel may have come while it was at rest.
+    if (handled.length > 0) await deps.controlWatch.check(identity.runId);
     return lease;
   }
 

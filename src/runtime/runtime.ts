@@ -18,6 +18,7 @@ import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-tur
 import { ControlWatch, handledUpTo } from './control-watch.js';
 import { LiveTurns } from './live-turns.js';
 import type { EventTap } from './recorder.js';
+import { cancelAtRest, resumeLockKey } from './rest-cancel.js';
 import type { RuntimeSettings } from './settings.js';
 import type { OpenPause, SegmentStart, WorkflowEngine } from './workflow-engine.js';
 import {
@@ -166,7 +167,14 @@ export class Runtime {
     void (async () => {
       const requests = await this.deps.store.readControl(runId);
       const lastPause = requests.findLastIndex((r) => r.verb === 'pause');
-      const request = requests.slice(lastPause + 1).find((r) => r.verb === 'resume');
+      const later = requests.slice(lastPause + 1);
+      // A cancel that reached the run while it was stopping found it still running.
+      const cancel = later.find((r) => r.verb === 'cancel');
+      if (cancel) {
+        await cancelAtRest(this.deps.store, runId, cancel, this.#staleAfterMs());
+        return;
+      }
+      const request = later.find((r) => r.verb === 'resume');
       if (!request) return;
       for await (const _ of resume(request.requestId));
     })().catch((error: unknown) => {
@@ -182,12 +190,12 @@ export class Runtime {
     body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
   ): AsyncGenerator<Event, R, undefined> {
     await this.#pausedRun(runId, expected);
-    const lockKey = `resume:${runId}`;
+    const lockKey = resumeLockKey(runId);
     const lockHolder = randomUUID();
     const lock = await this.deps.store.claim({
       key: lockKey,
       runId: lockHolder,
-      staleAfterMs: this.deps.settings.staleRunAfterSeconds * 1000,
+      staleAfterMs: this.#staleAfterMs(),
     });
     if (!lock.acquired) {
       throw new ConflictError(
@@ -200,6 +208,10 @@ export class Runtime {
     } finally {
       await this.deps.store.release(lockKey, lockHolder).catch(() => false);
     }
+  }
+
+  #staleAfterMs(): number {
+    return this.deps.settings.staleRunAfterSeconds * 1000;
   }
 
   #agentDeps(): AgentTurnDeps {

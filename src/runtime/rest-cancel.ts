@@ -1,0 +1,76 @@
+/**
+ * Ending a run at rest (paused, or waiting for an answer) on a cancel request: no process
+ * plays it, so whoever sees the request records `control.requested`, `control.observed` and
+ * `run.cancelled`,
+ * frees its session or thread claim and forgets its saved continuation. Done under the
+ * run's resume lock, so it cannot race a resume; a run that is playing again observes the
+ * cancel itself.
+ */
+import type { ControlRequest, EventStore, RunSummary } from '../core/store.js';
+import { sessionClaimKey } from './claims.js';
+import { RunRecorder } from './recorder.js';
+import { CANCEL_REQUESTED } from './run-lease.js';
+import { threadClaimKey } from './workflow-run.js';
+
+/** The lock one resumer (or one at-rest cancel) of a run holds. */
+export function resumeLockKey(runId: string): string {
+  return `resume:${runId}`;
+}
+
+/** Paused or waiting for a person: not playing in any process. */
+export function isAtRest(run: RunSummary): boolean {
+  return run.status === 'paused' || run.status === 'waiting_human';
+}
+
+/**
+ * End the run for `request` if it is (still) at rest; whether it did. `false` when the
+ * lock is held (a resume is playing it: the run observes the cancel) or the run moved on.
+ */
+export async function cancelAtRest(
+  store: EventStore,
+  runId: string,
+  request: ControlRequest,
+  lockStaleAfterMs: number,
+): Promise<boolean> {
+  const lockKey = resumeLockKey(runId);
+  const holder = `cancel:${request.requestId}`;
+  const lock = await store.claim({ key: lockKey, runId: holder, staleAfterMs: lockStaleAfterMs });
+  if (!lock.acquired) return false;
+  try {
+    const run = await store.getRun(runId);
+    if (!run || !isAtRest(run)) return false;
+    const recorder = new RunRecorder(store, {
+      runId,
+      sessionId: run.sessionId,
+      namespace: run.namespace,
+      origin: run.origin,
+    });
+    await recorder.record({
+      kind: 'control.requested',
+      payload: { verb: 'cancel', reason: request.reason, requestId: request.requestId },
+    });
+    await recorder.record({
+      kind: 'control.observed',
+      payload: { verb: 'cancel', requestId: request.requestId },
+    });
+    await recorder.record({
+      kind: 'run.cancelled',
+      payload: { reason: request.reason ?? CANCEL_REQUESTED },
+    });
+    const key = await claimKeyOf(store, run);
+    if (key) await store.release(key, runId);
+    await store.dropContinuation(runId);
+    return true;
+  } finally {
+    await store.release(lockKey, holder).catch(() => false);
+  }
+}
+
+/** The claim a run holds: its workflow thread, or its agent session (none without one). */
+async function claimKeyOf(store: EventStore, run: RunSummary): Promise<string | null> {
+  const [first] = await store.read(run.runId);
+  if (first?.kind === 'run.started' && first.payload.invocableType === 'workflow') {
+    return threadClaimKey(run.origin, run.sessionId ?? run.runId);
+  }
+  return run.sessionId === null ? null : sessionClaimKey(run.sessionId);
+}
