@@ -63,8 +63,10 @@ describe('pausing a workflow at a node boundary', () => {
       const { deck, eventStore } = await openTestDeck({ workflows: [workflow] });
       const runId = `wf-pause-${durable}`;
       const stream = await startSlow(deck as never, runId);
+      const consumed = collect({ [Symbol.asyncIterator]: () => stream });
+      await vi.waitFor(() => expect(runs.slow).toBe(1));
       await deck.pause(runId, { reason: 'maintenance' });
-      const events = await collect({ [Symbol.asyncIterator]: () => stream });
+      const events = await consumed;
       expect(kinds(events)).toEqual(['node.updated', 'control.observed', 'run.paused']);
       expect(events[0]?.payload).toMatchObject({ node: 'slow' });
       expect(events.at(-1)?.payload).toEqual({ reason: 'maintenance' });
@@ -74,7 +76,7 @@ describe('pausing a workflow at a node boundary', () => {
       const continued = await deck.resume(runId);
       expect(kinds(continued)[0]).toBe('run.resumed');
       expect(kinds(continued).at(-1)).toBe('run.completed');
-      expect(runs).toMatchObject({ slow: 1, three: 1 });
+      expect(runs).toMatchObject({ slow: 1, two: 1, three: 1 }); // each node ran once
       const completed = continued.at(-1);
       expect(completed?.kind === 'run.completed' && completed.payload.output[0]).toMatchObject({
         data: { n: 3, steps: ['slow', 'two', 'three'] },
@@ -83,6 +85,19 @@ describe('pausing a workflow at a node boundary', () => {
       expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i));
       await deck.close();
     }
+  });
+
+  it('pauses before the first node when asked before it starts', async () => {
+    const { workflow, runs } = slowFirst(10);
+    const { deck } = await openTestDeck({ workflows: [workflow] });
+    const stream = await startSlow(deck as never, 'wf-early');
+    await deck.pause('wf-early');
+    const events = await collect({ [Symbol.asyncIterator]: () => stream });
+    expect(kinds(events)).toEqual(['control.observed', 'run.paused']);
+    expect(runs.slow).toBe(0);
+    const continued = await deck.resume('wf-early');
+    expect(kinds(continued).at(-1)).toBe('run.completed');
+    expect(runs).toMatchObject({ slow: 1, two: 1, three: 1 });
   });
 
   it('cancels a running node through its signal', async () => {

@@ -123,11 +123,6 @@ export class RunLease {
     this.controller.abort(new Error(reason));
   }
 
-  /** Stop the engine for a pause at a safe point (not a cancel: no reason is recorded). */
-  interrupt(): void {
-    this.controller.abort(new Error('paused at a safe point'));
-  }
-
   /** Stop renewing and free the claim. Idempotent. */
   async release(): Promise<void> {
     if (this.#settled) return;

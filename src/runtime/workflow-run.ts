@@ -110,17 +110,22 @@ export async function* playWorkflowSegment(
     request.handled ?? [],
   );
   const { recorder } = lease;
+  // The pause request the run stops for at a node boundary, once a node saw it.
+  let pausing: ControlRequest | null = null;
   const scope = createRunScope({
     data: request.context ?? null,
     invocable: workflow.name,
     runId: identity.runId,
     sessionId: identity.sessionId,
     signal: lease.signal,
+    // Asked by each node before it runs (the engine's safe point).
+    pauseRequested: () => {
+      pausing ??= lease.pauseRequest;
+      return pausing !== null;
+    },
   });
   let segment: AsyncGenerator<EventDraft, SegmentEnd, undefined> | undefined;
   let paused = false;
-  // The pause request the run stops for at a node boundary, once one is seen there.
-  let pausing: ControlRequest | null = null;
   try {
     try {
       yield await recorder.record(
@@ -139,12 +144,6 @@ export async function* playWorkflowSegment(
       let step = await segment.next();
       while (!step.done) {
         yield await recorder.record(step.value);
-        // A node boundary is the workflow's safe point: the completed node's writes are in
-        // the checkpointer; the graph stops, and a node that started meanwhile re-runs on resume.
-        if (step.value.kind === 'node.updated' && lease.pauseRequest && !pausing) {
-          pausing = lease.pauseRequest;
-          lease.interrupt();
-        }
         step = await segment.next();
       }
       const end = step.value;

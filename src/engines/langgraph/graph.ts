@@ -5,6 +5,7 @@
  * workflow, raised at `build()`.
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { asRunScope } from '../../authoring/context.js';
 import type { WorkflowDefinition } from '../../authoring/workflow.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
 import { wakeTimeOf } from '../../core/wakeups.js';
@@ -37,6 +38,7 @@ export function compileGraph(
   checkpointer: BaseCheckpointSaver | undefined,
   builder: Uncompiled = graphBuilderOf(workflow),
 ): CompiledGraph {
+  if (checkpointer) gateNodes(builder);
   try {
     return builder.compile(checkpointer ? { checkpointer } : {}) as CompiledGraph;
   } catch (error) {
@@ -46,6 +48,36 @@ export function compileGraph(
     );
   }
 }
+
+/** Thrown at a node's start, before its function runs, when the run is to pause there. */
+export class NodeBoundaryPause extends Error {
+  override name = 'NodeBoundaryPause';
+}
+
+/**
+ * A workflow's safe point (issue 7): each function node first asks the run whether it is to
+ * pause, and if so stops before its own code runs. LangGraph has kept the writes of every
+ * node that finished, so continuing from the checkpoint runs exactly the nodes that did not.
+ * Nodes that are not plain functions (a compiled subgraph) are not gated.
+ */
+function gateNodes(builder: Uncompiled): void {
+  const nodes = (builder as { nodes?: Record<string, { runnable?: { func?: unknown } }> }).nodes;
+  for (const spec of Object.values(nodes ?? {})) {
+    const runnable = spec?.runnable;
+    const func = runnable?.func;
+    if (!runnable || typeof func !== 'function' || GATED.has(func)) continue;
+    const gated = function (this: unknown, input: unknown, config?: { context?: unknown }) {
+      if (asRunScope(config?.context)?.pauseRequested()) {
+        throw new NodeBoundaryPause('the run pauses before this node');
+      }
+      return func.call(this, input, config);
+    };
+    GATED.add(gated);
+    runnable.func = gated;
+  }
+}
+
+const GATED = new WeakSet<object>();
 
 /** Call the definition's `graph()` and check it returned an uncompiled graph. */
 export function graphBuilderOf(workflow: WorkflowDefinition): Uncompiled {
