@@ -14,6 +14,12 @@ export interface TurnRequest {
   /** The conversation history to read and extend, or `null` for a one-off turn. */
   session: ConversationSession | null;
   scope: RunScope;
+  /**
+   * Whether a consumer reads the turn as it happens (`deck.stream`, SSE): `text.delta` per
+   * token. `false` (`deck.run`, JSON chat) lets the engine ask the model for whole replies,
+   * each recorded as one `text.delta` chunk. @default true
+   */
+  live?: boolean;
 }
 
 export interface AgentEngine {

@@ -38,6 +38,8 @@ export interface AgentTurnRequest {
   context: unknown;
   /** Runs a workflow listed as a tool, as a child run of this turn. */
   runWorkflow: WorkflowInvoker;
+  /** Whether a consumer reads the turn live (see `TurnRequest.live`). @default true */
+  live?: boolean;
 }
 
 /** How the turn ended, for callers that want the original exception (not just its name). */
@@ -76,7 +78,13 @@ export async function* playAgentTurn(
       });
       if (identity.sessionId !== null) fence = fencedSession(deps.sessionFor(identity.sessionId));
       turn = deps.engine
-        .playTurn({ agent, input: request.input, session: fence?.session ?? null, scope })
+        .playTurn({
+          agent,
+          input: request.input,
+          session: fence?.session ?? null,
+          scope,
+          live: request.live ?? true,
+        })
         [Symbol.asyncIterator]();
       for (;;) {
         const step = await turn.next();

@@ -1,6 +1,7 @@
 /**
- * The `@openai/agents` adapter: plays one agent turn, streamed, and yields canonical event
- * drafts. Every turn streams (so `text.delta` is live); `deck.run` simply folds the stream.
+ * The `@openai/agents` adapter: plays one agent turn through the engine's streamed loop and
+ * yields canonical event drafts. A live turn streams from the model (`text.delta` per
+ * token); a turn nobody watches live asks the model for whole replies (`whole-replies.ts`).
  */
 import { getDefaultModel, Runner, ToolCallError } from '@openai/agents-core';
 import {
@@ -28,6 +29,7 @@ import {
 } from './settings.js';
 import { relaySpans, turnTraceMetadata } from './spans.js';
 import { TurnTranscript } from './transcript.js';
+import { replyMode, replyModeProvider, withWholeReplies } from './whole-replies.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
 const MAX_TURNS = 10;
@@ -51,7 +53,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     // Off unless asked for: then the engine exports its own traces to OpenAI, as documented.
     if (settings.sdkTracing) setDefaultOpenAITracingExporter();
     this.runner = new Runner({
-      modelProvider: this.provider,
+      modelProvider: replyModeProvider(this.provider),
       tracingDisabled: !settings.sdkTracing,
       traceIncludeSensitiveData: false,
     });
@@ -83,6 +85,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
         skills: this.#skills,
         mcpNotes: (names) => mcp?.notesFor(names) ?? '',
       });
+      // A model object of the definition answers whole replies too (a name goes through the provider).
+      if (typeof compiled.model === 'object') compiled.model = replyMode(compiled.model);
       this.compiled.set(agent, compiled);
     }
     return compiled;
@@ -110,13 +114,15 @@ export class OpenAIAgentsEngine implements AgentEngine {
     }
     const input = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
     const transcript = new TurnTranscript(scope, this.modelName(agent.model));
-    const result = await this.runnerFor(request).run(compiled, input, {
-      stream: true,
-      context: scope,
-      signal: scope.signal,
-      maxTurns: MAX_TURNS,
-      ...(request.session ? { session: toEngineSession(request.session) } : {}),
-    });
+    const result = await withWholeReplies(request.live === false, () =>
+      this.runnerFor(request).run(compiled, input, {
+        stream: true,
+        context: scope,
+        signal: scope.signal,
+        maxTurns: MAX_TURNS,
+        ...(request.session ? { session: toEngineSession(request.session) } : {}),
+      }),
+    );
     const settled = result.completed.then(
       () => undefined,
       () => undefined,
@@ -167,7 +173,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
   private runnerFor({ agent, scope }: TurnRequest): Runner {
     if (!this.#spanSink) return this.runner;
     return new Runner({
-      modelProvider: this.provider,
+      modelProvider: replyModeProvider(this.provider),
       tracingDisabled: false,
       traceIncludeSensitiveData: false,
       workflowName: agent.name,
