@@ -168,9 +168,9 @@ describe('GET /runs/{run_id}/events', () => {
     const chunks = Array.from({ length: 30 }, (_, i) => `t${i} `);
     const { app, eventStore } = await deckWith([{ text: chunks, delayMs: 30 }]);
     // A streamed chat (a JSON one asks the model for the whole reply, so it has no deltas to follow).
-    const turn = app
-      .request('/agents/Greeter/chat?stream=true', postJson({ session_id: 's', message: 'x' }))
-      .then((response) => response.text());
+    const turn = Promise.resolve(
+      app.request('/agents/Greeter/chat?stream=true', postJson({ session_id: 's', message: 'x' })),
+    ).then((response) => response.text());
     let runId: string | undefined;
     while (!runId) {
       runId = (await eventStore.listRuns())[0]?.runId;
