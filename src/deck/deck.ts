@@ -283,7 +283,8 @@ export class Deck<C = unknown> {
     if (target.kind === 'workflow') {
       return settle(runtime.streamWorkflow(target.workflow, input, options));
     }
-    const generator = runtime.streamAgent(target.agent, input as AgentInput, options);
+    // Nobody reads this turn live: the model may answer in whole replies.
+    const generator = runtime.streamAgent(target.agent, input as AgentInput, options, false);
     const events: Event[] = [];
     let step = await generator.next();
     while (!step.done) {
@@ -311,12 +312,22 @@ export class Deck<C = unknown> {
     input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
   ): AsyncGenerator<Event, void, undefined> {
+    return this.#stream(name, input, options, true);
+  }
+
+  /** `stream`, or with `live: false` an agent turn whose caller only wants its result. */
+  #stream(
+    name: string,
+    input: AgentInput | Record<string, unknown>,
+    options: RunOptions<C>,
+    live: boolean,
+  ): AsyncGenerator<Event, void, undefined> {
     const runtime = this.#runtime('stream');
     const target = this.#invocable(name);
     if (target.kind === 'workflow') {
       return dropReturn(runtime.streamWorkflow(target.workflow, input, options));
     }
-    return dropReturn(runtime.streamAgent(target.agent, input as AgentInput, options));
+    return dropReturn(runtime.streamAgent(target.agent, input as AgentInput, options, live));
   }
 
   /** Every workflow run of this catalog waiting for a person's answer. */
@@ -414,6 +425,8 @@ export class Deck<C = unknown> {
       {
         eventLog: () => this.#open?.store ?? null,
         stopRun: (runId, reason) => this.#open?.runtime.stopRun(runId, reason) ?? false,
+        streamForResult: (name, input, options) =>
+          this.#stream(name, input, options as RunOptions<C>, false),
       },
       options,
     );

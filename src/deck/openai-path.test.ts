@@ -20,7 +20,7 @@ import {
 const modelServer = useScriptedModelServer();
 
 describe('agent turns over the OpenAI HTTP API', () => {
-  it('uses the Responses API by default, streaming, with OPENAI_MODEL', async () => {
+  it('uses the Responses API by default, with OPENAI_MODEL; deck.run asks for the whole reply', async () => {
     vi.stubEnv('OPENAI_MODEL', 'gpt-4o-mini');
     modelServer().push({ text: 'Hello there!', usage: { inputTokens: 1000, outputTokens: 500 } });
     const { deck } = await openTestDeck({
@@ -32,9 +32,10 @@ describe('agent turns over the OpenAI HTTP API', () => {
     expect(modelServer().requests[0]?.path).toBe('/v1/responses');
     expect(modelServer().requests[0]?.body).toMatchObject({
       model: 'gpt-4o-mini',
-      stream: true,
       instructions: 'Be kind.',
     });
+    // Nobody reads deck.run live, so the model is not asked to stream (deck.stream is).
+    expect(modelServer().requests[0]?.body.stream).not.toBe(true);
     expect(modelServer().requests[0]?.headers.authorization).toBe('Bearer sk-test');
     // 1000 * 0.15 / 1e6 + 500 * 0.6 / 1e6
     expect(result.usage.usd).toBeCloseTo(0.00045, 9);
@@ -60,6 +61,7 @@ describe('agent turns over the OpenAI HTTP API', () => {
     });
     const events = await collect(deck.stream('A', 'when?'));
     expect(modelServer().requests[0]?.path).toBe('/v1/chat/completions');
+    expect(modelServer().requests[0]?.body).toMatchObject({ stream: true });
     const deltas = events.flatMap((e) => (e.kind === 'text.delta' ? [e.payload.text] : []));
     expect(deltas).toEqual(['Tuesday ', 'at 9am']);
     expect(events.at(-1)).toMatchObject({ kind: 'run.completed' });

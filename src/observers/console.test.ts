@@ -34,7 +34,8 @@ describe('ConsoleObserver', () => {
     );
     expect(quiet.lines.at(-1)).toMatch(/#\d+ run.completed\n$/);
     expect(quiet.lines.some((l) => l.includes('text.delta'))).toBe(false);
-    expect(chatty.lines.filter((l) => l.includes('text.delta'))).toHaveLength(2);
+    // deck.run asks the model for the whole reply: one delta ('Hello'), not one per chunk.
+    expect(chatty.lines.filter((l) => l.includes('text.delta'))).toHaveLength(1);
   });
 
   it('writes JSON Lines of the stored events, which parseEvent reads back', async () => {

@@ -20,6 +20,12 @@ export interface TurnRequest {
    */
   continuation: string | null;
   control: TurnControl;
+  /**
+   * Whether a consumer reads the turn as it happens (`deck.stream`, SSE): `text.delta` per
+   * token. `false` (`deck.run`, JSON chat) lets the engine ask the model for whole replies,
+   * each recorded as one `text.delta` chunk. @default true
+   */
+  live?: boolean;
 }
 
 /** How a turn is paused (SPEC.md "Agent run control"). */

@@ -36,6 +36,8 @@ export interface AgentTurnRequest {
   runWorkflow: WorkflowInvoker;
   /** Continue the paused run from what its engine saved, instead of starting from `input`. */
   continuation?: { saved: string; resumeRequestId: string | null; handled: readonly string[] };
+  /** Whether a consumer reads the turn live (see `TurnRequest.live`). @default true */
+  live?: boolean;
 }
 
 /** How the turn ended, for callers that want the original exception (not just its name). */
@@ -101,6 +103,7 @@ export async function* playAgentTurn(
           scope,
           continuation: continuation?.saved ?? null,
           control,
+          live: request.live ?? true,
         })
         [Symbol.asyncIterator]();
       for (;;) {

@@ -79,17 +79,23 @@ export class Runtime {
     await this.#liveTurns.cancelAll('the deck closed while the turn was running', CLOSE_GRACE_MS);
   }
 
-  /** Play an agent turn; events are yielded live. The generator's return value carries the original error of a failed turn. */
+  /**
+   * Play an agent turn; events are yielded as they are recorded. The generator's return value
+   * carries the original error of a failed turn. `live: false` says the caller only wants the
+   * result: the model is asked for whole replies (one `text.delta` per reply, not per token).
+   */
   async *streamAgent(
     agent: AgentDefinition,
     input: AgentInput,
     options: RunOptions = {},
+    live = true,
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const blocks = toBlocks(input);
     const runId = await this.newRunId(options.runId);
     const outcome = yield* playAgentTurn(this.#agentDeps(), {
       agent,
       input: blocks,
+      live,
       context: options.context,
       runWorkflow: (workflow, state, signal) =>
         this.#childWorkflow(runId, workflow, state, options, signal),
@@ -130,6 +136,7 @@ export class Runtime {
       return yield* playAgentTurn(this.#agentDeps(), {
         agent,
         input: [],
+        live: false,
         context: options.context,
         runWorkflow: (workflow, state, signal) =>
           this.#childWorkflow(runId, workflow, state, options, signal),

@@ -60,7 +60,10 @@ export interface ScriptedStep {
   toolCalls?: ScriptedToolCall[];
   /** Usage reported for this call. @default { inputTokens: 10, outputTokens: 5 } */
   usage?: ScriptedUsage;
-  /** Milliseconds to wait between streamed chunks. @default 0 */
+  /**
+   * Milliseconds to wait between streamed chunks. A non-streamed answer to the step comes
+   * when its stream would have ended (after the same waits). @default 0
+   */
   delayMs?: number;
   /** Characters per streamed chunk when `text` is a string. @default 4 */
   chunkSize?: number;
@@ -194,6 +197,11 @@ export function planStep(queue: StepQueue, step: ScriptedStep): StepPlan {
     usage: stepUsage(step),
     delayMs: step.delayMs ?? 0,
   };
+}
+
+/** How long streaming a plan takes (a wait before each chunk but the first): a whole answer waits as long. */
+export function streamDurationMs(plan: StepPlan): number {
+  return plan.delayMs * Math.max(0, plan.chunks.length - 1);
 }
 
 /** Usage of a step with the default applied and the total computed. */

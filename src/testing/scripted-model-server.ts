@@ -9,6 +9,7 @@ import {
   type StepPlan,
   StepQueue,
   sleep,
+  streamDurationMs,
   summarize,
 } from './script.js';
 
@@ -152,6 +153,8 @@ export async function scriptedModelServer(
     if (step.error !== undefined) return sendError(res, step.error);
     const plan = planStep(queue, step);
     if (body.stream === true) return writeSse(res, api.frames(plan, body), plan.delayMs);
+    const wait = streamDurationMs(plan);
+    if (wait > 0 && !(await waitUnlessGone(res, wait))) return;
     return sendJson(res, 200, api.json(plan, body));
   };
 
@@ -216,6 +219,23 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, headers
 function sendError(res: ServerResponse, message: string): void {
   const error = { message, type: 'server_error', param: null, code: null };
   sendJson(res, 500, { error }, { 'x-should-retry': 'false' });
+}
+
+/** Wait `ms` before a whole answer; `false` if the client went away meanwhile. */
+async function waitUnlessGone(res: ServerResponse, ms: number): Promise<boolean> {
+  const gone = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) gone.abort();
+  };
+  res.on('close', onClose);
+  try {
+    await sleep(ms, gone.signal);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    res.off('close', onClose);
+  }
 }
 
 /** Write SSE frames, waiting `delayMs` between text deltas; stop if the client goes away. */

@@ -13,6 +13,7 @@ import {
   type StepPlan,
   StepQueue,
   sleep,
+  streamDurationMs,
   summarize,
 } from './script.js';
 
@@ -115,13 +116,16 @@ export class ScriptedModel implements Model {
     this.#queue.assertConsumed();
   }
 
-  /** Consume the next step and answer it in one piece. */
+  /** Consume the next step and answer it in one piece, when its stream would have ended. */
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     // A call aborted before it starts never reaches a model: it consumes no step.
     if (request.signal?.aborted) throw abortError(request.signal);
     const step = this.#take(request);
     if (step.error !== undefined) throw new Error(step.error);
     const plan = planStep(this.#queue, step);
+    const wait = streamDurationMs(plan);
+    if (wait > 0) await sleep(wait, request.signal);
+    if (request.signal?.aborted) throw abortError(request.signal);
     return {
       usage: new Usage(responseUsage(plan)),
       output: outputItems(plan),

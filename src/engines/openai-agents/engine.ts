@@ -1,6 +1,7 @@
 /**
- * The `@openai/agents` adapter: plays one agent turn, streamed, and yields canonical event
- * drafts. Every turn streams (so `text.delta` is live); `deck.run` simply folds the stream.
+ * The `@openai/agents` adapter: plays one agent turn through the engine's streamed loop and
+ * yields canonical event drafts. A live turn streams from the model (`text.delta` per
+ * token); a turn nobody watches live asks the model for whole replies (`whole-replies.ts`).
  */
 import {
   type AgentInputItem,
@@ -34,6 +35,7 @@ import {
 } from './settings.js';
 import { relaySpans, turnTraceMetadata } from './spans.js';
 import { TurnTranscript } from './transcript.js';
+import { replyMode, replyModeProvider, withWholeReplies } from './whole-replies.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
 const MAX_TURNS = 10;
@@ -57,7 +59,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     // Off unless asked for: then the engine exports its own traces to OpenAI, as documented.
     if (settings.sdkTracing) setDefaultOpenAITracingExporter();
     this.runner = new Runner({
-      modelProvider: this.provider,
+      modelProvider: replyModeProvider(this.provider),
       tracingDisabled: !settings.sdkTracing,
       traceIncludeSensitiveData: false,
     });
@@ -89,6 +91,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
         skills: this.#skills,
         mcpNotes: (names) => mcp?.notesFor(names) ?? '',
       });
+      // A model object of the definition answers whole replies too (a name goes through the provider).
+      if (typeof compiled.model === 'object') compiled.model = replyMode(compiled.model);
       this.compiled.set(agent, compiled);
     }
     return compiled;
@@ -120,13 +124,15 @@ export class OpenAIAgentsEngine implements AgentEngine {
     // (the scope's signal) aborts it anywhere.
     const gate = new ModelCallGate(request.control.pauseRequested, scope.signal);
     const pause = gate.pause;
-    const result = await this.runnerFor(request).run(compiled, input as never, {
-      stream: true,
-      ...(input instanceof RunState ? {} : { context: scope }),
-      signal: AbortSignal.any([scope.signal, pause.signal]),
-      maxTurns: MAX_TURNS,
-      callModelInputFilter: gate.filter,
-    });
+    const result = await withWholeReplies(request.live === false, () =>
+      this.runnerFor(request).run(compiled, input as never, {
+        stream: true,
+        ...(input instanceof RunState ? {} : { context: scope }),
+        signal: AbortSignal.any([scope.signal, pause.signal]),
+        maxTurns: MAX_TURNS,
+        callModelInputFilter: gate.filter,
+      }),
+    );
     const settled = result.completed.then(
       () => undefined,
       () => undefined,
@@ -209,7 +215,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
   private runnerFor({ agent, scope }: TurnRequest): Runner {
     if (!this.#spanSink) return this.runner;
     return new Runner({
-      modelProvider: this.provider,
+      modelProvider: replyModeProvider(this.provider),
       tracingDisabled: false,
       traceIncludeSensitiveData: false,
       workflowName: agent.name,

@@ -6,8 +6,9 @@
  *
  * This class opens the file and guards each call; appends (the hot path, with its cache of
  * run tails) are in `append.ts`, claims and control requests in `claims.ts`, and group
- * commit, on by default, in `group-commit.ts`: streamed deltas of one event-loop turn share
- * a commit, which lifts one-event appends past the cost of a commit each. See
+ * commit, on by default, in `group-commit.ts`: the deltas, tool calls and usage reports of
+ * one event-loop turn share a commit, which lifts one-event appends past the cost of a
+ * commit each. See
  * {@link SqliteEventStoreOptions.groupCommit} for what it trades.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
@@ -46,13 +47,15 @@ export interface SqliteEventStoreOptions {
   /** How long a write waits for another process's lock before failing, in ms. @default 5000 */
   busyTimeoutMs?: number;
   /**
-   * Commit `text.delta` and `thought.delta` appends together. The first delta of an
-   * event-loop turn is committed alone; a second in the same turn opens a write transaction
-   * that later ones join, committed at the end of the turn, after `GROUP_COMMIT_MAX_EVENTS`
-   * (1,000) events, or with the next event of another kind (which is
-   * therefore durable when its `append` resolves, as always), whichever comes first. It trades:
-   * another process sees a delta, and can write to the file, up to one turn later; a process
-   * crash loses the current turn's deltas; and another connection *in this process* that
+   * Commit the appends of what runs record while they play (`text.delta`, `thought.delta`,
+   * `usage.reported`, `tool.call.started`, `tool.call.completed`, `message.completed`,
+   * `node.updated`) together. The first such event of an event-loop turn is committed alone;
+   * a second in the same turn opens a write transaction that later ones join, committed at
+   * the end of the turn, after `GROUP_COMMIT_MAX_EVENTS` (1,000) events, or with the next
+   * event of another kind (a `run.*` event, which is therefore durable when its `append`
+   * resolves, as always, with everything before it), whichever comes first. It trades:
+   * another process sees such an event, and can write to the file, up to one turn later; a
+   * process crash loses the current turn's held events; and another connection *in this process* that
    * writes to the same file while a group is open waits out its busy timeout, since the turn
    * cannot end while it waits. Stores in this module flush each other's groups first; other
    * code writing to the same file (a workflow checkpointer) must call

@@ -2,10 +2,13 @@
  * Group commit for the SQLite event store, and the write transactions that must respect it.
  * Each SQLite commit costs a fixed number of lock and write system calls, which bounds
  * one-event appends to roughly 40-60k/s on a small VM; a streamed turn appends one token
- * at a time. So streamed deltas (`text.delta`, `thought.delta`) that arrive in one
- * event-loop turn share one write transaction, committed at the end of the turn, after
- * {@link GROUP_COMMIT_MAX_EVENTS} events, or with the next write of any other kind, which
- * is therefore durable when it resolves. An open group holds the file's write lock, so every
+ * at a time, and every turn appends a handful of events between its `run.*` events. So the
+ * events a run records while it plays ({@link GROUPABLE_KINDS}: deltas, usage reports, tool
+ * calls, completed messages, node updates) that arrive in one event-loop turn share one
+ * write transaction, with those of every other run this connection writes in that turn,
+ * committed at the end of the turn, after {@link GROUP_COMMIT_MAX_EVENTS} events, or with
+ * the next write of any other kind (a `run.*` event, a claim), which is therefore durable
+ * when it resolves, together with everything appended before it. An open group holds the file's write lock, so every
  * connection in this process flushes the others' groups (found in a registry by database
  * file) before it writes or reads; code outside this module calls {@link flushGroupCommits}.
  * A connection with grouping disabled still flushes the others.
@@ -19,8 +22,19 @@ import type { Statements } from './migrations.js';
 /** Most events one group commit holds before it commits early. */
 export const GROUP_COMMIT_MAX_EVENTS = 1_000;
 
-/** The kinds a group commit may hold back: a streamed turn's token deltas. */
-const GROUPABLE_KINDS = new Set(['text.delta', 'thought.delta']);
+/**
+ * The kinds a group commit may hold back: what a run records while it plays. Its `run.*`
+ * events (start, end, pause, interrupt), control events and anything else commit at once.
+ */
+export const GROUPABLE_KINDS: ReadonlySet<string> = new Set([
+  'text.delta',
+  'thought.delta',
+  'usage.reported',
+  'tool.call.started',
+  'tool.call.completed',
+  'message.completed',
+  'node.updated',
+]);
 
 /** Connections with an open group commit, by database file, so one can flush the others. */
 const openGroups = new Map<string, Set<GroupCommit>>();
@@ -173,9 +187,9 @@ export class GroupCommit {
   }
 
   /**
-   * Whether to hold this delta in a group. The first delta of a turn is committed alone (a
-   * token that arrived on its own costs one autocommit INSERT, as without grouping); the
-   * second in the same turn shows a burst, and opens a group that the rest join.
+   * Whether to hold this event in a group. The first groupable event of a turn is committed
+   * alone (a token that arrived on its own costs one autocommit INSERT, as without grouping);
+   * the second in the same turn shows a burst, and opens a group that the rest join.
    */
   #holdDelta(): boolean {
     if (this.#group) return true;

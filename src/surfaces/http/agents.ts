@@ -40,7 +40,10 @@ export function agentRoutes(deps: HttpDeps) {
         const name = params.name ?? '';
         if (!deck.agents.has(name)) throw unknownName('agent', name, deck.agents.keys());
         const options = { sessionId: body.session_id, ...(await deps.runContext(request)) };
-        const events = deck.stream(name, body.message, options);
+        // A JSON answer needs only the result: the turn may ask the model for whole replies.
+        const events = query.stream
+          ? deck.stream(name, body.message, options)
+          : deps.streamForResult(name, body.message, options);
         const first = await events.next(); // the claim is decided here: busy is a 409
         if (query.stream) {
           return sseResponse(chatFrames(first, events, deps.log), () =>

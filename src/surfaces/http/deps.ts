@@ -4,6 +4,7 @@
  * 9), the per-request run options, and the error log.
  */
 
+import type { Event } from '../../core/events.js';
 import type { EventStore } from '../../core/store.js';
 import type { Deck } from '../../deck/deck.js';
 import { type ErrorLog, HttpError } from './errors.js';
@@ -18,7 +19,18 @@ export interface DeckGrants {
   eventLog(): EventLog | null;
   /** Stop a run this process plays now, for a client that left; whether it was playing. */
   stopRun(runId: string, reason: string): boolean;
+  /**
+   * `deck.stream` for a caller that only wants the result (a JSON response): recorded the
+   * same way, except that an agent's replies are asked for whole (one `text.delta` each).
+   */
+  streamForResult: StreamFn;
 }
+
+type StreamFn = (
+  name: string,
+  input: string,
+  options: { sessionId?: string; context?: unknown },
+) => AsyncGenerator<Event, void, undefined>;
 
 export interface HttpDeps {
   deck: Deck<unknown>;
@@ -26,6 +38,8 @@ export interface HttpDeps {
   eventLog(): EventLog;
   /** Stop a live run of this process (an SSE client disconnected). */
   stopRun(runId: string, reason: string): boolean;
+  /** Play an agent turn whose events are read for its result only (see {@link DeckGrants}). */
+  streamForResult: StreamFn;
   /** The run options every HTTP-started run gets: its context, from the request (or none). */
   runContext(request: Request): Promise<{ context?: unknown }>;
   log: ErrorLog;
@@ -38,6 +52,7 @@ export function makeDeps<C>(deck: Deck<C>, grants: DeckGrants, options: AppOptio
   return {
     deck: deck as Deck<unknown>,
     stopRun: grants.stopRun,
+    streamForResult: grants.streamForResult,
     eventLog() {
       const log = grants.eventLog();
       if (!log) throw new HttpError(503, `deck '${deck.name}' not started`);

@@ -10,7 +10,7 @@ import type { Event } from '../../core/events.js';
 import { toWire } from '../../core/events.js';
 import type { Deck } from '../../deck/deck.js';
 import { buildApp } from './build.js';
-import { type HttpDeps, makeDeps, unknownName } from './deps.js';
+import { type DeckGrants, type HttpDeps, makeDeps, unknownName } from './deps.js';
 import type { AppOptions } from './options.js';
 import { route } from './routes.js';
 import { Detail, NativeChatBody } from './schemas.js';
@@ -46,7 +46,12 @@ export function nativeRoutes(deps: HttpDeps) {
 /** An app with only the native routes (for tests and a future command). */
 export function createNativeApp<C>(deck: Deck<C>, options: AppOptions<C> = {}) {
   // No grants: the native routes read no log, and a client that leaves ends its run at the next event.
-  const deps = makeDeps(deck, { eventLog: () => null, stopRun: () => false }, options);
+  const grants = {
+    eventLog: () => null,
+    stopRun: () => false,
+    streamForResult: deck.stream.bind(deck) as DeckGrants['streamForResult'],
+  };
+  const deps = makeDeps(deck, grants, options);
   return buildApp(deps, nativeRoutes(deps), options);
 }
 

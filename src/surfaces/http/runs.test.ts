@@ -167,7 +167,10 @@ describe('GET /runs/{run_id}/events', () => {
     // Long enough (about a second) to still be running after four frames on a loaded machine.
     const chunks = Array.from({ length: 30 }, (_, i) => `t${i} `);
     const { app, eventStore } = await deckWith([{ text: chunks, delayMs: 30 }]);
-    const turn = app.request('/agents/Greeter/chat', postJson({ session_id: 's', message: 'x' }));
+    // A streamed chat (a JSON one asks the model for the whole reply, so it has no deltas to follow).
+    const turn = Promise.resolve(
+      app.request('/agents/Greeter/chat?stream=true', postJson({ session_id: 's', message: 'x' })),
+    ).then((response) => response.text());
     let runId: string | undefined;
     while (!runId) {
       runId = (await eventStore.listRuns())[0]?.runId;

@@ -1,0 +1,91 @@
+/**
+ * Whole replies for turns nobody watches live. The engine always plays a turn through its
+ * streamed loop (tool and message items arrive as they happen, and a pause or cancel stops
+ * it at the same safe points), but when the caller only wants the result (`deck.run`, the
+ * JSON chat route) streaming from the model buys nothing: parsing a server-sent event per
+ * token, then recording each one, costs about as much as the rest of the turn. So every
+ * model the engine hands to its runner is wrapped in a {@link ReplyModeModel}: inside
+ * {@link withWholeReplies} its streamed call makes one ordinary (non-streamed) request and
+ * replays the answer as the stream would end: one text delta per text part, then
+ * `response_done` with the same output and usage. Outside, it streams as the model does.
+ * The mode travels with the turn's async context, because a compiled agent (and its model)
+ * is shared by every turn of that agent, streamed or not.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type {
+  Model,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  ModelRetryAdviceRequest,
+  StreamEvent,
+} from '@openai/agents-core';
+
+const wholeReplies = new AsyncLocalStorage<boolean>();
+
+/** Run `body` (which starts a turn) so that its model calls ask for whole replies, or not. */
+export function withWholeReplies<T>(whole: boolean, body: () => T): T {
+  return wholeReplies.run(whole, body);
+}
+
+/** A model that streams or answers in one piece, as the turn that calls it asked. */
+export class ReplyModeModel implements Model {
+  readonly supportsPromptModelSelection?: boolean;
+
+  constructor(readonly inner: Model) {
+    if (inner.supportsPromptModelSelection !== undefined) {
+      this.supportsPromptModelSelection = inner.supportsPromptModelSelection;
+    }
+  }
+
+  getResponse(request: ModelRequest): Promise<ModelResponse> {
+    return this.inner.getResponse(request);
+  }
+
+  getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+    if (wholeReplies.getStore() === true) return replay(this.inner, request);
+    return this.inner.getStreamedResponse(request);
+  }
+
+  getRetryAdvice(args: ModelRetryAdviceRequest) {
+    return this.inner.getRetryAdvice?.(args);
+  }
+}
+
+/** `model`, wrapped once (a model already wrapped is returned as is). */
+export function replyMode(model: Model): ReplyModeModel {
+  return model instanceof ReplyModeModel ? model : new ReplyModeModel(model);
+}
+
+/** A provider whose models are wrapped in {@link ReplyModeModel}. */
+export function replyModeProvider(provider: ModelProvider): ModelProvider {
+  return { getModel: async (name) => replyMode(await provider.getModel(name)) };
+}
+
+/** One non-streamed request, told as the end of a stream: its text, then `response_done`. */
+async function* replay(model: Model, request: ModelRequest): AsyncGenerator<StreamEvent> {
+  const response = await model.getResponse(request);
+  for (const item of response.output) {
+    if (item.type !== 'message' || item.role !== 'assistant') continue;
+    for (const part of item.content) {
+      if (part.type === 'output_text' && part.text !== '') {
+        yield {
+          type: 'output_text_delta',
+          delta: part.text,
+          ...(item.id !== undefined ? { itemId: item.id } : {}),
+        } as StreamEvent;
+      }
+    }
+  }
+  yield {
+    type: 'response_done',
+    response: {
+      id: response.responseId ?? '',
+      ...(response.requestId !== undefined ? { requestId: response.requestId } : {}),
+      usage: response.usage,
+      output: response.output,
+      ...(response.providerData !== undefined ? { providerData: response.providerData } : {}),
+      ...(response.rawUsage !== undefined ? { rawUsage: response.rawUsage } : {}),
+    },
+  } as StreamEvent;
+}
