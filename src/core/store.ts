@@ -41,8 +41,10 @@ export interface ReadOptions {
 
 export interface ClaimHolder {
   runId: string;
-  /** ISO timestamp when the claim was taken. */
+  /** ISO timestamp when the claim was taken (or last renewed). */
   claimedAt: string;
+  /** The holder's promise to renew within this many ms (a live run's heartbeat); absent when it made none. */
+  leaseMs?: number;
 }
 
 export type ClaimResult =
@@ -55,6 +57,13 @@ export interface ClaimRequest {
   runId: string;
   /** A claim older than this is stale and is taken over (reported in `tookOverFrom`). */
   staleAfterMs: number;
+  /**
+   * The claimer promises to renew the claim at least this often (a live run's heartbeat):
+   * once not renewed for `leaseMs` it is stale, whatever `staleAfterMs` a later claimer
+   * allows, because its process is taken to be gone. Omitted: no promise, only `staleAfterMs`
+   * applies (a paused run that keeps its claim). Stored with the claim; a renewal replaces it.
+   */
+  leaseMs?: number;
 }
 
 export interface ControlRequest {

@@ -95,10 +95,16 @@ describe('PostgresEventStore across connections', () => {
     });
     await client.connect();
     try {
-      const { rows } = await client.query('SELECT component, version, name FROM schema_migrations');
-      expect(rows).toEqual([
-        { component: 'events', version: 1, name: EVENT_STORE_MIGRATIONS[0]?.name },
-      ]);
+      const { rows } = await client.query(
+        'SELECT component, version, name FROM schema_migrations ORDER BY version',
+      );
+      expect(rows).toEqual(
+        EVENT_STORE_MIGRATIONS.map((m) => ({
+          component: 'events',
+          version: m.version,
+          name: m.name,
+        })),
+      );
       expect(
         await migrate(client as unknown as pg.PoolClient, schema, 'events', EVENT_STORE_MIGRATIONS),
       ).toEqual([]);

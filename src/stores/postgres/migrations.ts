@@ -67,6 +67,11 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX control_requests_by_run ON control_requests (run_id, id);
     `,
   },
+  {
+    version: 2,
+    name: "claims: the holder's lease (a live run renews within it)",
+    sql: 'ALTER TABLE claims ADD COLUMN lease_ms INTEGER',
+  },
 ];
 
 /**
@@ -131,9 +136,10 @@ export const SQL = {
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
   getRun: `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE run_id = $1`,
   lockClaim: 'SELECT pg_advisory_xact_lock(hashtext($1))',
-  claimHolder: 'SELECT run_id, claimed_at FROM claims WHERE key = $1',
-  setClaim: `INSERT INTO claims (key, run_id, claimed_at) VALUES ($1, $2, $3)
-    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
+  claimHolder: 'SELECT run_id, claimed_at, lease_ms FROM claims WHERE key = $1',
+  setClaim: `INSERT INTO claims (key, run_id, claimed_at, lease_ms) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at,
+      lease_ms = excluded.lease_ms`,
   release: 'DELETE FROM claims WHERE key = $1 AND run_id = $2',
   insertControl: `INSERT INTO control_requests (request_id, run_id, verb, reason, requested_at)
     VALUES ($1, $2, $3, $4, $5)`,
