@@ -26,6 +26,7 @@ export interface AgentTurnDeps {
   store: EventStore;
   engine: AgentEngine;
   staleRunAfterSeconds: number;
+  heartbeatSeconds?: number;
   sessionFor(sessionId: string): ConversationSession;
   taps: readonly EventTap[];
   liveTurns: LiveTurns;

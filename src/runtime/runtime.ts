@@ -82,6 +82,7 @@ export class Runtime {
         store: this.deps.store,
         engine: this.deps.agentEngine,
         staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
+        heartbeatSeconds: this.deps.settings.heartbeatSeconds,
         sessionFor: this.deps.sessionFor,
         taps: this.deps.taps ?? [],
         liveTurns: this.#liveTurns,
@@ -249,6 +250,7 @@ export class Runtime {
       store: this.deps.store,
       engine: this.deps.workflowEngine,
       staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
+      heartbeatSeconds: this.deps.settings.heartbeatSeconds,
       taps: this.deps.taps ?? [],
       liveTurns: this.#liveTurns,
     };

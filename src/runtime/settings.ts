@@ -7,20 +7,35 @@ export interface RuntimeSettings {
    * taken over, and the run that held it is closed with `run.failed`. @default 3600
    */
   staleRunAfterSeconds: number;
+  /**
+   * `SERVICE_RUNTIME_HEARTBEAT_SECONDS`: how often a live run renews its claim. A live run's
+   * claim not renewed for three of these is stale (its process is taken to be gone) and is
+   * taken over at once, whatever the stale-run timeout; a paused run's kept claim is not
+   * renewed and follows the timeout. @default 10
+   */
+  heartbeatSeconds: number;
 }
 
 export const DEFAULT_STALE_RUN_AFTER_SECONDS = 3600;
+export const DEFAULT_HEARTBEAT_SECONDS = 10;
 
 export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
-  const raw = env.SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS;
-  if (raw === undefined || raw.trim() === '') {
-    return { staleRunAfterSeconds: DEFAULT_STALE_RUN_AFTER_SECONDS };
-  }
+  return {
+    staleRunAfterSeconds: seconds(
+      env,
+      'SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS',
+      DEFAULT_STALE_RUN_AFTER_SECONDS,
+    ),
+    heartbeatSeconds: seconds(env, 'SERVICE_RUNTIME_HEARTBEAT_SECONDS', DEFAULT_HEARTBEAT_SECONDS),
+  };
+}
+
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(
-      `SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS=${raw} is not a positive number of seconds`,
-    );
+    throw new ConfigError(`${name}=${raw} is not a positive number of seconds`);
   }
-  return { staleRunAfterSeconds: value };
+  return value;
 }
