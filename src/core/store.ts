@@ -105,3 +105,24 @@ export interface EventStore {
   /** Release resources (file handles, connections). Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * An ability of an event store that several processes share: telling a reader, at once,
+ * that a run has new events, whoever appended them, so a live tail need not poll. A notice
+ * is a wake-up, never the events: the reader then reads the store after the last seq it
+ * has. Notices may be lost (a dropped connection), so a reader still reads now and then.
+ * Found with {@link isAppendNotifier}; the Postgres store has it (LISTEN/NOTIFY).
+ */
+export interface AppendNotifier {
+  /**
+   * Call `onAppend` after each commit that appends to `runId`, in any process. Resolves once
+   * listening (nothing committed later is missed) with a function that stops watching;
+   * rejects with a StoreError when it cannot listen (the caller falls back to polling).
+   */
+  watchRun(runId: string, onAppend: () => void): Promise<() => void>;
+}
+
+/** Whether `store` can tell a reader of new events (see {@link AppendNotifier}). */
+export function isAppendNotifier(store: object): store is AppendNotifier {
+  return typeof (store as Partial<AppendNotifier>).watchRun === 'function';
+}

@@ -23,6 +23,7 @@ import { errorMessage, StoreError } from '../../core/errors.js';
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import type { Tail } from './append.js';
+import { NOTIFY_RUN } from './notices.js';
 
 /** Most events held at once; an append beyond waits for them to be written. */
 export const GROUP_COMMIT_MAX_EVENTS = 1_000;
@@ -33,12 +34,15 @@ const GROUPABLE_KINDS = new Set(['text.delta', 'thought.delta']);
 /** Runs whose tail a store remembers, to hold their deltas. */
 const TAIL_CACHE_SIZE = 1_024;
 
-/** Held events of one run, written in one statement if the run's counter is still at `$2 - 1`. */
-const WRITE_HELD = `
+/**
+ * Held events of one run, written in one statement if the run's counter is still at `$2 - 1`
+ * (with notices on, announced by one NOTIFY at commit, as in append.ts).
+ */
+const writeHeldSql = (notify: boolean) => `
   WITH run AS (
     UPDATE runs SET last_seq = $2::int + $3::int - 1, updated_at = GREATEST(updated_at, $4)
     WHERE run_id = $1 AND last_seq = $2::int - 1
-    RETURNING run_id
+    RETURNING run_id${notify ? `, ${NOTIFY_RUN('run_id')}` : ''}
   ), inserted AS (
     INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
     SELECT $1, $2::int - 1 + e.ord, $5, e.kind, e.session_id, e.namespace, e.origin, e.ts, e.payload
@@ -46,6 +50,8 @@ const WRITE_HELD = `
       WITH ORDINALITY AS e(kind, session_id, namespace, origin, ts, payload, ord)
   )
   SELECT count(*)::int AS written FROM run`;
+
+const WRITE_HELD = { notify: writeHeldSql(true), quiet: writeHeldSql(false) };
 
 interface Held {
   item: PreparedEvent;
@@ -68,10 +74,13 @@ export class GroupCommit {
   readonly #durable = new Map<string, number>();
   #lost: StoreError | null = null;
 
-  constructor(pool: Pool, enabled: boolean, where: string) {
+  readonly #writeHeld: string;
+
+  constructor(pool: Pool, enabled: boolean, where: string, notify: boolean) {
     this.#pool = pool;
     this.#enabled = enabled;
     this.#where = where;
+    this.#writeHeld = notify ? WRITE_HELD.notify : WRITE_HELD.quiet;
   }
 
   /** Hold `item` if it may be written behind: the stored event, or `null` to append it durably. */
@@ -178,7 +187,7 @@ export class GroupCommit {
     let written = 0;
     let cause: unknown = null;
     try {
-      const result = await this.#pool.query<{ written: number }>(WRITE_HELD, [
+      const result = await this.#pool.query<{ written: number }>(this.#writeHeld, [
         runId,
         first.seq,
         entries.length,
