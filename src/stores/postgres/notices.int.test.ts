@@ -40,7 +40,7 @@ const started = (runId: string): NewEvent => ({
 const delta = (runId: string, text: string): NewEvent => ({
   ...envelope(runId),
   kind: 'text.delta',
-  payload: { text },
+  payload: { messageId: 'm1', text },
 });
 const completed = (runId: string): NewEvent => ({
   ...envelope(runId),
