@@ -15,7 +15,6 @@ import type { Pool } from 'pg';
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextStatus, type RunStatus } from '../../core/status.js';
 import { isoNow, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
-import { NOTIFY_RUN } from './notices.js';
 
 /** Every status a run row can hold, to precompute a batch's effect on each. */
 const STATUSES: readonly RunStatus[] = [
@@ -31,10 +30,8 @@ const STATUSES: readonly RunStatus[] = [
 /**
  * One run's events: upsert-and-lock the run row, advance its counter by `$7`, insert the
  * events at the seqs it frees, all stamped with the later of the run's last `ts` and `$6`.
- * With notices on, the row's RETURNING also queues one NOTIFY for the run (see notices.ts),
- * which Postgres delivers at commit: one per statement, however many events it writes.
  */
-const appendRunSql = (notify: boolean) => `
+const APPEND_RUN = `
   WITH run AS (
     INSERT INTO runs AS r (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq)
     VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1)
@@ -42,7 +39,7 @@ const appendRunSql = (notify: boolean) => `
       last_seq = r.last_seq + $7::int,
       updated_at = GREATEST(r.updated_at, $6),
       status = COALESCE($8::jsonb ->> r.status, r.status)
-    RETURNING last_seq, updated_at${notify ? `, ${NOTIFY_RUN('r.run_id')}` : ''}
+    RETURNING last_seq, updated_at
   ), inserted AS (
     INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
     SELECT $1, run.last_seq - $7::int + e.ord, $9, e.kind, e.session_id, e.namespace, e.origin,
@@ -51,8 +48,6 @@ const appendRunSql = (notify: boolean) => `
       WITH ORDINALITY AS e(kind, session_id, namespace, origin, payload, ord)
   )
   SELECT last_seq, updated_at FROM run`;
-
-const APPEND_RUN = { notify: appendRunSql(true), quiet: appendRunSql(false) };
 
 /** A run's last stored event, as an append left it. */
 export interface Tail {
@@ -64,9 +59,7 @@ export interface Tail {
 export async function appendDurably(
   pool: Pool,
   prepared: readonly PreparedEvent[],
-  notify: boolean,
 ): Promise<{ events: Event[]; tails: Map<string, Tail> }> {
-  const sql = notify ? APPEND_RUN.notify : APPEND_RUN.quiet;
   const byRun = new Map<string, PreparedEvent[]>();
   for (const item of prepared) {
     const list = byRun.get(item.event.runId);
@@ -78,14 +71,14 @@ export async function appendDurably(
   const [only, ...others] = byRun;
   if (only && others.length === 0) {
     // One run: one statement, its own transaction.
-    tails.set(only[0], await appendRun(pool, sql, only[1], now));
+    tails.set(only[0], await appendRun(pool, only[1], now));
   } else {
     const client = await pool.connect();
     let broken = false;
     try {
       await client.query('BEGIN');
       for (const runId of [...byRun.keys()].sort()) {
-        tails.set(runId, await appendRun(client, sql, byRun.get(runId) ?? [], now));
+        tails.set(runId, await appendRun(client, byRun.get(runId) ?? [], now));
       }
       await client.query('COMMIT');
     } catch (error) {
@@ -114,12 +107,7 @@ interface Queryable {
   query: Pool['query'];
 }
 
-async function appendRun(
-  db: Queryable,
-  sql: string,
-  items: PreparedEvent[],
-  now: string,
-): Promise<Tail> {
+async function appendRun(db: Queryable, items: PreparedEvent[], now: string): Promise<Tail> {
   const [first] = items as [PreparedEvent, ...PreparedEvent[]];
   const { runId, origin, sessionId, namespace } = first.event;
   const lifecycle = items.filter((item) => item.lifecycle).map((i) => stampPrepared(i, 0, now));
@@ -129,7 +117,7 @@ async function appendRun(
   const statusMap = lifecycle.length
     ? JSON.stringify(Object.fromEntries(STATUSES.map((status) => [status, fold(status)])))
     : null;
-  const result = await db.query<{ last_seq: number; updated_at: string }>(sql, [
+  const result = await db.query<{ last_seq: number; updated_at: string }>(APPEND_RUN, [
     runId,
     origin,
     sessionId,

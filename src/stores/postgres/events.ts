@@ -34,7 +34,7 @@ import { appendDurably } from './append.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate, SQL } from './migrations.js';
-import { AppendNotices } from './notices.js';
+import { Announcer, AppendNotices } from './notices.js';
 
 /** Options for {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions {
@@ -62,9 +62,10 @@ export interface PostgresEventStoreOptions {
   /** How long connecting may take before the call fails, in ms. @default 5000 */
   connectTimeoutMs?: number;
   /**
-   * Announce every append with a NOTIFY on channel `agentdeck_events` (one per statement,
-   * delivered at commit; see notices.ts), so a live tail in any process sharing the database
-   * reads at once. `false` leaves them out (a tail elsewhere then finds new events by polling).
+   * Announce appends on channel `agentdeck_events` (LISTEN/NOTIFY: after each commit,
+   * gathered, one statement per event-loop turn; see notices.ts), so a live tail in any
+   * process sharing the database reads at once. `false` sends none (a tail then finds new
+   * events by reading once a second), and `watchRun` rejects.
    * @default true
    */
   notify?: boolean;
@@ -100,6 +101,7 @@ export class PostgresEventStore implements EventStore, AppendNotifier {
   readonly #pool: pg.Pool;
   readonly #writes: GroupCommit;
   readonly #notify: boolean;
+  readonly #announcer: Announcer;
   readonly #notices: AppendNotices;
   #connected: Promise<void> | null = null;
   #closed = false;
@@ -123,11 +125,14 @@ export class PostgresEventStore implements EventStore, AppendNotifier {
     };
     this.#pool = new pg.Pool({ ...connection, max: poolSize });
     this.#notify = notify;
+    this.#announcer = new Announcer(this.#pool, notify);
     this.#notices = new AppendNotices(connection, this.#describe());
     // An idle connection that breaks (server restart) must not crash the process: the next
     // query on the pool opens a new one, or fails and is reported as a StoreError.
     this.#pool.on('error', () => {});
-    this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe(), notify);
+    this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe(), (runId) =>
+      this.#announcer.announce(runId),
+    );
   }
 
   /** Connect and bring the schema up to date now, rather than on the first call. */
@@ -151,9 +156,10 @@ export class PostgresEventStore implements EventStore, AppendNotifier {
     }
     const runIds = [...new Set(prepared.map((item) => item.event.runId))];
     const stored = await this.#guard('append events', () =>
-      this.#writes.durably(runIds, () => appendDurably(this.#pool, prepared, this.#notify)),
+      this.#writes.durably(runIds, () => appendDurably(this.#pool, prepared)),
     );
     for (const event of stored) if (isTerminal(event)) this.#writes.forget(event.runId);
+    for (const runId of runIds) this.#announcer.announce(runId);
     return stored;
   }
 
@@ -221,7 +227,8 @@ export class PostgresEventStore implements EventStore, AppendNotifier {
   /**
    * Call `onAppend` after each commit that appends to `runId`, by this process or any other
    * sharing the database (LISTEN on one connection of its own, opened on first use; see
-   * notices.ts). Only stores with `notify` on announce their appends.
+   * notices.ts). Rejects with a StoreError when this store was opened with `notify: false`
+   * or cannot listen.
    */
   async watchRun(runId: string, onAppend: () => void): Promise<() => void> {
     this.#open();
@@ -244,6 +251,7 @@ export class PostgresEventStore implements EventStore, AppendNotifier {
     } catch (error) {
       failure = error;
     }
+    await this.#announcer.flush();
     try {
       await this.#pool.end();
     } catch (error) {

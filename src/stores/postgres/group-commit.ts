@@ -23,7 +23,6 @@ import { errorMessage, StoreError } from '../../core/errors.js';
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import type { Tail } from './append.js';
-import { NOTIFY_RUN } from './notices.js';
 
 /** Most events held at once; an append beyond waits for them to be written. */
 export const GROUP_COMMIT_MAX_EVENTS = 1_000;
@@ -34,15 +33,12 @@ const GROUPABLE_KINDS = new Set(['text.delta', 'thought.delta']);
 /** Runs whose tail a store remembers, to hold their deltas. */
 const TAIL_CACHE_SIZE = 1_024;
 
-/**
- * Held events of one run, written in one statement if the run's counter is still at `$2 - 1`
- * (with notices on, announced by one NOTIFY at commit, as in append.ts).
- */
-const writeHeldSql = (notify: boolean) => `
+/** Held events of one run, written in one statement if the run's counter is still at `$2 - 1`. */
+const WRITE_HELD = `
   WITH run AS (
     UPDATE runs SET last_seq = $2::int + $3::int - 1, updated_at = GREATEST(updated_at, $4)
     WHERE run_id = $1 AND last_seq = $2::int - 1
-    RETURNING run_id${notify ? `, ${NOTIFY_RUN('run_id')}` : ''}
+    RETURNING run_id
   ), inserted AS (
     INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
     SELECT $1, $2::int - 1 + e.ord, $5, e.kind, e.session_id, e.namespace, e.origin, e.ts, e.payload
@@ -50,8 +46,6 @@ const writeHeldSql = (notify: boolean) => `
       WITH ORDINALITY AS e(kind, session_id, namespace, origin, ts, payload, ord)
   )
   SELECT count(*)::int AS written FROM run`;
-
-const WRITE_HELD = { notify: writeHeldSql(true), quiet: writeHeldSql(false) };
 
 interface Held {
   item: PreparedEvent;
@@ -74,13 +68,14 @@ export class GroupCommit {
   readonly #durable = new Map<string, number>();
   #lost: StoreError | null = null;
 
-  readonly #writeHeld: string;
+  /** Told of each run whose held events a write committed (to announce them, notices.ts). */
+  readonly #written: (runId: string) => void;
 
-  constructor(pool: Pool, enabled: boolean, where: string, notify: boolean) {
+  constructor(pool: Pool, enabled: boolean, where: string, written: (runId: string) => void) {
     this.#pool = pool;
     this.#enabled = enabled;
     this.#where = where;
-    this.#writeHeld = notify ? WRITE_HELD.notify : WRITE_HELD.quiet;
+    this.#written = written;
   }
 
   /** Hold `item` if it may be written behind: the stored event, or `null` to append it durably. */
@@ -187,7 +182,7 @@ export class GroupCommit {
     let written = 0;
     let cause: unknown = null;
     try {
-      const result = await this.#pool.query<{ written: number }>(this.#writeHeld, [
+      const result = await this.#pool.query<{ written: number }>(WRITE_HELD, [
         runId,
         first.seq,
         entries.length,
@@ -204,7 +199,10 @@ export class GroupCommit {
     } catch (error) {
       cause = error;
     }
-    if (written === 1) return;
+    if (written === 1) {
+      this.#written(runId);
+      return;
+    }
     // Seqs already handed out past the store's real tail: forget it, so the next append reads it.
     this.#tails.delete(runId);
     const why = cause
