@@ -8,7 +8,7 @@
  * finds nothing left to do (DDL is transactional in Postgres, so a failed step leaves
  * nothing behind).
  */
-import type { PoolClient } from 'pg';
+import pg, { type PoolClient } from 'pg';
 import type { Migration } from '../shared/migration.js';
 
 export type { Migration };
@@ -119,6 +119,30 @@ export async function migrate(
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Run `body` while holding a session-level advisory lock named `name`, on a connection of its
+ * own: for a schema setup that is not ours and takes no lock. LangGraph's
+ * `PostgresSaver.setup()` runs its migrations outside a transaction, so two processes
+ * starting at once on a fresh database race on them (a duplicate key in its migrations
+ * table, or in `pg_type`); under this lock the second finds them done.
+ */
+export async function withAdvisoryLock<T>(
+  url: string,
+  name: string,
+  body: () => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {}); // a broken lock connection fails the query below, not the process
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    return await body();
+  } finally {
+    // Ending the session frees the lock, whatever body did.
+    await client.end().catch(() => {});
   }
 }
 
