@@ -233,7 +233,7 @@ async function main(): Promise<void> {
       `**${fmt(median(rates))}**`,
       `${fmt(Math.min(...rates))} – ${fmt(Math.max(...rates))}`,
     ];
-    const rates = rows.map((row) => row[1] ?? '');
+    const rates = rows.map((row) => (row[1] ?? '').replaceAll('*', ''));
     writeSection('scale-out.bench', [
       '## Scale-out: chat over 1 and 2 server processes (`npm run bench:scale`)',
       '',
