@@ -220,22 +220,18 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     );
     victim.child.kill('SIGKILL');
     await victim.exited;
+    const killedAt = Date.now();
     const seenBeforeKill = follow.frames.map((frame) => frame.event);
 
-    // The claim is stale once three heartbeats are missed: the next turn on B takes it over.
-    model.push({ text: 'fresh start' });
-    const killedAt = Date.now();
-    const next = await until('the session to be free', async () => {
-      const response = await post(`${B}/agents/helper/chat`, {
-        session_id: 'conv-k',
-        message: 'again',
-      });
-      return response.status === 409 ? undefined : response;
-    });
-    expect(await next.json()).toEqual({ output: 'fresh start' });
+    // Three missed heartbeats (0.6 s) make the claim stale; B's next sweep (every 0.6 s)
+    // closes the run, with no new turn on its session: the tail on B ends with it.
+    await Promise.race([follow.done, sleep(8_000)]);
     expect(Date.now() - killedAt).toBeLessThan(5_000); // not the 3600 s stale-run timeout
+    expect(follow.frames.at(-1)?.kind).toBe('run.failed');
+    model.push({ text: 'fresh start' });
+    const next = await post(`${B}/agents/helper/chat`, { session_id: 'conv-k', message: 'again' });
+    expect(await next.json()).toEqual({ output: 'fresh start' });
 
-    await follow.done; // the tail on B ends with the run's closing event
     const stored = parseSse(await (await fetch(`${B}/runs/${runId}/events?follow=false`)).text());
     const events = stored.map((frame) => frame.data as Record<string, unknown>);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i));
@@ -249,7 +245,6 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
         ),
       },
     });
-    expect(follow.frames.at(-1)?.kind).toBe('run.failed');
     const run = (await (await fetch(`${B}/runs/${runId}`)).json()) as { status: string };
     expect(run.status).toBe('failed');
     model.assertConsumed();

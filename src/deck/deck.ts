@@ -229,6 +229,7 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
+    await parts.stopSweep();
     await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
     const results = await Promise.allSettled([
       parts.engine.close(),

@@ -140,6 +140,23 @@ describe('heartbeats: a live run whose process is gone is stale after its lease'
     );
   });
 
+  it("closes a gone process's run without waiting for its session's next turn", async () => {
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.02'); // the deck sweeps every 60 ms
+    const eventStore = new MemoryEventStore();
+    await abandonedRun(eventStore, 'dead-run', 'conv', 50);
+    await abandonedRun(eventStore, 'no-lease-run', 'other'); // follows the 3600 s timeout
+    const { deck } = await openTestDeck({ agents: [], eventStore });
+    await sleep(250);
+    expect(await deck.status('dead-run')).toBe('failed');
+    expect((await eventStore.read('dead-run')).at(-1)).toMatchObject({
+      kind: 'run.failed',
+      payload: { errorType: 'StaleRunError' },
+    });
+    expect(await eventStore.claimHolder('session:conv')).toBeNull();
+    expect(await deck.status('no-lease-run')).toBe('running');
+    expect((await eventStore.claimHolder('session:other'))?.runId).toBe('no-lease-run');
+  });
+
   it('refuses a malformed heartbeat setting at open', async () => {
     vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0');
     await expect(openTestDeck({ agents: [] })).rejects.toThrow(
