@@ -57,7 +57,12 @@ export async function* runEventFrames(
       } else {
         // Nothing new: a client already past the terminal event (a reconnect with its seq) ends here.
         const run = await log.getRun(runId);
-        if (!run || TERMINAL_STATUSES.includes(run.status)) return;
+        if (!run) return;
+        if (TERMINAL_STATUSES.includes(run.status)) {
+          // Ended between the read and now: read its last events (the terminal one ends the loop).
+          if (run.lastSeq > after) continue;
+          return;
+        }
         wait = notices ? ceiling : Math.min(max, wait * 2);
         if (Date.now() - idleSince >= keepAliveMs) {
           yield KEEPALIVE;
