@@ -37,6 +37,8 @@ interface Case {
   batch: number;
   /** Wait for the next event-loop turn between appends, as tokens arriving over a socket do. */
   turns?: boolean;
+  /** Postgres only: `notify: false` (no NOTIFY per statement), to price the append notices. */
+  quiet?: boolean;
 }
 
 /** The first case is the headline. */
@@ -61,6 +63,19 @@ const CASES: Case[] = [
     batch: 1,
     turns: true,
   },
+  {
+    name: 'Postgres (default), 1 event per append, a turn between events, notify: false',
+    backend: 'postgres',
+    batch: 1,
+    turns: true,
+    quiet: true,
+  },
+  {
+    name: 'Postgres, groupCommit: false, notify: false, 1 event per append',
+    backend: 'postgres-each',
+    batch: 1,
+    quiet: true,
+  },
 ];
 
 interface Sample {
@@ -74,7 +89,12 @@ async function measure(test: Case): Promise<Sample> {
   const store: EventStore =
     test.backend === 'sqlite'
       ? new SqliteEventStore({ path: join(dir, 'state.db') })
-      : new PostgresEventStore({ url: URL, schema, groupCommit: test.backend === 'postgres' });
+      : new PostgresEventStore({
+          url: URL,
+          schema,
+          groupCommit: test.backend === 'postgres',
+          notify: !test.quiet,
+        });
   const envelope = { runId: 'bench-run', sessionId: 's1', namespace: null, origin: 'bench' };
   try {
     await store.append([
@@ -172,6 +192,8 @@ async function main(): Promise<void> {
     `**Headline: ${fmt(headline)} events/s** (median) on Postgres in its default configuration`,
     `(deltas written behind), one awaited append per token; ${fmt(each)}/s with \`groupCommit: false\``,
     `(a round trip per token); the SQLite default, same shape, same invocation: ${fmt(sqlite)}/s.`,
+    'A Postgres store also announces its appends for live tails (LISTEN/NOTIFY, on by default: one',
+    'NOTIFY statement per event-loop turn, after the commit); the `notify: false` rows price it.',
     '',
     `${machineLine(load)} ${server}.`,
     '',

@@ -113,6 +113,8 @@ describe('service-serve', () => {
       env: freshEnv({}),
     });
     expect(help.stdout).toContain('Usage: service-serve [project] [--host HOST] [--port PORT]');
+    expect(help.stdout).toContain('Several processes (behind a load balancer) serve as one');
+    expect(help.stdout).toContain('docs/deployment.md');
     const dir = mkdtempSync(join(tmpdir(), 'agentdeck-serve-'));
     dirs.push(dir);
     const missing = run(process.execPath, ['--import', TSX, CLI], { cwd: dir, env: freshEnv({}) });

@@ -41,8 +41,10 @@ export interface ReadOptions {
 
 export interface ClaimHolder {
   runId: string;
-  /** ISO timestamp when the claim was taken. */
+  /** ISO timestamp when the claim was taken (or last renewed). */
   claimedAt: string;
+  /** The holder's promise to renew within this many ms (a live run's heartbeat); absent when it made none. */
+  leaseMs?: number;
 }
 
 export type ClaimResult =
@@ -55,6 +57,13 @@ export interface ClaimRequest {
   runId: string;
   /** A claim older than this is stale and is taken over (reported in `tookOverFrom`). */
   staleAfterMs: number;
+  /**
+   * The claimer promises to renew the claim at least this often (a live run's heartbeat):
+   * once not renewed for `leaseMs` it is stale, whatever `staleAfterMs` a later claimer
+   * allows, because its process is taken to be gone. Omitted: no promise, only `staleAfterMs`
+   * applies (a paused run that keeps its claim). Stored with the claim; a renewal replaces it.
+   */
+  leaseMs?: number;
 }
 
 export interface ControlRequest {
@@ -104,4 +113,25 @@ export interface EventStore {
   dropContinuation(runId: string): Promise<boolean>;
   /** Release resources (file handles, connections). Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * An ability of an event store that several processes share: telling a reader, at once,
+ * that a run has new events, whoever appended them, so a live tail need not poll. A notice
+ * is a wake-up, never the events: the reader then reads the store after the last seq it
+ * has. Notices may be lost (a dropped connection), so a reader still reads now and then.
+ * Found with {@link isAppendNotifier}; the Postgres store has it (LISTEN/NOTIFY).
+ */
+export interface AppendNotifier {
+  /**
+   * Call `onAppend` after each commit that appends to `runId`, in any process. Resolves once
+   * listening (nothing committed later is missed) with a function that stops watching;
+   * rejects with a StoreError when it cannot listen (the caller falls back to polling).
+   */
+  watchRun(runId: string, onAppend: () => void): Promise<() => void>;
+}
+
+/** Whether `store` can tell a reader of new events (see {@link AppendNotifier}). */
+export function isAppendNotifier(store: object): store is AppendNotifier {
+  return typeof (store as Partial<AppendNotifier>).watchRun === 'function';
 }

@@ -239,6 +239,7 @@ export class Deck<C = unknown> {
       return;
     }
     this.#resumeWatch?.halt();
+    await parts.stopSweep();
     await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
     await this.#resumeWatch?.stop(); // its continuations were cancelled with the other runs
     const results = await Promise.allSettled([

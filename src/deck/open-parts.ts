@@ -17,6 +17,7 @@ import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-u
 import { openEventStore } from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
 import type { DeckOptions } from './options.js';
+import { startStaleSweep } from './stale-sweep.js';
 import type { WorkflowOps } from './workflow-ops.js';
 
 export interface OpenParts {
@@ -28,6 +29,8 @@ export interface OpenParts {
   checkpointer: OpenCheckpointer;
   observers: ObserverSet;
   workflowOps: WorkflowOps;
+  /** Stops closing the runs of gone processes (stale-sweep.ts). */
+  stopSweep(): Promise<void>;
   sessionFor(sessionId: string): ConversationSession;
 }
 
@@ -86,7 +89,14 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     workflows: request.workflows,
     staleRunAfterSeconds: settings.staleRunAfterSeconds,
   };
+  const stopSweep = startStaleSweep({
+    store,
+    settings,
+    workflows: new Set(request.workflows.keys()),
+    taps: [observers.tap],
+  });
   return {
+    stopSweep,
     runtime,
     store,
     ownsStore,

@@ -263,7 +263,10 @@ describe('what a paused run keeps', () => {
   it('holds its session until the stale-run timeout, which closes it as failed', async () => {
     vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '1');
     try {
-      const { deck } = await agentDeck([...toolThenText.slice(0, 1), { text: 'new turn' }], 10);
+      const { deck, eventStore } = await agentDeck(
+        [...toolThenText.slice(0, 1), { text: 'new turn' }],
+        10,
+      );
       const stream = deck.stream('Booker', 'Book it', { sessionId: 's-stale', runId: 'r-stale' });
       await stream.next();
       await deck.pause('r-stale');
@@ -275,6 +278,7 @@ describe('what a paused run keeps', () => {
       const next = await deck.run('Booker', 'next', { sessionId: 's-stale' });
       expect(next.output).toBe('new turn');
       expect(await deck.status('r-stale')).toBe('failed');
+      expect(await eventStore.readContinuation('r-stale')).toBeNull();
       expect(await deck.resume('r-stale')).toEqual([]);
     } finally {
       vi.unstubAllEnvs();

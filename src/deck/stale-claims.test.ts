@@ -8,7 +8,12 @@ import { ScriptedModel } from '../testing/index.js';
 afterEach(() => vi.unstubAllEnvs());
 
 /** A run whose process died mid-turn: its events and its claim stay behind. */
-async function abandonedRun(store: MemoryEventStore, runId: string, sessionId: string) {
+async function abandonedRun(
+  store: MemoryEventStore,
+  runId: string,
+  sessionId: string,
+  leaseMs?: number,
+) {
   await store.append([
     {
       kind: 'run.started',
@@ -19,7 +24,12 @@ async function abandonedRun(store: MemoryEventStore, runId: string, sessionId: s
       payload: { invocableType: 'agent', input: [] },
     },
   ]);
-  const claim = await store.claim({ key: `session:${sessionId}`, runId, staleAfterMs: 60_000 });
+  const claim = await store.claim({
+    key: `session:${sessionId}`,
+    runId,
+    staleAfterMs: 60_000,
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+  });
   expect(claim.acquired).toBe(true);
 }
 
@@ -83,5 +93,74 @@ describe('stale session claims', () => {
       NotFoundError,
     );
     expect((await deck.pending()).map((p) => p.runId)).toEqual([next.runId]);
+  });
+});
+
+describe('heartbeats: a live run whose process is gone is stale after its lease', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('takes over a live claim that stopped renewing, long before the stale-run timeout', async () => {
+    const eventStore = new MemoryEventStore();
+    // A live run of a process that died: its last renewal promised one within 50 ms.
+    await abandonedRun(eventStore, 'dead-run', 'conv', 50);
+    const model = new ScriptedModel([{ text: 'fresh start' }]);
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model })], eventStore });
+    await expect(deck.run('A', 'hi', { sessionId: 'conv' })).rejects.toThrow(ConflictError);
+    await sleep(80);
+    expect((await deck.run('A', 'hi', { sessionId: 'conv' })).output).toBe('fresh start');
+    const closing = (await eventStore.read('dead-run')).at(-1);
+    expect(closing).toMatchObject({ kind: 'run.failed', payload: { errorType: 'StaleRunError' } });
+    expect(closing?.kind === 'run.failed' && closing.payload.message).toMatch(
+      /was not renewed for 0.05 s \(its process stopped its heartbeat/,
+    );
+  });
+
+  it("keeps a live turn's claim renewed: a second turn is refused well past the lease", async () => {
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.02');
+    const eventStore = new MemoryEventStore();
+    const model = new ScriptedModel([{ text: ['slow', ' answer'], delayMs: 200 }]);
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model })], eventStore });
+    const first = deck.run('A', 'hi', { sessionId: 'busy' });
+    await sleep(150); // more than twice the 60 ms lease
+    const holder = await eventStore.claimHolder('session:busy');
+    expect(holder?.leaseMs).toBe(60);
+    await expect(deck.run('A', 'again', { sessionId: 'busy' })).rejects.toThrow(ConflictError);
+    expect((await first).output).toBe('slow answer');
+  });
+
+  it('lets a paused workflow keep its thread past the lease: only the stale-run timeout frees it', async () => {
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.02');
+    const { deck, eventStore } = await openTestDeck({ workflows: [approval()] });
+    await deck.run('approval', { amount: 1 }, { sessionId: 'waiting' });
+    const kept = await eventStore.claimHolder('thread:approval:waiting');
+    expect(kept?.leaseMs).toBeUndefined();
+    await sleep(100);
+    await expect(deck.run('approval', { amount: 2 }, { sessionId: 'waiting' })).rejects.toThrow(
+      ConflictError,
+    );
+  });
+
+  it("closes a gone process's run without waiting for its session's next turn", async () => {
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.02'); // the deck sweeps every 60 ms
+    const eventStore = new MemoryEventStore();
+    await abandonedRun(eventStore, 'dead-run', 'conv', 50);
+    await abandonedRun(eventStore, 'no-lease-run', 'other'); // follows the 3600 s timeout
+    const { deck } = await openTestDeck({ agents: [], eventStore });
+    await sleep(250);
+    expect(await deck.status('dead-run')).toBe('failed');
+    expect((await eventStore.read('dead-run')).at(-1)).toMatchObject({
+      kind: 'run.failed',
+      payload: { errorType: 'StaleRunError' },
+    });
+    expect(await eventStore.claimHolder('session:conv')).toBeNull();
+    expect(await deck.status('no-lease-run')).toBe('running');
+    expect((await eventStore.claimHolder('session:other'))?.runId).toBe('no-lease-run');
+  });
+
+  it('refuses a malformed heartbeat setting at open', async () => {
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0');
+    await expect(openTestDeck({ agents: [] })).rejects.toThrow(
+      /SERVICE_RUNTIME_HEARTBEAT_SECONDS=0 is not a positive number/,
+    );
   });
 });

@@ -5,7 +5,7 @@
  */
 import { ConflictError } from '../core/errors.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import type { EventStore } from '../core/store.js';
+import type { ClaimHolder, EventStore } from '../core/store.js';
 import { type EventTap, RunRecorder } from './recorder.js';
 
 export function sessionClaimKey(sessionId: string): string {
@@ -18,8 +18,16 @@ export async function acquireClaim(
   runId: string,
   staleAfterSeconds: number,
   taps: readonly EventTap[] = [],
+  /** The lease a live run promises to renew within (see heartbeat.ts); none for a one-off claim. */
+  leaseMs?: number,
 ): Promise<void> {
-  const result = await store.claim({ key, runId, staleAfterMs: staleAfterSeconds * 1000 });
+  const staleAfterMs = staleAfterSeconds * 1000;
+  const result = await store.claim({
+    key,
+    runId,
+    staleAfterMs,
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+  });
   if (!result.acquired) {
     throw new ConflictError(
       `${describeKey(key)} is busy: run '${result.holder.runId}' holds it since ${result.holder.claimedAt}; ` +
@@ -28,16 +36,32 @@ export async function acquireClaim(
     );
   }
   if (result.tookOverFrom && result.tookOverFrom.runId !== runId) {
-    await closeStaleRun(store, result.tookOverFrom.runId, key, runId, staleAfterSeconds, taps);
+    const why = staleReason(result.tookOverFrom, key, staleAfterMs);
+    await closeStaleRun(
+      store,
+      result.tookOverFrom.runId,
+      `${why} and was taken over by run '${runId}'`,
+      taps,
+    );
   }
+}
+
+/** Why a claim was stale: its holder stopped renewing within its lease, or it outlived the timeout. */
+function staleReason(holder: ClaimHolder, key: string, staleAfterMs: number): string {
+  const age = Date.now() - Date.parse(holder.claimedAt);
+  if (holder.leaseMs !== undefined && holder.leaseMs < staleAfterMs && !(age > staleAfterMs)) {
+    return (
+      `its claim on ${describeKey(key)} was not renewed for ${holder.leaseMs / 1000} s ` +
+      '(its process stopped its heartbeat: it is taken to be gone)'
+    );
+  }
+  return `its claim on ${describeKey(key)} was older than ${staleAfterMs / 1000} s`;
 }
 
 async function closeStaleRun(
   store: EventStore,
   staleRunId: string,
-  key: string,
-  newRunId: string,
-  staleAfterSeconds: number,
+  message: string,
   taps: readonly EventTap[],
 ): Promise<void> {
   const summary = await store.getRun(staleRunId);
@@ -57,9 +81,11 @@ async function closeStaleRun(
     kind: 'run.failed',
     payload: {
       errorType: 'StaleRunError',
-      message: `its claim on ${describeKey(key)} was older than ${staleAfterSeconds} s and was taken over by run '${newRunId}'`,
+      message,
     },
   });
+  // A paused agent run's saved state can no longer be continued.
+  await store.dropContinuation(staleRunId);
 }
 
 function describeKey(key: string): string {

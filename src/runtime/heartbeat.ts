@@ -1,7 +1,10 @@
 /**
  * Keeps a claim fresh while its run is alive, so that only a run whose process is gone
- * ever looks stale. If the claim was taken over anyway (the process stalled past the
- * timeout), the run is told through `onLost` and stops.
+ * ever looks stale. Each renewal carries a lease (a few heartbeats long): a claim whose
+ * holder stops renewing is stale once the lease runs out, long before the stale-run timeout
+ * (which still applies to a paused run's kept claim, renewed by nobody). If the claim was
+ * taken over anyway (the process stalled past its lease), the run is told through `onLost`
+ * and stops.
  */
 import { errorMessage } from '../core/errors.js';
 import type { EventStore } from '../core/store.js';
@@ -9,31 +12,55 @@ import type { EventStore } from '../core/store.js';
 /** Stops renewing; resolves once no renewal is in flight (so a release cannot be undone by one). */
 export type StopHeartbeat = () => Promise<void>;
 
+/** How often a live run renews its claim, and the lease each renewal promises. */
+export interface HeartbeatTiming {
+  everyMs: number;
+  /** Absent: no lease promised (only the stale-run timeout applies). */
+  leaseMs?: number;
+}
+
+/** Heartbeats a live claim may miss before it is stale: its lease is this many intervals. */
+export const LEASE_HEARTBEATS = 3;
+
+/**
+ * The heartbeat of a live run: every `heartbeatSeconds` (never less often than a third of
+ * the stale-run timeout), with a lease of {@link LEASE_HEARTBEATS} intervals. Without
+ * `heartbeatSeconds`, a third of the timeout and no lease.
+ */
+export function heartbeatTiming(
+  staleAfterSeconds: number,
+  heartbeatSeconds?: number,
+): HeartbeatTiming {
+  const third = Math.floor((staleAfterSeconds * 1000) / 3);
+  if (heartbeatSeconds === undefined) return { everyMs: Math.max(10, third) };
+  const everyMs = Math.max(10, Math.min(Math.round(heartbeatSeconds * 1000), third));
+  return { everyMs, leaseMs: everyMs * LEASE_HEARTBEATS };
+}
+
 export function startHeartbeat(
   store: EventStore,
   key: string,
   runId: string,
   staleAfterMs: number,
+  timing: HeartbeatTiming,
   onLost: (holderRunId: string) => void,
 ): StopHeartbeat {
   let inFlight: Promise<void> | null = null;
-  const timer = setInterval(
-    () => {
-      if (inFlight) return;
-      inFlight = store
-        .claim({ key, runId, staleAfterMs })
-        .then(
-          (result) => {
-            if (!result.acquired) onLost(result.holder.runId);
-          },
-          (error) => console.error(`[agentdeck] renewing ${key} failed: ${errorMessage(error)}`),
-        )
-        .finally(() => {
-          inFlight = null;
-        });
-    },
-    Math.max(10, Math.floor(staleAfterMs / 3)),
-  );
+  const lease = timing.leaseMs === undefined ? {} : { leaseMs: timing.leaseMs };
+  const timer = setInterval(() => {
+    if (inFlight) return;
+    inFlight = store
+      .claim({ key, runId, staleAfterMs, ...lease })
+      .then(
+        (result) => {
+          if (!result.acquired) onLost(result.holder.runId);
+        },
+        (error) => console.error(`[agentdeck] renewing ${key} failed: ${errorMessage(error)}`),
+      )
+      .finally(() => {
+        inFlight = null;
+      });
+  }, timing.everyMs);
   timer.unref();
   return async () => {
     clearInterval(timer);

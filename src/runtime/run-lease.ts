@@ -9,13 +9,20 @@ import { errorMessage } from '../core/errors.js';
 import type { ControlRequest, EventStore } from '../core/store.js';
 import { acquireClaim } from './claims.js';
 import { type ControlWatch, RunControl, type WatchedRun } from './control-watch.js';
-import { type StopHeartbeat, startHeartbeat } from './heartbeat.js';
+import {
+  type HeartbeatTiming,
+  heartbeatTiming,
+  type StopHeartbeat,
+  startHeartbeat,
+} from './heartbeat.js';
 import type { LiveTurn, LiveTurns } from './live-turns.js';
 import { type EventTap, RunEndedError, type RunIdentity, RunRecorder } from './recorder.js';
 
 export interface LeaseDeps {
   store: EventStore;
   staleRunAfterSeconds: number;
+  /** How often a live run renews its claim (with a lease of a few of these); see settings.ts. */
+  heartbeatSeconds?: number;
   taps: readonly EventTap[];
   liveTurns: LiveTurns;
   /** Where the run's pause and cancel requests are watched for. */
@@ -30,6 +37,7 @@ export class RunLease {
   readonly recorder: RunRecorder;
   #cancelReason: string | null = null;
   #stopHeartbeat: StopHeartbeat = async () => {};
+  #timing: HeartbeatTiming | null = null;
   #settled = false;
   #markFinished: () => void = () => {};
   readonly #live: LiveTurn;
@@ -72,6 +80,7 @@ export class RunLease {
     /** Control requests already addressed (a continued run's pause and resume). */
     handled: readonly string[] = [],
   ): Promise<RunLease> {
+    const timing = heartbeatTiming(deps.staleRunAfterSeconds, deps.heartbeatSeconds);
     if (claimKey) {
       await acquireClaim(
         deps.store,
@@ -79,15 +88,18 @@ export class RunLease {
         identity.runId,
         deps.staleRunAfterSeconds,
         deps.taps,
+        timing.leaseMs,
       );
     }
     const lease = new RunLease(deps, identity, claimKey, handled);
     if (claimKey) {
+      lease.#timing = timing;
       lease.#stopHeartbeat = startHeartbeat(
         deps.store,
         claimKey,
         identity.runId,
         deps.staleRunAfterSeconds * 1000,
+        timing,
         (holder) => lease.cancel(`its claim was taken over by run '${holder}'`),
       );
     }
@@ -135,11 +147,20 @@ export class RunLease {
     }
   }
 
-  /** Stop renewing but keep the claim: the run is paused and still owns its thread. */
+  /**
+   * Stop renewing but keep the claim: the run is paused and still owns its thread. The claim
+   * is renewed once without a lease, so it follows the stale-run timeout from now on.
+   */
   async keep(): Promise<void> {
     if (this.#settled) return;
     this.#settled = true;
     await this.#stopHeartbeat();
+    if (this.claimKey && this.#timing?.leaseMs !== undefined) {
+      const { key, runId } = { key: this.claimKey, runId: this.recorder.identity.runId };
+      await this.deps.store
+        .claim({ key, runId, staleAfterMs: this.deps.staleRunAfterSeconds * 1000 })
+        .catch(logFailure(`keep ${key} for the paused run`));
+    }
   }
 
   /** The run's own code is done: it is no longer live. Call last, after release or keep. */

@@ -13,11 +13,19 @@ export interface RuntimeSettings {
    * @default 200
    */
   controlPollMs: number;
+  /**
+   * `SERVICE_RUNTIME_HEARTBEAT_SECONDS`: how often a live run renews its claim. A live run's
+   * claim not renewed for three of these is stale (its process is taken to be gone) and is
+   * taken over at once, whatever the stale-run timeout; a paused run's kept claim is not
+   * renewed and follows the timeout. @default 10
+   */
+  heartbeatSeconds: number;
 }
 
 export const DEFAULT_CONTROL_POLL_MS = 200;
 
 export const DEFAULT_STALE_RUN_AFTER_SECONDS = 3600;
+export const DEFAULT_HEARTBEAT_SECONDS = 10;
 
 export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
   return {
@@ -25,6 +33,12 @@ export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ru
       env,
       'SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS',
       DEFAULT_STALE_RUN_AFTER_SECONDS,
+      'seconds',
+    ),
+    heartbeatSeconds: positive(
+      env,
+      'SERVICE_RUNTIME_HEARTBEAT_SECONDS',
+      DEFAULT_HEARTBEAT_SECONDS,
       'seconds',
     ),
     controlPollMs: positive(

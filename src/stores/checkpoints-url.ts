@@ -11,6 +11,7 @@ import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
 import type { EventStore } from '../core/store.js';
 import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
+import { withAdvisoryLock } from './postgres/migrations.js';
 import { SqliteCheckpointer } from './sqlite/checkpointer.js';
 import { SqliteEventStore } from './sqlite/events.js';
 import { fileKey } from './sqlite/group-commit.js';
@@ -100,7 +101,8 @@ export async function openCheckpointer(
   const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
   const saver = PostgresSaver.fromConnString(location.url);
   try {
-    await saver.setup();
+    // Serialized across processes: several servers may start at once on a fresh database.
+    await withAdvisoryLock(location.url, 'agentdeck.migrate:checkpoints', () => saver.setup());
   } catch (error) {
     await saver.end().catch(() => {});
     throw new StoreError(

@@ -401,6 +401,32 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         expect(await store.release(key, 'run-old')).toBe(false);
       });
 
+      it('takes over a claim not renewed within its lease, whatever the claimer allows', async () => {
+        const key = uid('session');
+        await store.claim({ key, runId: 'run-live', staleAfterMs: 60_000, leaseMs: 20 });
+        expect((await store.claimHolder(key))?.leaseMs).toBe(20);
+        const early = await store.claim({ key, runId: 'run-x', staleAfterMs: 60_000 });
+        expect(early.acquired).toBe(false);
+        await sleep(40);
+        const taken = await store.claim({ key, runId: 'run-new', staleAfterMs: 60_000 });
+        expect(taken).toMatchObject({
+          acquired: true,
+          tookOverFrom: { runId: 'run-live', leaseMs: 20 },
+        });
+      });
+
+      it('drops the lease when the holder renews without one (a paused run keeps its claim)', async () => {
+        const key = uid('thread');
+        await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000, leaseMs: 20 });
+        await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000 });
+        const kept = await store.claimHolder(key);
+        expect(kept?.runId).toBe('run-a');
+        expect(kept?.leaseMs).toBeUndefined();
+        await sleep(40);
+        const busy = await store.claim({ key, runId: 'run-b', staleAfterMs: 60_000 });
+        expect(busy).toEqual({ acquired: false, holder: kept });
+      });
+
       it('gives a key to exactly one of several concurrent claimers', async () => {
         const key = uid('session');
         const runIds = Array.from({ length: 8 }, (_, i) => `run-${i}`);

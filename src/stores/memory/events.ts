@@ -130,6 +130,7 @@ export class MemoryEventStore implements EventStore {
     const now = Date.now();
     const holder = this.#claims.get(request.key);
     const mine: ClaimHolder = { runId: request.runId, claimedAt: new Date(now).toISOString() };
+    if (request.leaseMs !== undefined) mine.leaseMs = request.leaseMs;
     if (!holder || holder.runId === request.runId) {
       // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
       this.#claims.set(request.key, mine);

@@ -28,7 +28,12 @@ export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimRes
       return { acquired: false, holder };
     }
     // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
-    await client.query(SQL.setClaim, [key, runId, new Date(now).toISOString()]);
+    await client.query(SQL.setClaim, [
+      key,
+      runId,
+      new Date(now).toISOString(),
+      request.leaseMs ?? null,
+    ]);
     await client.query('COMMIT');
     const tookOverFrom = holder && holder.runId !== runId ? holder : null;
     return { acquired: true, tookOverFrom };

@@ -95,7 +95,9 @@ describe('PostgresEventStore across connections', () => {
     });
     await client.connect();
     try {
-      const { rows } = await client.query('SELECT component, version, name FROM schema_migrations');
+      const { rows } = await client.query(
+        'SELECT component, version, name FROM schema_migrations ORDER BY version',
+      );
       expect(rows).toEqual(
         EVENT_STORE_MIGRATIONS.map((m) => ({
           component: 'events',

@@ -16,6 +16,7 @@ import { ConfigError, DeckError, errorMessage, StoreError } from '../../core/err
 import type { ControlVerb } from '../../core/event-kinds.js';
 import { type Event, isTerminal, type NewEvent } from '../../core/events.js';
 import type {
+  AppendNotifier,
   ClaimHolder,
   ClaimRequest,
   ClaimResult,
@@ -33,6 +34,7 @@ import { appendDurably } from './append.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate, SQL } from './migrations.js';
+import { Announcer, AppendNotices } from './notices.js';
 
 /** Options for {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions {
@@ -59,9 +61,23 @@ export interface PostgresEventStoreOptions {
   poolSize?: number;
   /** How long connecting may take before the call fails, in ms. @default 5000 */
   connectTimeoutMs?: number;
+  /**
+   * Announce appends on channel `agentdeck_events` (LISTEN/NOTIFY: after each commit,
+   * gathered, one statement per event-loop turn; see notices.ts), so a live tail in any
+   * process sharing the database reads at once. `false` sends none (a tail then finds new
+   * events by reading once a second), and `watchRun` rejects.
+   * @default true
+   */
+  notify?: boolean;
 }
 
-const DEFAULTS = { schema: null, groupCommit: true, poolSize: 10, connectTimeoutMs: 5_000 };
+const DEFAULTS = {
+  schema: null,
+  groupCommit: true,
+  poolSize: 10,
+  connectTimeoutMs: 5_000,
+  notify: true,
+};
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -77,18 +93,24 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * await store.close();
  * ```
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements EventStore, AppendNotifier {
   /** The server, password hidden: safe to show. */
   readonly location: string;
   /** The schema of the tables, or `null` for the search path's. */
   readonly schema: string | null;
   readonly #pool: pg.Pool;
   readonly #writes: GroupCommit;
+  readonly #notify: boolean;
+  readonly #announcer: Announcer;
+  readonly #notices: AppendNotices;
   #connected: Promise<void> | null = null;
   #closed = false;
 
   constructor(options: PostgresEventStoreOptions) {
-    const { url, schema, groupCommit, poolSize, connectTimeoutMs } = { ...DEFAULTS, ...options };
+    const { url, schema, groupCommit, poolSize, connectTimeoutMs, notify } = {
+      ...DEFAULTS,
+      ...options,
+    };
     this.location = redactUrl(url);
     if (schema !== null && !SCHEMA_NAME.test(schema)) {
       throw new ConfigError(
@@ -96,16 +118,21 @@ export class PostgresEventStore implements EventStore {
       );
     }
     this.schema = schema;
-    this.#pool = new pg.Pool({
+    const connection: pg.ClientConfig = {
       connectionString: url,
-      max: poolSize,
       connectionTimeoutMillis: connectTimeoutMs,
       ...(schema === null ? {} : { options: `-c search_path=${schema}` }),
-    });
+    };
+    this.#pool = new pg.Pool({ ...connection, max: poolSize });
+    this.#notify = notify;
+    this.#announcer = new Announcer(this.#pool, notify);
+    this.#notices = new AppendNotices(connection, this.#describe());
     // An idle connection that breaks (server restart) must not crash the process: the next
     // query on the pool opens a new one, or fails and is reported as a StoreError.
     this.#pool.on('error', () => {});
-    this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe());
+    this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe(), (runId) =>
+      this.#announcer.announce(runId),
+    );
   }
 
   /** Connect and bring the schema up to date now, rather than on the first call. */
@@ -132,6 +159,7 @@ export class PostgresEventStore implements EventStore {
       this.#writes.durably(runIds, () => appendDurably(this.#pool, prepared)),
     );
     for (const event of stored) if (isTerminal(event)) this.#writes.forget(event.runId);
+    for (const runId of runIds) this.#announcer.announce(runId);
     return stored;
   }
 
@@ -216,15 +244,34 @@ export class PostgresEventStore implements EventStore {
     return (result.rowCount ?? 0) > 0;
   }
 
+  /**
+   * Call `onAppend` after each commit that appends to `runId`, by this process or any other
+   * sharing the database (LISTEN on one connection of its own, opened on first use; see
+   * notices.ts). Rejects with a StoreError when this store was opened with `notify: false`
+   * or cannot listen.
+   */
+  async watchRun(runId: string, onAppend: () => void): Promise<() => void> {
+    this.#open();
+    if (!this.#notify) {
+      throw new StoreError(
+        `${this.#describe()} was opened with notify: false; it announces no appends`,
+      );
+    }
+    await this.#ready();
+    return this.#notices.watch(runId, onAppend);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#notices.close();
     let failure: unknown = null;
     try {
       if (this.#connected) await this.#flush();
     } catch (error) {
       failure = error;
     }
+    await this.#announcer.flush();
     try {
       await this.#pool.end();
     } catch (error) {

@@ -68,10 +68,14 @@ export class GroupCommit {
   readonly #durable = new Map<string, number>();
   #lost: StoreError | null = null;
 
-  constructor(pool: Pool, enabled: boolean, where: string) {
+  /** Told of each run whose held events a write committed (to announce them, notices.ts). */
+  readonly #written: (runId: string) => void;
+
+  constructor(pool: Pool, enabled: boolean, where: string, written: (runId: string) => void) {
     this.#pool = pool;
     this.#enabled = enabled;
     this.#where = where;
+    this.#written = written;
   }
 
   /** Hold `item` if it may be written behind: the stored event, or `null` to append it durably. */
@@ -195,7 +199,10 @@ export class GroupCommit {
     } catch (error) {
       cause = error;
     }
-    if (written === 1) return;
+    if (written === 1) {
+      this.#written(runId);
+      return;
+    }
     // Seqs already handed out past the store's real tail: forget it, so the next append reads it.
     this.#tails.delete(runId);
     const why = cause

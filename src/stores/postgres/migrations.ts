@@ -8,7 +8,7 @@
  * finds nothing left to do (DDL is transactional in Postgres, so a failed step leaves
  * nothing behind).
  */
-import type { PoolClient } from 'pg';
+import pg, { type PoolClient } from 'pg';
 import type { Migration } from '../shared/migration.js';
 
 export type { Migration };
@@ -69,6 +69,11 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    name: "claims: the holder's lease (a live run renews within it)",
+    sql: 'ALTER TABLE claims ADD COLUMN lease_ms INTEGER',
+  },
+  {
+    version: 3,
     name: 'continuations of paused runs',
     sql: `
       CREATE TABLE continuations (
@@ -128,6 +133,30 @@ export async function migrate(
   }
 }
 
+/**
+ * Run `body` while holding a session-level advisory lock named `name`, on a connection of its
+ * own: for a schema setup that is not ours and takes no lock. LangGraph's
+ * `PostgresSaver.setup()` runs its migrations outside a transaction, so two processes
+ * starting at once on a fresh database race on them (a duplicate key in its migrations
+ * table, or in `pg_type`); under this lock the second finds them done.
+ */
+export async function withAdvisoryLock<T>(
+  url: string,
+  name: string,
+  body: () => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {}); // a broken lock connection fails the query below, not the process
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    return await body();
+  } finally {
+    // Ending the session frees the lock, whatever body did.
+    await client.end().catch(() => {});
+  }
+}
+
 /** An SQL identifier, quoted. */
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -142,9 +171,10 @@ export const SQL = {
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
   getRun: `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE run_id = $1`,
   lockClaim: 'SELECT pg_advisory_xact_lock(hashtext($1))',
-  claimHolder: 'SELECT run_id, claimed_at FROM claims WHERE key = $1',
-  setClaim: `INSERT INTO claims (key, run_id, claimed_at) VALUES ($1, $2, $3)
-    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
+  claimHolder: 'SELECT run_id, claimed_at, lease_ms FROM claims WHERE key = $1',
+  setClaim: `INSERT INTO claims (key, run_id, claimed_at, lease_ms) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at,
+      lease_ms = excluded.lease_ms`,
   release: 'DELETE FROM claims WHERE key = $1 AND run_id = $2',
   insertControl: `INSERT INTO control_requests (request_id, run_id, verb, reason, requested_at)
     VALUES ($1, $2, $3, $4, $5)`,

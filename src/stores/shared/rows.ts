@@ -47,5 +47,7 @@ export function toSummary(row: Row): RunSummary {
 }
 
 export function toHolder(row: Row): ClaimHolder {
-  return { runId: String(row.run_id), claimedAt: String(row.claimed_at) };
+  const holder: ClaimHolder = { runId: String(row.run_id), claimedAt: String(row.claimed_at) };
+  if (row.lease_ms !== null && row.lease_ms !== undefined) holder.leaseMs = Number(row.lease_ms);
+  return holder;
 }

@@ -177,8 +177,13 @@ export function isoNow(): string {
   return isoText;
 }
 
-/** Whether a claim taken at `holder.claimedAt` is older than `staleAfterMs` at `now`. */
+/**
+ * Whether a claim taken (or renewed) at `holder.claimedAt` is stale at `now`: older than
+ * `staleAfterMs`, or than the holder's own lease (a live run that stopped renewing).
+ */
 export function isStale(holder: ClaimHolder, staleAfterMs: number, now: number): boolean {
   const takenAt = Date.parse(holder.claimedAt);
-  return Number.isNaN(takenAt) || now - takenAt > staleAfterMs;
+  const limit =
+    holder.leaseMs === undefined ? staleAfterMs : Math.min(staleAfterMs, holder.leaseMs);
+  return Number.isNaN(takenAt) || now - takenAt > limit;
 }

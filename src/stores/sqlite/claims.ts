@@ -22,7 +22,7 @@ export function claim(sql: Statements, writes: GroupCommit, request: ClaimReques
       return { acquired: false, holder };
     }
     // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
-    sql.setClaim.run(key, runId, new Date(now).toISOString());
+    sql.setClaim.run(key, runId, new Date(now).toISOString(), request.leaseMs ?? null);
     const tookOverFrom = holder && holder.runId !== runId ? holder : null;
     return { acquired: true, tookOverFrom };
   });

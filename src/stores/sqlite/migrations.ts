@@ -64,6 +64,11 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    name: "claims: the holder's lease (a live run renews within it)",
+    sql: 'ALTER TABLE claims ADD COLUMN lease_ms INTEGER',
+  },
+  {
+    version: 3,
     name: 'continuations of paused runs',
     sql: `
       CREATE TABLE continuations (
@@ -138,9 +143,10 @@ export const SQL = {
       e.seq AS last_seq, e.ts AS updated_at
     FROM runs r JOIN events e ON e.run_id = r.run_id
     WHERE r.run_id = ? ORDER BY e.seq DESC LIMIT 1`,
-  claimHolder: 'SELECT run_id, claimed_at FROM claims WHERE key = ?',
-  setClaim: `INSERT INTO claims (key, run_id, claimed_at) VALUES (?, ?, ?)
-    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at`,
+  claimHolder: 'SELECT run_id, claimed_at, lease_ms FROM claims WHERE key = ?',
+  setClaim: `INSERT INTO claims (key, run_id, claimed_at, lease_ms) VALUES (?, ?, ?, ?)
+    ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at,
+      lease_ms = excluded.lease_ms`,
   release: 'DELETE FROM claims WHERE key = ? AND run_id = ?',
   insertControl: `INSERT INTO control_requests (request_id, run_id, verb, reason, requested_at)
     VALUES (?, ?, ?, ?, ?)`,

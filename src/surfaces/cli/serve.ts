@@ -26,7 +26,12 @@ Serve an agentdeck project over HTTP (the 1.2.1 routes, /runs, /openapi.json).
   -h, --help     show this help
 
 Environment: SERVICE_EVENTS, SERVICE_CHECKPOINT, SERVICE_SESSION, SERVICE_API_KEYS,
-SERVICE_MAX_BODY_BYTES, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see the README).`;
+SERVICE_MAX_BODY_BYTES, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see the README).
+
+Several processes (behind a load balancer) serve as one when they share one Postgres and
+one Redis: SERVICE_EVENTS=postgres://... (events, claims, control requests and, unless
+SERVICE_CHECKPOINT says otherwise, workflow checkpoints) and SERVICE_SESSION=redis://...
+(conversations). Any process answers, resumes or follows any run; see docs/deployment.md.`;
 
 export async function main(argv: readonly string[]): Promise<number> {
   let parsed: ReturnType<typeof parseOptions>;

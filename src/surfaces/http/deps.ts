@@ -5,13 +5,13 @@
  */
 
 import type { Event } from '../../core/events.js';
-import type { EventStore } from '../../core/store.js';
+import type { AppendNotifier, EventStore } from '../../core/store.js';
 import type { Deck } from '../../deck/deck.js';
 import { type ErrorLog, HttpError } from './errors.js';
 import type { AppOptions } from './options.js';
 
-/** The part of the event store the HTTP surface reads. */
-export type EventLog = Pick<EventStore, 'read' | 'getRun' | 'listRuns'>;
+/** The part of the event store the HTTP surface reads (and, if the store has it, its append notices). */
+export type EventLog = Pick<EventStore, 'read' | 'getRun' | 'listRuns'> & Partial<AppendNotifier>;
 
 /** What the deck grants its own HTTP surface beyond its public methods (SPEC.md rule 9). */
 export interface DeckGrants {

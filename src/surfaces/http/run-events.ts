@@ -4,9 +4,15 @@
  * until the terminal event. It reads the shared store, so it follows a run whatever
  * process plays it, and a client that reconnects with `Last-Event-ID` misses nothing:
  * the position is a `seq`, and the store's seqs are gap-free.
+ *
+ * How it learns of new events: a store that announces appends (`AppendNotifier`: Postgres,
+ * through LISTEN/NOTIFY) wakes it as each commit lands, in any process, and it then reads
+ * after its last seq; it still reads once a second without a notice, in case one was lost.
+ * Other stores (SQLite, memory) are polled, 10 ms at first, backing off to 250 ms.
  */
 import { isTerminal, toWire } from '../../core/events.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
+import { isAppendNotifier } from '../../core/store.js';
 import type { EventLog } from './deps.js';
 import { formatFrame, KEEPALIVE } from './sse.js';
 
@@ -20,6 +26,8 @@ export interface TailOptions {
   pollMs?: { min: number; max: number };
   /** Idle time after which a comment frame is sent. @default 15 s */
   keepAliveMs?: number;
+  /** With a store that announces appends: the longest wait for a notice before reading anyway. @default 1000 ms */
+  noticeFallbackMs?: number;
 }
 
 export async function* runEventFrames(
@@ -29,32 +37,80 @@ export async function* runEventFrames(
 ): AsyncGenerator<string, void, undefined> {
   const { min, max } = options.pollMs ?? { min: 10, max: 250 };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const notices = options.follow ? await watch(log, runId) : null;
+  const ceiling = notices ? (options.noticeFallbackMs ?? 1_000) : max;
   let after = options.afterSeq;
   let wait = min;
   let idleSince = Date.now();
-  while (!options.signal.aborted) {
-    const events = await log.read(runId, { afterSeq: after });
-    for (const event of events) {
-      yield formatFrame({ id: event.seq, data: toWire(event) });
-      after = event.seq;
-      if (isTerminal(event)) return;
-    }
-    if (!options.follow) return;
-    if (events.length > 0) {
-      wait = min;
-      idleSince = Date.now();
-    } else {
-      // Nothing new: a client already past the terminal event (a reconnect with its seq) ends here.
-      const run = await log.getRun(runId);
-      if (!run || TERMINAL_STATUSES.includes(run.status)) return;
-      wait = Math.min(max, wait * 2);
-      if (Date.now() - idleSince >= keepAliveMs) {
-        yield KEEPALIVE;
-        idleSince = Date.now();
+  try {
+    while (!options.signal.aborted) {
+      const events = await log.read(runId, { afterSeq: after });
+      for (const event of events) {
+        yield formatFrame({ id: event.seq, data: toWire(event) });
+        after = event.seq;
+        if (isTerminal(event)) return;
       }
+      if (!options.follow) return;
+      if (events.length > 0) {
+        wait = notices ? ceiling : min;
+        idleSince = Date.now();
+      } else {
+        // Nothing new: a client already past the terminal event (a reconnect with its seq) ends here.
+        const run = await log.getRun(runId);
+        if (!run) return;
+        if (TERMINAL_STATUSES.includes(run.status)) {
+          // Ended between the read and now: read its last events (the terminal one ends the loop).
+          if (run.lastSeq > after) continue;
+          return;
+        }
+        wait = notices ? ceiling : Math.min(max, wait * 2);
+        if (Date.now() - idleSince >= keepAliveMs) {
+          yield KEEPALIVE;
+          idleSince = Date.now();
+        }
+      }
+      await (notices ? notices.next(wait, options.signal) : sleep(wait, options.signal));
     }
-    await sleep(wait, options.signal);
+  } finally {
+    notices?.stop();
   }
+}
+
+interface Notices {
+  /** Resolves at the next notice (at once if one came since the last call), or after `ms`. */
+  next(ms: number, signal: AbortSignal): Promise<void>;
+  stop(): void;
+}
+
+/** Watch `runId` when the store announces appends; `null` (poll) when it cannot. */
+async function watch(log: EventLog, runId: string): Promise<Notices | null> {
+  if (!isAppendNotifier(log)) return null;
+  let noticed = false;
+  let wake: (() => void) | null = null;
+  let stop: () => void;
+  try {
+    stop = await log.watchRun(runId, () => {
+      noticed = true;
+      wake?.();
+    });
+  } catch {
+    return null; // it cannot listen now (the store said why in its error): poll instead
+  }
+  return {
+    async next(ms, signal) {
+      if (!noticed) {
+        const quit = new AbortController();
+        const stopWaiting = () => quit.abort();
+        wake = stopWaiting;
+        signal.addEventListener('abort', stopWaiting, { once: true });
+        await sleep(ms, quit.signal);
+        signal.removeEventListener('abort', stopWaiting);
+        wake = null;
+      }
+      noticed = false;
+    },
+    stop,
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,0 +1,92 @@
+/**
+ * Closes the runs of a process that is gone without waiting for their session's next turn.
+ * A live run renews its claim with a lease (runtime/heartbeat.ts); when its process dies,
+ * the next turn on its session (or thread), in any process, takes the stale claim over and
+ * closes the run with `run.failed`. Until then the log would say `running`, and a client
+ * following the run would wait. So every open deck also looks, once per lease, at the runs
+ * the log says are running: one whose claim is stale is taken over the same way (by a
+ * sweeper that frees the claim at once) and closed. Several processes may sweep at once:
+ * the claim lets one of them close a run, and the recorder never writes a second terminal
+ * event. A run that holds no claim (an agent turn without a session) cannot be told from a
+ * live one, and is left alone.
+ */
+import { randomUUID } from 'node:crypto';
+import { ConflictError, errorMessage } from '../core/errors.js';
+import type { EventStore, RunSummary } from '../core/store.js';
+import { acquireClaim, sessionClaimKey } from '../runtime/claims.js';
+import { heartbeatTiming, LEASE_HEARTBEATS } from '../runtime/heartbeat.js';
+import type { EventTap } from '../runtime/recorder.js';
+import type { RuntimeSettings } from '../runtime/settings.js';
+import { threadClaimKey } from '../runtime/workflow-run.js';
+import { isStale } from '../stores/shared/stored-event.js';
+
+/** Most running runs one sweep looks at (the newest first). */
+export const SWEEP_LIMIT = 500;
+
+export interface SweepDeps {
+  store: EventStore;
+  settings: RuntimeSettings;
+  /** The deck's workflow names: their runs hold a thread claim, an agent's its session's. */
+  workflows: ReadonlySet<string>;
+  taps: readonly EventTap[];
+}
+
+/** Sweep once per lease until the returned function is called (it awaits a sweep in flight). */
+export function startStaleSweep(deps: SweepDeps): () => Promise<void> {
+  const { everyMs, leaseMs } = heartbeatTiming(
+    deps.settings.staleRunAfterSeconds,
+    deps.settings.heartbeatSeconds,
+  );
+  let inFlight: Promise<unknown> | null = null;
+  const timer = setInterval(
+    () => {
+      if (inFlight) return;
+      inFlight = sweepStaleRuns(deps)
+        .catch((error) =>
+          console.error(
+            `[agentdeck] closing the runs of gone processes failed: ${errorMessage(error)}`,
+          ),
+        )
+        .finally(() => {
+          inFlight = null;
+        });
+    },
+    leaseMs ?? everyMs * LEASE_HEARTBEATS,
+  );
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await inFlight;
+  };
+}
+
+/** Close every running run whose claim is stale; returns their ids. */
+export async function sweepStaleRuns(deps: SweepDeps): Promise<string[]> {
+  const { store, settings } = deps;
+  const staleAfterMs = settings.staleRunAfterSeconds * 1000;
+  const closed: string[] = [];
+  for (const run of await store.listRuns({ status: 'running', limit: SWEEP_LIMIT })) {
+    const key = claimKeyOf(run, deps.workflows);
+    if (!key) continue;
+    const holder = await store.claimHolder(key);
+    if (!holder || holder.runId !== run.runId || !isStale(holder, staleAfterMs, Date.now())) {
+      continue;
+    }
+    const sweeper = `stale-sweep-${randomUUID()}`;
+    try {
+      // Takes the stale claim over and closes its run, as a new turn would (runtime/claims.ts).
+      await acquireClaim(store, key, sweeper, settings.staleRunAfterSeconds, deps.taps);
+    } catch (error) {
+      if (error instanceof ConflictError) continue; // renewed, or taken, meanwhile
+      throw error;
+    }
+    await store.release(key, sweeper);
+    closed.push(run.runId);
+  }
+  return closed;
+}
+
+function claimKeyOf(run: RunSummary, workflows: ReadonlySet<string>): string | null {
+  if (workflows.has(run.origin)) return threadClaimKey(run.origin, run.sessionId ?? run.runId);
+  return run.sessionId === null ? null : sessionClaimKey(run.sessionId);
+}

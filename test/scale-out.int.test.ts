@@ -1,0 +1,258 @@
+/**
+ * Scale-out with real processes: two `service-serve` processes (A and B, two ports) on one
+ * Postgres database (events, claims, checkpoints) and one Redis (sessions), serving the
+ * project in test/fixtures/scale, with one scripted model server for both. They must behave
+ * as one service: a workflow paused on A is answered on B, a conversation started on A goes
+ * on on B, a session busy on A is busy on B, a run played on A is followed live on B, and a
+ * run whose process is killed is closed as failed once its heartbeat stops, with nothing it
+ * recorded lost. The database and the Redis keys are this file's own and are dropped after.
+ */
+import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
+import { parseSse } from './support/http.js';
+import { TEST_POSTGRES_URL } from './support/postgres.js';
+import { type ServerProcess, startServer } from './support/server-process.js';
+
+const PROJECT = join(resolve(import.meta.dirname), 'fixtures/scale/.agentdeck');
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const database = `agentdeck_scale_${randomUUID().replaceAll('-', '')}`;
+const databaseUrl = new URL(TEST_POSTGRES_URL);
+databaseUrl.pathname = `/${database}`;
+const keyPrefix = `agentdeck-test:${randomUUID()}:`;
+/** A live run renews its claim every 200 ms; missing three renewals (600 ms) makes it stale. */
+const HEARTBEAT_SECONDS = '0.2';
+
+let model: ScriptedModelServer;
+const servers: ServerProcess[] = [];
+let A: string;
+let B: string;
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function serve(): ServerProcess {
+  const server = startServer(PROJECT, {
+    SERVICE_EVENTS: databaseUrl.href,
+    SERVICE_SESSION: REDIS_URL,
+    SERVICE_SESSION_KEY_PREFIX: keyPrefix,
+    SERVICE_RUNTIME_HEARTBEAT_SECONDS: HEARTBEAT_SECONDS,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'sk-test',
+  });
+  servers.push(server);
+  return server;
+}
+
+beforeAll(async () => {
+  await admin(`CREATE DATABASE ${database}`);
+  model = await scriptedModelServer([]);
+  // Both start at once; the migrations serialize on an advisory lock.
+  [A, B] = await Promise.all([serve().url, serve().url]);
+}, 60_000);
+
+afterAll(async () => {
+  for (const server of servers) server.child.kill('SIGKILL');
+  await Promise.all(servers.map((server) => server.exited));
+  await model?.close();
+  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+}, 30_000);
+
+const post = (url: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Wait until `check` returns a value (not undefined), reading every 20 ms. */
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await sleep(20);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The id of the run on `sessionId`, as any server lists it once it has started. */
+async function runOn(server: string, sessionId: string): Promise<string> {
+  return until(`a run on session ${sessionId}`, async () => {
+    const response = await fetch(`${server}/runs?session_id=${sessionId}`);
+    const body = (await response.json()) as { runs: { run_id: string }[] };
+    return body.runs[0]?.run_id;
+  });
+}
+
+interface TailFrame {
+  at: number;
+  seq: number;
+  kind: string;
+  event: Record<string, unknown>;
+}
+
+/** Follow `GET /runs/{id}/events` on `server`, frame by frame, with the time each arrived. */
+function tail(server: string, runId: string) {
+  const frames: TailFrame[] = [];
+  const done = (async () => {
+    const response = await fetch(`${server}/runs/${runId}/events`);
+    expect(response.status).toBe(200);
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      const end = buffer.lastIndexOf('\n\n');
+      if (end < 0) continue;
+      for (const frame of parseSse(buffer.slice(0, end + 2))) {
+        const event = frame.data as Record<string, unknown>;
+        frames.push({ at: Date.now(), seq: Number(frame.id), kind: String(event.kind), event });
+      }
+      buffer = buffer.slice(end + 2);
+    }
+  })();
+  return { frames, done };
+}
+
+describe('two service-serve processes on one Postgres and one Redis', () => {
+  it('answers on B a workflow interrupted on A', async () => {
+    const paused = await post(`${A}/workflows/approval?thread_id=t-1`, { amount: 5 });
+    const question = {
+      type: 'interrupt',
+      payload: { question: 'approve?', amount: 5 },
+      thread_id: 't-1',
+    };
+    expect(await paused.json()).toEqual(question);
+    expect(await (await fetch(`${B}/workflows/approval/pending`)).json()).toEqual([question]);
+    const answered = await post(`${B}/workflows/approval/t-1/resume`, {
+      value: { approved: true },
+    });
+    expect(await answered.json()).toEqual({ amount: 5, approved: true, note: 'amount 5 approved' });
+    expect(await (await fetch(`${A}/workflows/approval/pending`)).json()).toEqual([]);
+  });
+
+  it('continues on B a conversation begun on A, with its history', async () => {
+    model.push({ text: 'Nice to meet you, Ada.' }, { text: 'Your name is Ada.' });
+    const first = await post(`${A}/agents/helper/chat`, {
+      session_id: 'conv-1',
+      message: 'My name is Ada.',
+    });
+    expect(await first.json()).toEqual({ output: 'Nice to meet you, Ada.' });
+    const second = await post(`${B}/agents/helper/chat`, {
+      session_id: 'conv-1',
+      message: 'What is my name?',
+    });
+    expect(await second.json()).toEqual({ output: 'Your name is Ada.' });
+    const input = JSON.stringify(model.requests.at(-1)?.body.input);
+    expect(input).toContain('My name is Ada.');
+    expect(input).toContain('Nice to meet you, Ada.');
+    expect(input).toContain('What is my name?');
+    model.assertConsumed();
+  });
+
+  it('refuses on B (409) a turn on a session whose turn A is playing', async () => {
+    model.push({ text: ['slow ', 'answer'], delayMs: 600 });
+    const calls = model.requests.length;
+    const first = post(`${A}/agents/helper/chat`, { session_id: 'conv-2', message: 'hi' });
+    await until('the model call of the turn on A', async () =>
+      model.requests.length > calls ? true : undefined,
+    );
+    const second = await post(`${B}/agents/helper/chat`, { session_id: 'conv-2', message: 'hey' });
+    expect(second.status).toBe(409);
+    expect(((await second.json()) as { detail: string }).detail).toMatch(
+      /session 'conv-2' is busy: run '[^']+' holds it/,
+    );
+    expect(await (await first).json()).toEqual({ output: 'slow answer' });
+    model.assertConsumed();
+  });
+
+  it('follows live on B a run played on A', async () => {
+    const tokens = Array.from({ length: 12 }, (_, i) => `tok${i} `);
+    model.push({ text: tokens, delayMs: 100 });
+    // Streamed (a JSON chat asks the model for its whole reply: one delta).
+    const chat = post(`${A}/agents/helper/chat?stream=true`, {
+      session_id: 'live-1',
+      message: 'stream',
+    });
+    const runId = await runOn(B, 'live-1');
+    const follow = tail(B, runId);
+    const answer = await (await chat).text();
+    const answeredAt = Date.now();
+    expect(answer).toContain(`"output":"${tokens.join('')}"`);
+    await follow.done;
+    const { frames } = follow;
+    expect(frames.map((frame) => frame.seq)).toEqual(frames.map((_, i) => i));
+    expect(frames[0]?.kind).toBe('run.started');
+    expect(frames.at(-1)?.kind).toBe('run.completed');
+    const deltas = frames.filter((frame) => frame.kind === 'text.delta');
+    expect(deltas.map((frame) => (frame.event.payload as { text: string }).text)).toEqual(tokens);
+    // As it happens: B had the first token while A was still streaming (about 1 s to go).
+    expect(answeredAt - (deltas[0]?.at ?? answeredAt)).toBeGreaterThan(300);
+    model.assertConsumed();
+  });
+
+  it('closes as failed a run whose process is killed, once its heartbeat stops; nothing recorded is lost', async () => {
+    const victim = serve();
+    const url = await victim.url;
+    const tokens = Array.from({ length: 60 }, (_, i) => `t${i} `);
+    model.push({ text: tokens, delayMs: 100 });
+    post(`${url}/agents/helper/chat?stream=true`, { session_id: 'conv-k', message: 'go' }).catch(
+      () => {},
+    );
+    const runId = await runOn(B, 'conv-k');
+    const follow = tail(B, runId);
+    await until('three tokens seen on B', async () =>
+      follow.frames.filter((frame) => frame.kind === 'text.delta').length >= 3 ? true : undefined,
+    );
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    const killedAt = Date.now();
+    const seenBeforeKill = follow.frames.map((frame) => frame.event);
+
+    // Three missed heartbeats (0.6 s) make the claim stale; B's next sweep (every 0.6 s)
+    // closes the run, with no new turn on its session: the tail on B ends with it.
+    await Promise.race([follow.done, sleep(8_000)]);
+    expect(Date.now() - killedAt).toBeLessThan(5_000); // not the 3600 s stale-run timeout
+    expect(follow.frames.at(-1)?.kind).toBe('run.failed');
+    model.push({ text: 'fresh start' });
+    const next = await post(`${B}/agents/helper/chat`, { session_id: 'conv-k', message: 'again' });
+    expect(await next.json()).toEqual({ output: 'fresh start' });
+
+    const stored = parseSse(await (await fetch(`${B}/runs/${runId}/events?follow=false`)).text());
+    const events = stored.map((frame) => frame.data as Record<string, unknown>);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i));
+    expect(events.slice(0, seenBeforeKill.length)).toEqual(seenBeforeKill);
+    expect(events.at(-1)).toMatchObject({
+      kind: 'run.failed',
+      payload: {
+        error_type: 'StaleRunError',
+        message: expect.stringMatching(
+          /not renewed for 0\.6 s \(its process stopped its heartbeat/,
+        ),
+      },
+    });
+    const run = (await (await fetch(`${B}/runs/${runId}`)).json()) as { status: string };
+    expect(run.status).toBe('failed');
+    model.assertConsumed();
+  });
+});
