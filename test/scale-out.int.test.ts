@@ -3,12 +3,17 @@
  * Postgres database (events, claims, checkpoints) and one Redis (sessions), serving the
  * project in test/fixtures/scale, with one scripted model server for both. They must behave
  * as one service: a workflow paused on A is answered on B, a conversation started on A goes
- * on on B, a session busy on A is busy on B, a run played on A is followed live on B, and a
+ * on on B, a session busy on A is busy on B, a run played on A is followed live on B, a run
+ * paused on A by the `service` command is resumed through B (its tool not run again), and a
  * run whose process is killed is closed as failed once its heartbeat stops, with nothing it
  * recorded lost. The database and the Redis keys are this file's own and are dropped after.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +28,10 @@ const database = `agentdeck_scale_${randomUUID().replaceAll('-', '')}`;
 const databaseUrl = new URL(TEST_POSTGRES_URL);
 databaseUrl.pathname = `/${database}`;
 const keyPrefix = `agentdeck-test:${randomUUID()}:`;
+/** Where the `booker` agent's slow tool writes `start <room>` / `done <room>`. */
+const bookerLog = join(mkdtempSync(join(tmpdir(), 'agentdeck-scale-')), 'booker.log');
+const SERVICE = join(resolve(import.meta.dirname, '..'), 'src/surfaces/cli/service.ts');
+const TSX = join(resolve(import.meta.dirname, '..'), 'node_modules/tsx/dist/esm/index.mjs');
 /** A live run renews its claim every 200 ms; missing three renewals (600 ms) makes it stale. */
 const HEARTBEAT_SECONDS = '0.2';
 
@@ -47,6 +56,7 @@ function serve(): ServerProcess {
     SERVICE_SESSION: REDIS_URL,
     SERVICE_SESSION_KEY_PREFIX: keyPrefix,
     SERVICE_RUNTIME_HEARTBEAT_SECONDS: HEARTBEAT_SECONDS,
+    BOOKER_LOG: bookerLog,
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: 'sk-test',
   });
@@ -254,5 +264,47 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     const run = (await (await fetch(`${B}/runs/${runId}`)).json()) as { status: string };
     expect(run.status).toBe('failed');
     model.assertConsumed();
+  });
+
+  it('pauses a run on A with the service command, and resume through B continues it', async () => {
+    model.push(
+      { toolCalls: [{ name: 'book', arguments: { room: '7' }, callId: 'call_7' }] },
+      { text: 'Room 7 is booked.' },
+    );
+    const streamed = post(`${A}/agents/booker/chat?stream=true`, {
+      session_id: 'ctl-1',
+      message: 'Book room 7',
+    }).then((response) => response.text());
+    const booked = () =>
+      existsSync(bookerLog) ? readFileSync(bookerLog, 'utf8').trim().split('\n') : [];
+    await until('the tool started on A', async () =>
+      booked().includes('start 7') ? true : undefined,
+    );
+    const runId = await runOn(B, 'ctl-1');
+    const signal = await promisify(execFile)(
+      process.execPath,
+      ['--import', TSX, SERVICE, 'runs', 'signal', runId, 'pause', '--reason', 'audit'],
+      { env: { ...process.env, SERVICE_EVENTS: databaseUrl.href }, timeout: 30_000 },
+    );
+    expect(signal.stdout).toContain('recorded pause request');
+    await until('paused', async () => {
+      const run = (await (await fetch(`${B}/runs/${runId}`)).json()) as { status: string };
+      return run.status === 'paused' ? true : undefined;
+    });
+    await streamed; // A's stream ends at the pause (WIRE.md renders no pause frame)
+    expect(booked()).toEqual(['start 7', 'done 7']);
+
+    const resumed = await fetch(`${B}/runs/${runId}/resume`, { method: 'POST' });
+    expect(resumed.status).toBe(200);
+    expect(await resumed.json()).toMatchObject({ run_id: runId, status: 'completed' });
+    expect(booked()).toEqual(['start 7', 'done 7']); // the tool did not run again on B
+    model.assertConsumed();
+    const kinds = parseSse(
+      await (await fetch(`${A}/runs/${runId}/events?follow=false`)).text(),
+    ).map((frame) => (frame.data as { kind: string }).kind);
+    expect(
+      kinds.filter((k) => ['control.observed', 'run.paused', 'run.resumed'].includes(k)),
+    ).toEqual(['control.observed', 'run.paused', 'run.resumed']);
+    expect(kinds.at(-1)).toBe('run.completed');
   });
 });
