@@ -4,16 +4,16 @@
  * the same directory with no configuration, pauses it, resumes it or cancels it. The tool
  * that ran before the pause never runs again.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
+import { startServer } from './support/server-process.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const SERVE = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
 const SERVICE = join(REPO_ROOT, 'src/surfaces/cli/service.ts');
 const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const PROJECT = join(REPO_ROOT, 'test/fixtures/control-project/.agentdeck');
@@ -41,32 +41,18 @@ async function setUp() {
     () => rmSync(dir, { recursive: true, force: true }),
   );
   const log = join(dir, 'booker.log');
-  const child = spawn(process.execPath, ['--import', TSX, SERVE, PROJECT], {
-    cwd: dir,
-    env: env({
-      PORT: '0',
-      HOST: '127.0.0.1',
+  const server = startServer(
+    PROJECT,
+    {
       OPENAI_BASE_URL: model.url,
       OPENAI_API_KEY: 'sk-test',
       OPENAI_USE_RESPONSES: 'false',
       BOOKER_LOG: log,
-    }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = await new Promise<string>((ready, fail) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const found = /on (http:\/\/[\d.]+:\d+)/.exec(stdout);
-      if (found?.[1]) ready(found[1]);
-    });
-    child.on('exit', (code) => fail(new Error(`service-serve exited with ${code}: ${stderr}`)));
-  });
+    },
+    dir,
+  );
+  children.push(server.child);
+  const url = await server.url;
   const service = (...args: string[]) =>
     exec(process.execPath, ['--import', TSX, SERVICE, ...args], {
       cwd: dir,

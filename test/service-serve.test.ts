@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startServer } from './support/server-process.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
@@ -34,29 +35,9 @@ function freshEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function start(dir: string) {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, PROJECT], {
-    cwd: dir,
-    env: freshEnv({ PORT: '0', HOST: '127.0.0.1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = new Promise<string>((ready, fail) => {
-    child.stdout?.on('data', () => {
-      const found = /on (http:\/\/[\d.]+:\d+)/.exec(stdout);
-      if (found?.[1]) ready(found[1]);
-    });
-    child.on('exit', (code) => fail(new Error(`service-serve exited with ${code}: ${stderr}`)));
-  });
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  return { child, url, exited, out: () => stdout, err: () => stderr };
+  const server = startServer(PROJECT, {}, dir);
+  children.push(server.child);
+  return server;
 }
 
 const post = (url: string, body: unknown) =>

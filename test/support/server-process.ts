@@ -20,15 +20,22 @@ export interface ServerProcess {
   err(): string;
 }
 
-/** Start `service-serve <project>` on a free port of 127.0.0.1 with `env` added to a clean environment. */
-export function startServer(project: string, env: Record<string, string>): ServerProcess {
+/**
+ * Start `service-serve <project>` on a free port of 127.0.0.1 with `env` added to a clean
+ * environment, in `cwd` (where its default SQLite store lives; the repository by default).
+ */
+export function startServer(
+  project: string,
+  env: Record<string, string>,
+  cwd: string = REPO_ROOT,
+): ServerProcess {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(
       ([key]) => !key.startsWith('SERVICE_') && !key.startsWith('OPENAI_'),
     ),
   );
   const child = spawn(process.execPath, ['--import', TSX, CLI, project], {
-    cwd: REPO_ROOT,
+    cwd,
     env: { ...clean, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
