@@ -190,6 +190,21 @@ describe('pausing an agent turn', () => {
     expect(seen.calls).toBe(1);
   });
 
+  it('stays paused when its reader stops at run.paused', async () => {
+    const { deck, seen } = await agentDeck(holdingSteps, 10);
+    let paused = false;
+    for await (const event of deck.stream('Booker', 'Book it', { runId: 'r-stop' })) {
+      if (event.kind === 'text.delta' && !paused) {
+        paused = true;
+        await deck.pause('r-stop');
+      }
+      if (event.kind === 'run.paused') break;
+    }
+    expect(await deck.status('r-stop')).toBe('paused');
+    expect(kinds(await deck.resume('r-stop')).at(-1)).toBe('run.completed');
+    expect(seen.calls).toBe(1);
+  });
+
   it('keeps the session claimed while paused: a new turn on it gets ConflictError', async () => {
     const { deck } = await agentDeck(toolThenText, 10);
     const stream = deck.stream('Booker', 'Book it', { sessionId: 's-held', runId: 'r-held' });

@@ -157,6 +157,36 @@ describe('heartbeats: a live run whose process is gone is stale after its lease'
     expect((await eventStore.claimHolder('session:other'))?.runId).toBe('no-lease-run');
   });
 
+  it('stops a live run that a sweep closed while its process stalled', async () => {
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.02');
+    // A store whose renewals of this session stall (a paused process, a slow database).
+    class StallingStore extends MemoryEventStore {
+      stall = false;
+      override async claim(request: Parameters<MemoryEventStore['claim']>[0]) {
+        if (this.stall && request.runId === 'r-stalled') await sleep(300);
+        return super.claim(request);
+      }
+    }
+    const eventStore = new StallingStore();
+    const model = new ScriptedModel([
+      { text: Array.from({ length: 30 }, () => 'x '), delayMs: 30 },
+    ]);
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model })], eventStore });
+    const events: string[] = [];
+    const playing = (async () => {
+      for await (const event of deck.stream('A', 'hi', { sessionId: 's', runId: 'r-stalled' })) {
+        events.push(event.kind);
+        if (events.length === 3) eventStore.stall = true;
+      }
+    })();
+    await playing;
+    // The sweep closed it as failed; the run saw it at its next renewal and stopped early.
+    expect(await deck.status('r-stalled')).toBe('failed');
+    const log = await eventStore.read('r-stalled');
+    expect(log.filter((e) => e.kind === 'text.delta').length).toBeLessThan(30);
+    expect(log.some((e) => e.kind === 'run.completed')).toBe(false);
+  });
+
   it('refuses a malformed heartbeat setting at open', async () => {
     vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0');
     await expect(openTestDeck({ agents: [] })).rejects.toThrow(

@@ -60,12 +60,16 @@ export async function* playAgentTurn(
   const { recorder, controller } = lease;
   // The pause the engine stopped for (it may be withdrawn by a resume while it stops).
   let pauseSeen: ControlRequest | null = null;
+  let suspended = false;
   const control: TurnControl = {
     pauseRequested: () => {
       pauseSeen = lease.pauseRequest ?? pauseSeen;
       return lease.pauseRequest !== null;
     },
-    suspend: (saved) => deps.store.saveContinuation(runId, saved),
+    suspend: (saved) => {
+      suspended = true;
+      return deps.store.saveContinuation(runId, saved);
+    },
   };
 
   const scope = createRunScope({
@@ -111,9 +115,10 @@ export async function* playAgentTurn(
         if (step.done) break;
         const draft = step.value;
         if (draft.kind === 'run.paused') {
-          yield* recordPause(recorder, pauseSeen);
+          const pauseEvents = await recordPause(recorder, pauseSeen);
           paused = true;
           await lease.keep();
+          for (const event of pauseEvents) yield event;
           return { paused };
         }
         if (draft.kind === 'usage.reported') usage.push(draft.payload);
@@ -155,8 +160,8 @@ export async function* playAgentTurn(
         .record({ kind: 'run.cancelled', payload: { reason: lease.cancelReason } })
         .catch(logFailure(`record run.cancelled for run '${runId}'`));
     }
-    // A continued run that ended has nothing left to continue.
-    if (continuation && !paused) {
+    // A run that ended (not paused) has nothing left to continue.
+    if ((continuation || suspended) && !paused) {
       await deps.store.dropContinuation(runId).catch(logFailure(`forget run '${runId}' state`));
     }
     await lease.release();

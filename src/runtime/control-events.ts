@@ -14,11 +14,18 @@ export function observed(recorder: RunRecorder, request: ControlRequest): Promis
   });
 }
 
-/** A run stopping for a pause: `control.observed` (when a request is known), then `run.paused`. */
-export async function* recordPause(
+/**
+ * A run stopping for a pause records `control.observed` (when a request is known), then
+ * `run.paused`. The caller marks itself paused and keeps its claim before yielding them, so a
+ * consumer that stops reading at `run.paused` does not cancel the paused run.
+ */
+export async function recordPause(
   recorder: RunRecorder,
   request: ControlRequest | null,
-): AsyncGenerator<Event, void, undefined> {
-  if (request) yield await observed(recorder, request);
-  yield await recorder.record({ kind: 'run.paused', payload: { reason: request?.reason ?? null } });
+): Promise<Event[]> {
+  const events = request ? [await observed(recorder, request)] : [];
+  events.push(
+    await recorder.record({ kind: 'run.paused', payload: { reason: request?.reason ?? null } }),
+  );
+  return events;
 }

@@ -7,6 +7,7 @@
  * and stops.
  */
 import { errorMessage } from '../core/errors.js';
+import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
 
 /** Stops renewing; resolves once no renewal is in flight (so a release cannot be undone by one). */
@@ -43,7 +44,8 @@ export function startHeartbeat(
   runId: string,
   staleAfterMs: number,
   timing: HeartbeatTiming,
-  onLost: (holderRunId: string) => void,
+  /** Called with why the run must stop: its claim is another's, or its run was closed. */
+  onLost: (reason: string) => void,
 ): StopHeartbeat {
   let inFlight: Promise<void> | null = null;
   const lease = timing.leaseMs === undefined ? {} : { leaseMs: timing.leaseMs };
@@ -51,10 +53,21 @@ export function startHeartbeat(
     if (inFlight) return;
     inFlight = store
       .claim({ key, runId, staleAfterMs, ...lease })
+      .then(async (result) => {
+        if (!result.acquired) {
+          onLost(`its claim was taken over by run '${result.holder.runId}'`);
+          return;
+        }
+        // A stalled process may find its claim released by a sweep that closed its run as
+        // failed (the renewal then simply succeeds): the run stops instead of going on.
+        const summary = await store.getRun(runId);
+        if (summary && TERMINAL_STATUSES.includes(summary.status)) {
+          await store.release(key, runId);
+          onLost(`it was closed as ${summary.status} by another process while this one stalled`);
+        }
+      })
       .then(
-        (result) => {
-          if (!result.acquired) onLost(result.holder.runId);
-        },
+        () => {},
         (error) => console.error(`[agentdeck] renewing ${key} failed: ${errorMessage(error)}`),
       )
       .finally(() => {

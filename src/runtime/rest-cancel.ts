@@ -17,6 +17,13 @@ export function resumeLockKey(runId: string): string {
   return `resume:${runId}`;
 }
 
+/**
+ * The lease of a resume lock: it only guards the moment between a status check and the
+ * `run.resumed` (or `run.cancelled`) that changes the status, so a holder whose process died
+ * there does not block the run for the whole stale-run timeout.
+ */
+export const RESUME_LOCK_LEASE_MS = 30_000;
+
 /** Paused or waiting for a person: not playing in any process. */
 export function isAtRest(run: RunSummary): boolean {
   return run.status === 'paused' || run.status === 'waiting_human';
@@ -34,7 +41,12 @@ export async function cancelAtRest(
 ): Promise<boolean> {
   const lockKey = resumeLockKey(runId);
   const holder = `cancel:${request.requestId}`;
-  const lock = await store.claim({ key: lockKey, runId: holder, staleAfterMs: lockStaleAfterMs });
+  const lock = await store.claim({
+    key: lockKey,
+    runId: holder,
+    staleAfterMs: lockStaleAfterMs,
+    leaseMs: RESUME_LOCK_LEASE_MS,
+  });
   if (!lock.acquired) return false;
   try {
     const run = await store.getRun(runId);

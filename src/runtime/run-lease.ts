@@ -100,7 +100,7 @@ export class RunLease {
         identity.runId,
         deps.staleRunAfterSeconds * 1000,
         timing,
-        (holder) => lease.cancel(`its claim was taken over by run '${holder}'`),
+        (reason) => lease.cancel(reason),
       );
     }
     deps.liveTurns.add(lease.#live);

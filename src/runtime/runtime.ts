@@ -18,7 +18,7 @@ import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-tur
 import { ControlWatch, handledUpTo } from './control-watch.js';
 import { LiveTurns } from './live-turns.js';
 import type { EventTap } from './recorder.js';
-import { cancelAtRest, resumeLockKey } from './rest-cancel.js';
+import { cancelAtRest, RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
 import type { RuntimeSettings } from './settings.js';
 import type { OpenPause, SegmentStart, WorkflowEngine } from './workflow-engine.js';
 import {
@@ -56,6 +56,9 @@ const CLOSE_GRACE_MS = 2_000;
 export class Runtime {
   readonly #liveTurns = new LiveTurns();
   readonly #controlWatch: ControlWatch;
+  /** Continuations this Runtime started on its own (see `#whenResumed`). */
+  readonly #background = new Set<Promise<void>>();
+  #closed = false;
 
   constructor(private readonly deps: RuntimeDeps) {
     this.#controlWatch = new ControlWatch(deps.store, deps.settings.controlPollMs);
@@ -76,7 +79,9 @@ export class Runtime {
 
   /** Cancel every turn in flight (each ends with `run.cancelled`) and free their claims. */
   async close(): Promise<void> {
+    this.#closed = true; // nothing new is resumed from now on
     await this.#liveTurns.cancelAll('the deck closed while the turn was running', CLOSE_GRACE_MS);
+    await Promise.allSettled([...this.#background]);
   }
 
   /**
@@ -171,7 +176,8 @@ export class Runtime {
   }
 
   #whenResumed(runId: string, resume: (requestId: string) => AsyncIterable<Event>): void {
-    void (async () => {
+    if (this.#closed) return;
+    const done: Promise<void> = (async () => {
       const requests = await this.deps.store.readControl(runId);
       const lastPause = requests.findLastIndex((r) => r.verb === 'pause');
       const later = requests.slice(lastPause + 1);
@@ -188,6 +194,8 @@ export class Runtime {
       if (error instanceof NotFoundError || error instanceof ConflictError) return;
       console.error(`[agentdeck] could not continue run '${runId}': ${errorMessage(error)}`);
     });
+    this.#background.add(done);
+    void done.finally(() => this.#background.delete(done));
   }
 
   /** Play `body` holding the run's resume lock (one resumer at a time), after a first status check. */
@@ -196,6 +204,7 @@ export class Runtime {
     expected: RunStatus,
     body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
   ): AsyncGenerator<Event, R, undefined> {
+    if (this.#closed) throw new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
     await this.#pausedRun(runId, expected);
     const lockKey = resumeLockKey(runId);
     const lockHolder = randomUUID();
@@ -203,6 +212,7 @@ export class Runtime {
       key: lockKey,
       runId: lockHolder,
       staleAfterMs: this.#staleAfterMs(),
+      leaseMs: RESUME_LOCK_LEASE_MS,
     });
     if (!lock.acquired) {
       throw new ConflictError(
@@ -211,6 +221,8 @@ export class Runtime {
       );
     }
     try {
+      if (this.#closed)
+        throw new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
       return yield* body.call(this);
     } finally {
       await this.deps.store.release(lockKey, lockHolder).catch(() => false);

@@ -170,9 +170,10 @@ export async function* playWorkflowSegment(
       lease.controller.abort();
       if (recorder.ended || paused) return reason ? { cancelled: reason } : { error };
       if (pausing && !reason) {
-        yield* recordPause(recorder, pausing);
+        const pauseEvents = await recordPause(recorder, pausing);
         paused = true;
         await lease.keep();
+        for (const event of pauseEvents) yield event;
         return { paused };
       }
       let recorded: Event | null = null;
