@@ -4,7 +4,7 @@
  * socket. Workflows work; the server says once at start-up what agent turns need, and a turn
  * fails fast with that message in its log; SIGTERM closes it cleanly.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

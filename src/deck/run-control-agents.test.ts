@@ -76,6 +76,12 @@ describe('pausing an agent turn', () => {
       'control.observed',
       'run.paused',
     ]);
+    // The process playing the run wrote the request into its log before acting on it.
+    const pausedLog = kinds(await eventStore.read('r-once'));
+    expect(pausedLog.indexOf('control.requested')).toBeGreaterThan(0);
+    expect(pausedLog.indexOf('control.requested')).toBeLessThan(
+      pausedLog.indexOf('control.observed'),
+    );
     expect(events.at(-1)?.payload).toEqual({ reason: 'check budget' });
     expect(await deck.status('r-once')).toBe('paused');
     expect(seen.calls).toBe(1);

@@ -9,31 +9,53 @@ import { errorMessage } from '../core/errors.js';
 import type { ControlRequest, EventStore } from '../core/store.js';
 
 export class RunControl {
-  readonly #handled: ReadonlySet<string>;
+  readonly #before: ReadonlySet<string>;
+  readonly #seen = new Set<string>();
+  /** This segment's requests, oldest first, each once it is recorded in the log. */
+  readonly #known: ControlRequest[] = [];
   #pause: ControlRequest | null = null;
   #cancel: ControlRequest | null = null;
+  #applying: Promise<void> = Promise.resolve();
 
   /**
+   * @param onCancel called once, with the first cancel request seen.
    * @param handled requests addressed before this segment of the run started (the pause it
    *   continues from, the resume that continued it): they are not acted on again.
-   * @param onCancel called once, with the first cancel request seen.
+   * @param onRequest records a request the run sees for the first time (`control.requested`
+   *   in its log: the process playing a run is the one that writes its log). A request is
+   *   acted on only once that is done, so the log shows a request before what it caused.
    */
   constructor(
     private readonly onCancel: (request: ControlRequest) => void,
     handled: Iterable<string> = [],
+    private readonly onRequest: (request: ControlRequest) => Promise<void> = async () => {},
   ) {
-    this.#handled = new Set(handled);
+    this.#before = new Set(handled);
   }
 
   /**
    * Take in the run's requests (oldest first). A cancel wins over everything; a pause
    * stands unless a resume was recorded after it (a pause not yet observed is withdrawn by
-   * the resume that follows it).
+   * the resume that follows it). Calls are taken one at a time, in order.
    */
-  apply(requests: readonly ControlRequest[]): void {
-    let pause: ControlRequest | null = null;
+  apply(requests: readonly ControlRequest[]): Promise<void> {
+    this.#applying = this.#applying.then(() => this.#apply(requests));
+    return this.#applying;
+  }
+
+  async #apply(requests: readonly ControlRequest[]): Promise<void> {
     for (const request of requests) {
-      if (this.#handled.has(request.requestId)) continue;
+      if (this.#before.has(request.requestId) || this.#seen.has(request.requestId)) continue;
+      this.#seen.add(request.requestId);
+      await this.onRequest(request);
+      this.#known.push(request);
+      this.#decide();
+    }
+  }
+
+  #decide(): void {
+    let pause: ControlRequest | null = null;
+    for (const request of this.#known) {
       if (request.verb === 'cancel') {
         if (!this.#cancel) {
           this.#cancel = request;
@@ -122,7 +144,7 @@ export class ControlWatch {
 
   async #read(run: WatchedRun): Promise<void> {
     try {
-      run.control.apply(await this.store.readControl(run.runId));
+      await run.control.apply(await this.store.readControl(run.runId));
     } catch (error) {
       if (!this.#runs.has(run)) return; // the run ended meanwhile (the store may be closing)
       console.error(

@@ -55,6 +55,7 @@ export class RunLease {
       control: new RunControl(
         (request) => this.cancel(request.reason ?? CANCEL_REQUESTED),
         handled,
+        (request) => this.#recordRequested(request),
       ),
     };
     const finished = new Promise<void>((resolve) => {
@@ -108,6 +109,16 @@ export class RunLease {
     // A continued run looks at once: a cancel may have come while it was at rest.
     if (handled.length > 0) await deps.controlWatch.check(identity.runId);
     return lease;
+  }
+
+  /** `control.requested` in the run's log, written by the process playing it. */
+  async #recordRequested(request: ControlRequest): Promise<void> {
+    await this.recorder
+      .record({
+        kind: 'control.requested',
+        payload: { verb: request.verb, reason: request.reason, requestId: request.requestId },
+      })
+      .catch(logFailure(`record control.requested for run '${this.recorder.identity.runId}'`));
   }
 
   /** The pause request to stop for at the next safe point, or `null`. */
