@@ -133,6 +133,11 @@ describe('pausing an agent turn', () => {
     const completed = ofKind(continued, 'tool.call.completed')[0];
     expect(completed?.payload).toMatchObject({ output: 'booked (context: acme)' });
     expect(kinds(continued).at(-1)).toBe('run.completed');
+    // Message ids stay unique across the two segments.
+    const ids = ofKind([...events, ...continued], 'message.completed').map(
+      (e) => (e.payload as { messageId: string }).messageId,
+    );
+    expect(ids).toEqual(['r-before:m0', 'r-before:m1']);
   });
 
   it('records every event the engine produced before it stops, even for a slow reader', async () => {

@@ -19,6 +19,8 @@ export interface TurnRequest {
    * starting one from `input`; `null` for a new turn.
    */
   continuation: string | null;
+  /** Messages the run completed before a continued segment, so message ids stay unique. */
+  messagesBefore?: number;
   control: TurnControl;
   /**
    * Whether a consumer reads the turn as it happens (`deck.stream`, SSE): `text.delta` per

@@ -93,9 +93,12 @@ export async function* playAgentTurn(
           : { kind: 'run.started', payload: { invocableType: 'agent', input: request.input } },
       );
       // A continued turn's totals include the model calls made before it paused.
+      // and its message ids go on from those of the earlier segments.
+      let messagesBefore = 0;
       if (continuation) {
         for (const event of await deps.store.read(runId)) {
           if (event.kind === 'usage.reported') usage.push(event.payload);
+          if (event.kind === 'message.completed') messagesBefore += 1;
         }
       }
       if (identity.sessionId !== null) fence = fencedSession(deps.sessionFor(identity.sessionId));
@@ -106,6 +109,7 @@ export async function* playAgentTurn(
           session: fence?.session ?? null,
           scope,
           continuation: continuation?.saved ?? null,
+          messagesBefore,
           control,
           live: request.live ?? true,
         })

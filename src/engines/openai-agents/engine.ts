@@ -119,7 +119,11 @@ export class OpenAIAgentsEngine implements AgentEngine {
       }
     }
     const { input, inputLength } = await this.turnInput(request, compiled);
-    const transcript = new TurnTranscript(scope, this.modelName(agent.model));
+    const transcript = new TurnTranscript(
+      scope,
+      this.modelName(agent.model),
+      request.messagesBefore ?? 0,
+    );
     // A pause stops the engine before a model call (tools hold their own calls); a cancel
     // (the scope's signal) aborts it anywhere.
     const gate = new ModelCallGate(request.control.pauseRequested, scope.signal);

@@ -20,11 +20,11 @@ interface RawItem {
 }
 
 export class TurnTranscript {
-  private messageIndex = 0;
-
   constructor(
     private readonly scope: RunScope,
     private readonly modelName: string | null,
+    /** Messages the run completed before this segment (a resumed turn goes on numbering). */
+    private messageIndex = 0,
   ) {}
 
   private get messageId(): string {
