@@ -3,6 +3,8 @@
  * safe points; resume continues from the engine's saved state, so a tool that ran before
  * the pause never runs again; cancel aborts the model call and the tool in flight.
  */
+
+import type { Model } from '@openai/agents-core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { collect, kinds, openTestDeck } from '../../test/support/decks.js';
@@ -112,15 +114,21 @@ describe('pausing an agent turn', () => {
   });
 
   it('pauses before dispatching a tool: the held call runs once on resume, with the new context', async () => {
-    // The model streams a sentence, then asks for the tool: the pause comes mid-answer.
-    const { deck, seen } = await agentDeck(holdingSteps, 10);
-    const stream = deck.stream('Booker', 'Book it', { runId: 'r-before' });
-    const events: Event[] = [];
-    for await (const event of stream) {
-      events.push(event);
-      if (event.kind === 'text.delta' && events.filter((e) => e.kind === 'text.delta').length === 1)
-        await deck.pause('r-before');
-    }
+    // The pause comes while the model is answering with the tool call (no text to stop at).
+    const scripted = new ScriptedModel(toolThenText);
+    const { slow, seen } = countingTool(10);
+    let deck: Awaited<ReturnType<typeof openTestDeck>>['deck'] | undefined;
+    const model: Model = {
+      getResponse: (request) => scripted.getResponse(request),
+      async *getStreamedResponse(request) {
+        if (scripted.calls.length === 0) await deck?.pause('r-before');
+        yield* scripted.getStreamedResponse(request);
+      },
+    };
+    ({ deck } = await openTestDeck({
+      agents: [new Agent({ name: 'Booker', model, tools: [slow] })],
+    }));
+    const events = await collect(deck.stream('Booker', 'Book it', { runId: 'r-before' }));
     expect(kinds(events).slice(-3)).toEqual([
       'tool.call.started',
       'control.observed',
@@ -133,11 +141,32 @@ describe('pausing an agent turn', () => {
     const completed = ofKind(continued, 'tool.call.completed')[0];
     expect(completed?.payload).toMatchObject({ output: 'booked (context: acme)' });
     expect(kinds(continued).at(-1)).toBe('run.completed');
-    // Message ids stay unique across the two segments.
-    const ids = ofKind([...events, ...continued], 'message.completed').map(
+    scripted.assertConsumed();
+  });
+
+  it('pauses between streamed items: the reply is cut short and asked again on resume', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i} `);
+    const { deck, eventStore, model } = await agentDeck(
+      [{ text: words, delayMs: 20 }, { text: 'Short answer.' }],
+      10,
+    );
+    const events: Event[] = [];
+    for await (const event of deck.stream('Booker', 'Tell me', { runId: 'r-mid' })) {
+      events.push(event);
+      if (ofKind(events, 'text.delta').length === 2) await deck.pause('r-mid');
+    }
+    expect(kinds(events).slice(-2)).toEqual(['control.observed', 'run.paused']);
+    expect(ofKind(events, 'text.delta').length).toBeLessThan(10);
+    expect(ofKind(events, 'message.completed')).toHaveLength(0);
+
+    const continued = await deck.resume('r-mid');
+    expect(kinds(continued).at(-1)).toBe('run.completed');
+    const messages = ofKind(continued, 'message.completed').map(
       (e) => (e.payload as { messageId: string }).messageId,
     );
-    expect(ids).toEqual(['r-before:m0', 'r-before:m1']);
+    expect(messages).toEqual(['r-mid:m1']); // the cut-short reply keeps m0, never completed
+    model.assertConsumed();
+    expect(await eventStore.readContinuation('r-mid')).toBeNull();
   });
 
   it('records every event the engine produced before it stops, even for a slow reader', async () => {
@@ -213,7 +242,7 @@ describe('pausing an agent turn', () => {
     }
     expect(await deck.status('r-stop')).toBe('paused');
     expect(kinds(await deck.resume('r-stop')).at(-1)).toBe('run.completed');
-    expect(seen.calls).toBe(1);
+    expect(seen.calls).toBe(0); // the reply was cut short before its tool call; asked again, it answered
   });
 
   it('keeps the session claimed while paused: a new turn on it gets ConflictError', async () => {
@@ -281,7 +310,7 @@ describe('what a paused run keeps', () => {
       }
     }
     const saved = await eventStore.readContinuation('r-private');
-    expect(saved).toContain('call_book');
+    expect(saved).toContain('Book it');
     expect(saved).not.toContain(marker);
     expect(JSON.stringify(await eventStore.read('r-private'))).not.toContain(marker);
   });

@@ -93,14 +93,18 @@ export async function* playAgentTurn(
           : { kind: 'run.started', payload: { invocableType: 'agent', input: request.input } },
       );
       // A continued turn's totals include the model calls made before it paused.
-      // and its message ids go on from those of the earlier segments.
-      let messagesBefore = 0;
+      // and its message ids go on from those of the earlier segments (a reply cut short by
+      // the pause keeps its id, never reused).
+      const messageIds = new Set<string>();
       if (continuation) {
         for (const event of await deps.store.read(runId)) {
           if (event.kind === 'usage.reported') usage.push(event.payload);
-          if (event.kind === 'message.completed') messagesBefore += 1;
+          if (event.kind === 'text.delta' || event.kind === 'message.completed') {
+            messageIds.add(event.payload.messageId);
+          }
         }
       }
+      const messagesBefore = messageIds.size;
       if (identity.sessionId !== null) fence = fencedSession(deps.sessionFor(identity.sessionId));
       turn = deps.engine
         .playTurn({

@@ -35,7 +35,12 @@ import {
 } from './settings.js';
 import { relaySpans, turnTraceMetadata } from './spans.js';
 import { TurnTranscript } from './transcript.js';
-import { replyMode, replyModeProvider, withWholeReplies } from './whole-replies.js';
+import {
+  replyMode,
+  replyModeProvider,
+  type TurnModelCalls,
+  withWholeReplies,
+} from './whole-replies.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
 const MAX_TURNS = 10;
@@ -126,9 +131,10 @@ export class OpenAIAgentsEngine implements AgentEngine {
     );
     // A pause stops the engine before a model call (tools hold their own calls); a cancel
     // (the scope's signal) aborts it anywhere.
-    const gate = new ModelCallGate(request.control.pauseRequested, scope.signal);
+    const calls: TurnModelCalls = { whole: request.live === false, streaming: 0 };
+    const gate = new ModelCallGate(request.control.pauseRequested, scope.signal, calls);
     const pause = gate.pause;
-    const result = await withWholeReplies(request.live === false, () =>
+    const result = await withWholeReplies(calls, () =>
       this.runnerFor(request).run(compiled, input as never, {
         stream: true,
         ...(input instanceof RunState ? {} : { context: scope }),
@@ -145,6 +151,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
       // The stream can end without throwing on abort; `completed` carries the error, if any.
       for await (const event of gate.read(result)) {
         yield* transcript.map(event);
+        gate.betweenItems(event);
       }
       await result.completed;
       if (result.error) throw result.error;

@@ -11,6 +11,8 @@
  * conversation is written by us, not by the engine (an engine session cannot resume a turn
  * aborted after its tools ran).
  */
+
+import type { RunStreamEvent } from '@openai/agents-core';
 import {
   type AgentInputItem,
   type Agent as EngineAgent,
@@ -19,6 +21,7 @@ import {
 } from '@openai/agents-core';
 import { asRunScope, type RunScope } from '../../authoring/context.js';
 import { InvalidInputError } from '../../core/errors.js';
+import type { TurnModelCalls } from './whole-replies.js';
 
 /** How long a pause waits for a reader that is not reading before stopping anyway. */
 const CATCH_UP_MS = 10_000;
@@ -36,7 +39,25 @@ export class ModelCallGate {
   constructor(
     private readonly pauseRequested: () => boolean,
     private readonly cancel: AbortSignal,
+    private readonly calls: TurnModelCalls,
   ) {}
+
+  /**
+   * The safe point between streamed items: after our reader recorded a text delta, while the
+   * model is still writing that reply (and so no tool of the turn is running), a pause stops
+   * the model call at once. The unfinished message is left without `message.completed`; on
+   * resume the model is asked again and answers under a new message id.
+   */
+  betweenItems(event: RunStreamEvent): void {
+    if (
+      event.type === 'raw_model_stream_event' &&
+      event.data.type === 'output_text_delta' &&
+      this.calls.streaming > 0 &&
+      this.pauseRequested()
+    ) {
+      this.pause.abort(new Error('paused between streamed items'));
+    }
+  }
 
   /** The engine's `callModelInputFilter`: passes the input through, or stops for a pause. */
   readonly filter = Object.assign(

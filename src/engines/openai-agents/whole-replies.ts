@@ -21,11 +21,19 @@ import type {
   StreamEvent,
 } from '@openai/agents-core';
 
-const wholeReplies = new AsyncLocalStorage<boolean>();
+/** What a turn's model calls share: the mode, and whether one is streaming right now. */
+export interface TurnModelCalls {
+  /** Ask for whole replies (the turn is not read live). */
+  readonly whole: boolean;
+  /** Model calls of the turn whose response is being read now (0 or 1). */
+  streaming: number;
+}
+
+const turnCalls = new AsyncLocalStorage<TurnModelCalls>();
 
 /** Run `body` (which starts a turn) so that its model calls ask for whole replies, or not. */
-export function withWholeReplies<T>(whole: boolean, body: () => T): T {
-  return wholeReplies.run(whole, body);
+export function withWholeReplies<T>(calls: TurnModelCalls, body: () => T): T {
+  return turnCalls.run(calls, body);
 }
 
 /** A model that streams or answers in one piece, as the turn that calls it asked. */
@@ -43,8 +51,12 @@ export class ReplyModeModel implements Model {
   }
 
   getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
-    if (wholeReplies.getStore() === true) return replay(this.inner, request);
-    return this.inner.getStreamedResponse(request);
+    const calls = turnCalls.getStore();
+    if (!calls) return this.inner.getStreamedResponse(request);
+    const source = calls.whole
+      ? replay(this.inner, request)
+      : this.inner.getStreamedResponse(request);
+    return tracked(source, calls);
   }
 
   getRetryAdvice(args: ModelRetryAdviceRequest) {
@@ -60,6 +72,19 @@ export function replyMode(model: Model): ReplyModeModel {
 /** A provider whose models are wrapped in {@link ReplyModeModel}. */
 export function replyModeProvider(provider: ModelProvider): ModelProvider {
   return { getModel: async (name) => replyMode(await provider.getModel(name)) };
+}
+
+/** `source`, counted in `calls.streaming` while it is read. */
+async function* tracked(
+  source: AsyncIterable<StreamEvent>,
+  calls: TurnModelCalls,
+): AsyncGenerator<StreamEvent> {
+  calls.streaming += 1;
+  try {
+    yield* source;
+  } finally {
+    calls.streaming -= 1;
+  }
 }
 
 /** One non-streamed request, told as the end of a stream: its text, then `response_done`. */
