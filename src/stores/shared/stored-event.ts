@@ -187,3 +187,13 @@ export function isStale(holder: ClaimHolder, staleAfterMs: number, now: number):
     holder.leaseMs === undefined ? staleAfterMs : Math.min(staleAfterMs, holder.leaseMs);
   return Number.isNaN(takenAt) || now - takenAt > limit;
 }
+
+/** `endRun` takes a terminal event only. */
+export function requireTerminal(event: NewEvent): void {
+  const kind = (event as { kind?: unknown } | null)?.kind;
+  if (kind !== 'run.completed' && kind !== 'run.failed' && kind !== 'run.cancelled') {
+    throw new InvalidInputError(
+      `endRun() takes a terminal event (run.completed, run.failed, run.cancelled), not '${String(kind)}'`,
+    );
+  }
+}

@@ -15,6 +15,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { DeckError, errorMessage, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
+import { TERMINAL_STATUSES } from '../../core/status.js';
 import type {
   ClaimHolder,
   ClaimRequest,
@@ -23,13 +24,21 @@ import type {
   EventStore,
   ListRunsFilter,
   ReadOptions,
+  RunBoundaries,
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
 import { toStored, toSummary } from '../shared/rows.js';
-import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
+import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
 import { Appender } from './append.js';
-import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
+import {
+  claim,
+  claimHolder,
+  claimInTransaction,
+  readControl,
+  recordControl,
+  release,
+} from './claims.js';
 import { openDatabaseFile, prepareAll } from './database.js';
 import { flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
 import {
@@ -80,7 +89,7 @@ const DEFAULTS = { busyTimeoutMs: 5_000, groupCommit: true };
  * await store.close();
  * ```
  */
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, RunBoundaries {
   /** The database file. */
   readonly path: string;
   readonly #db: DatabaseSync;
@@ -184,6 +193,36 @@ export class SqliteEventStore implements EventStore {
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.#ready();
     return this.#guard(`claim '${request.key}'`, () => claim(this.#sql, this.#writes, request));
+  }
+
+  async claimAndAppend(
+    request: ClaimRequest,
+    events: readonly NewEvent[],
+  ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
+    this.#ready();
+    const prepared = prepareEvents(events);
+    return this.#guard(`claim '${request.key}' and append`, () =>
+      this.#appender.inTransaction((insert) => {
+        const claim = claimInTransaction(this.#sql, request);
+        if (!claim.acquired || claim.tookOverFrom) return { claim, events: null };
+        return { claim, events: prepared.length > 0 ? insert(prepared) : [] };
+      }),
+    );
+  }
+
+  async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
+    this.#ready();
+    requireTerminal(event);
+    const prepared = prepareEvents([event]);
+    return this.#guard(`end run '${event.runId}'`, () =>
+      this.#appender.inTransaction((insert, status) => {
+        const current = status(event.runId);
+        const ended = current !== null && TERMINAL_STATUSES.includes(current);
+        const [stored] = ended ? [] : insert(prepared);
+        if (releaseKey !== null) this.#sql.release.run(releaseKey, event.runId);
+        return stored ?? null;
+      }),
+    );
   }
 
   async release(key: string, runId: string): Promise<boolean> {
