@@ -58,9 +58,9 @@ export interface SqliteEventStoreOptions {
   /**
    * Commit the appends of what runs record while they play (`text.delta`, `thought.delta`,
    * `usage.reported`, `tool.call.started`, `tool.call.completed`, `message.completed`,
-   * `node.updated`) together. The first such event of an event-loop turn is committed alone;
-   * a second in the same turn opens a write transaction that later ones join, committed at
-   * the end of the turn, after `GROUP_COMMIT_MAX_EVENTS` (1,000) events, or with the next
+   * `node.updated`) together. The first such event of an event-loop turn opens a write
+   * transaction that later ones (of any run on this connection) join, committed at the end
+   * of the turn, after `GROUP_COMMIT_MAX_EVENTS` (1,000) events, or with the next
    * event of another kind (a `run.*` event, which is therefore durable when its `append`
    * resolves, as always, with everything before it), whichever comes first. It trades:
    * another process sees such an event, and can write to the file, up to one turn later; a
