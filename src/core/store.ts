@@ -142,8 +142,8 @@ export function isAppendNotifier(store: object): store is AppendNotifier {
  * claim, another for `run.started`, a read before its terminal event (another writer may have
  * ended the run), a commit for that event and one more to free the claim; on a small machine
  * those commits are a large part of what recording a short turn costs. Found with
- * {@link hasRunBoundaries}; the memory and SQLite stores have it, and the runtime does the
- * same steps one by one on a store without it.
+ * {@link hasRunBoundaries}; the memory, SQLite and Postgres stores have it (Postgres ends a
+ * run in one statement), and the runtime does the same steps one by one on a store without it.
  */
 export interface RunBoundaries {
   /**
