@@ -86,6 +86,7 @@ export type {
   EventStore,
   ListRunsFilter,
   ReadOptions,
+  RunBoundaries,
   RunSummary,
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest } from './core/wakeups.js';

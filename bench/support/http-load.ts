@@ -52,6 +52,9 @@ async function chatLoad(
   const latencies: number[] = [];
   let failures = 0;
   let n = 0;
+  // Ids unique across phases too: a session or thread reused by a later round would carry
+  // the history of the earlier ones, and cost more each round.
+  const phaseId = crypto.randomUUID().slice(0, 8);
   const until = performance.now() + phase.seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -60,11 +63,13 @@ async function chatLoad(
         const id = n++;
         if (phase.type === 'chat') servers[i]?.push(...TURN);
         const body =
-          phase.type === 'chat' ? { session_id: `c${i}-${id}`, message: 'When?' } : { n: id };
+          phase.type === 'chat'
+            ? { session_id: `c${i}-${phaseId}-${id}`, message: 'When?' }
+            : { n: id };
         const url =
           phase.type === 'chat'
             ? phase.url.replace('{i}', String(i))
-            : `${phase.url}?thread_id=t${id}`;
+            : `${phase.url}?thread_id=t${phaseId}-${id}`;
         const t0 = performance.now();
         const response = await fetch(url, {
           method: 'POST',
@@ -94,7 +99,10 @@ async function longAnswers(phase: Extract<Phase, { type: 'long' }>, server: Scri
     const response = await fetch(phase.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id: `long-${k}`, message: 'Tell me everything.' }),
+      body: JSON.stringify({
+        session_id: `long-${crypto.randomUUID()}`,
+        message: 'Tell me everything.',
+      }),
     });
     const text = await response.text(); // resolves at the last byte
     const done = performance.now();

@@ -108,8 +108,21 @@ export function blockFromWire(block: WireBlock): ContentBlock {
   }
 }
 
-const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const snake = cachedRename((key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+const camel = cachedRename((key) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+
+/** Payload keys are a small fixed set: rename each once (every stored event maps its keys). */
+function cachedRename(rename: (key: string) => string): (key: string) => string {
+  const cache = new Map<string, string>();
+  return (key) => {
+    let renamed = cache.get(key);
+    if (renamed === undefined) {
+      renamed = rename(key);
+      if (cache.size < 1_024) cache.set(key, renamed);
+    }
+    return renamed;
+  };
+}
 
 function mapKeys(value: object, rename: (key: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = {};

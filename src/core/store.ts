@@ -135,3 +135,38 @@ export interface AppendNotifier {
 export function isAppendNotifier(store: object): store is AppendNotifier {
   return typeof (store as Partial<AppendNotifier>).watchRun === 'function';
 }
+
+/**
+ * An ability of an event store: a run's first and last writes each in one transaction with
+ * the claim it runs under. A turn on a session otherwise pays a commit to take the session's
+ * claim, another for `run.started`, a read before its terminal event (another writer may have
+ * ended the run), a commit for that event and one more to free the claim; on a small machine
+ * those commits are a large part of what recording a short turn costs. Found with
+ * {@link hasRunBoundaries}; the memory, SQLite and Postgres stores have it (Postgres ends a
+ * run in one statement), and the runtime does the same steps one by one on a store without it.
+ */
+export interface RunBoundaries {
+  /**
+   * Take a claim as {@link EventStore.claim} does and, in the same transaction, append
+   * `events` (a run's first events), but only when the claim was free or already
+   * `request.runId`'s: a refused claim, or one taken over from a stale holder, appends nothing
+   * (`events: null`), so the caller can close the stale run before its own run starts.
+   */
+  claimAndAppend(
+    request: ClaimRequest,
+    events: readonly NewEvent[],
+  ): Promise<{ claim: ClaimResult; events: Event[] | null }>;
+  /**
+   * Append a run's terminal event (`run.completed`, `run.failed`, `run.cancelled`) unless the
+   * run has already ended, and, given `release`, free that claim if the run holds it, in one
+   * transaction. Resolves with the stored event, or `null` when the run had already ended
+   * (nothing is appended; the claim is freed all the same).
+   */
+  endRun(event: NewEvent, release: string | null): Promise<Event | null>;
+}
+
+/** Whether `store` writes a run's boundaries with its claim (see {@link RunBoundaries}). */
+export function hasRunBoundaries(store: object): store is RunBoundaries {
+  const candidate = store as Partial<RunBoundaries>;
+  return typeof candidate.claimAndAppend === 'function' && typeof candidate.endRun === 'function';
+}

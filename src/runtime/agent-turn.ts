@@ -56,7 +56,16 @@ export async function* playAgentTurn(
   const { identity, agent, continuation } = request;
   const { runId } = identity;
   const claimKey = identity.sessionId === null ? null : sessionClaimKey(identity.sessionId);
-  const lease = await RunLease.acquire(deps, identity, claimKey, continuation?.handled ?? []);
+  const start: EventDraft = continuation
+    ? { kind: 'run.resumed', payload: { requestId: continuation.resumeRequestId } }
+    : { kind: 'run.started', payload: { invocableType: 'agent', input: request.input } };
+  const lease = await RunLease.acquire(
+    deps,
+    identity,
+    claimKey,
+    continuation?.handled ?? [],
+    start,
+  );
   const { recorder, controller } = lease;
   // The pause the engine stopped for (it may be withdrawn by a resume while it stops).
   let pauseSeen: ControlRequest | null = null;
@@ -87,11 +96,7 @@ export async function* playAgentTurn(
   const usage: UsageReported[] = [];
   try {
     try {
-      yield await recorder.record(
-        continuation
-          ? { kind: 'run.resumed', payload: { requestId: continuation.resumeRequestId } }
-          : { kind: 'run.started', payload: { invocableType: 'agent', input: request.input } },
-      );
+      yield lease.started ? recorder.adopt(lease.started) : await recorder.record(start);
       // A continued turn's totals include the model calls made before it paused.
       // and its message ids go on from those of the earlier segments (a reply cut short by
       // the pause keeps its id, never reused).
@@ -130,8 +135,11 @@ export async function* playAgentTurn(
           return { paused };
         }
         if (draft.kind === 'usage.reported') usage.push(draft.payload);
-        if (draft.kind === 'run.completed' && draft.payload.usage === null) {
-          draft.payload.usage = sumUsage(usage);
+        if (draft.kind === 'run.completed') {
+          if (draft.payload.usage === null) draft.payload.usage = sumUsage(usage);
+          // The engine is done (it wrote the turn's history first): free the claim with it.
+          yield await lease.end(draft);
+          continue;
         }
         yield await recorder.record(draft);
       }
@@ -160,7 +168,9 @@ export async function* playAgentTurn(
       return reason ? {} : { error };
     }
   } finally {
-    if (!paused) lease.cancel(CONSUMER_STOPPED);
+    // A run that ended has nothing left running (a failure aborted it above): aborting its
+    // signal would only cost the turn a stack trace and a round of abort listeners.
+    if (!paused && !recorder.ended) lease.cancel(CONSUMER_STOPPED);
     await closeQuietly(turn);
     fence?.close();
     if (!recorder.ended && !paused) {

@@ -4,8 +4,14 @@
  * taken over, and the run that held it is closed with `run.failed` so its status never lies.
  */
 import { ConflictError } from '../core/errors.js';
+import type { Event, NewEvent } from '../core/events.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import type { ClaimHolder, EventStore } from '../core/store.js';
+import {
+  type ClaimHolder,
+  type ClaimResult,
+  type EventStore,
+  hasRunBoundaries,
+} from '../core/store.js';
 import { type EventTap, RunRecorder } from './recorder.js';
 
 export function sessionClaimKey(sessionId: string): string {
@@ -20,14 +26,23 @@ export async function acquireClaim(
   taps: readonly EventTap[] = [],
   /** The lease a live run promises to renew within (see heartbeat.ts); none for a one-off claim. */
   leaseMs?: number,
-): Promise<void> {
+  /**
+   * The run's first event, written with the claim when the store can (`RunBoundaries`) and
+   * the claim was not taken over (a stale run is closed before this one starts).
+   */
+  first?: NewEvent,
+): Promise<Event | null> {
   const staleAfterMs = staleAfterSeconds * 1000;
-  const result = await store.claim({
-    key,
-    runId,
-    staleAfterMs,
-    ...(leaseMs === undefined ? {} : { leaseMs }),
-  });
+  const request = { key, runId, staleAfterMs, ...(leaseMs === undefined ? {} : { leaseMs }) };
+  let result: ClaimResult;
+  let started: Event | null = null;
+  if (first && hasRunBoundaries(store)) {
+    const written = await store.claimAndAppend(request, [first]);
+    result = written.claim;
+    started = written.events?.[0] ?? null;
+  } else {
+    result = await store.claim(request);
+  }
   if (!result.acquired) {
     throw new ConflictError(
       `${describeKey(key)} is busy: run '${result.holder.runId}' holds it since ${result.holder.claimedAt}; ` +
@@ -44,6 +59,7 @@ export async function acquireClaim(
       taps,
     );
   }
+  return started;
 }
 
 /** Why a claim was stale: its holder stopped renewing within its lease, or it outlived the timeout. */

@@ -9,7 +9,7 @@ import { errorMessage } from '../core/errors.js';
 import type { TerminalKind } from '../core/event-kinds.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import type { EventStore } from '../core/store.js';
+import { type EventStore, hasRunBoundaries } from '../core/store.js';
 
 export interface RunIdentity {
   runId: string;
@@ -46,21 +46,43 @@ export class RunRecorder {
     return this.#ended;
   }
 
-  async record(draft: EventDraft): Promise<Event> {
+  /**
+   * Store `draft` (for a terminal event, unless another writer has ended the run), then tap it.
+   * With `releaseKey`, on a store that writes run boundaries (`RunBoundaries`), a terminal
+   * event also frees that claim in the same write; the caller has stopped renewing it.
+   */
+  async record(draft: EventDraft, releaseKey: string | null = null): Promise<Event> {
     const { runId } = this.identity;
     if (this.#ended)
       throw new RunEndedError(`run '${runId}' has ended; '${draft.kind}' not recorded`);
+    const event = { ...this.identity, ...draft } as NewEvent;
+    let stored: Event | null | undefined;
     if (TERMINAL_KINDS.has(draft.kind)) {
       this.#ended = true;
-      const summary = await this.store.getRun(runId);
-      if (summary && TERMINAL_STATUSES.includes(summary.status)) {
-        throw new RunEndedError(
-          `run '${runId}' was already ended (${summary.status}) by another writer; '${draft.kind}' not recorded`,
-        );
+      if (hasRunBoundaries(this.store)) {
+        // The store checks, in the same write, that no other writer ended the run.
+        stored = await this.store.endRun(event, releaseKey);
+        if (!stored) throw alreadyEnded(runId, draft.kind, null);
+      } else {
+        const summary = await this.store.getRun(runId);
+        if (summary && TERMINAL_STATUSES.includes(summary.status)) {
+          throw alreadyEnded(runId, draft.kind, summary.status);
+        }
       }
     }
-    const [event] = await this.store.append([{ ...this.identity, ...draft } as NewEvent]);
-    if (!event) throw new Error('event store returned no event for an append');
+    stored ??= (await this.store.append([event]))[0];
+    if (!stored) throw new Error('event store returned no event for an append');
+    this.#tap(stored);
+    return stored;
+  }
+
+  /** Hand an event stored by another call (the run's first, written with its claim) to the taps. */
+  adopt(event: Event): Event {
+    this.#tap(event);
+    return event;
+  }
+
+  #tap(event: Event): void {
     for (const tap of this.taps) {
       try {
         tap(event);
@@ -68,6 +90,11 @@ export class RunRecorder {
         console.error(`[agentdeck] an event tap failed on ${event.kind}: ${errorMessage(error)}`);
       }
     }
-    return event;
   }
+}
+
+function alreadyEnded(runId: string, kind: string, status: string | null): RunEndedError {
+  return new RunEndedError(
+    `run '${runId}' was already ended${status ? ` (${status})` : ''} by another writer; '${kind}' not recorded`,
+  );
 }

@@ -6,7 +6,8 @@
  * or `sleepUntil()` holds its thread until it is answered or woken).
  */
 import { errorMessage } from '../core/errors.js';
-import type { ControlRequest, EventStore } from '../core/store.js';
+import type { Event, EventDraft, NewEvent } from '../core/events.js';
+import { type ControlRequest, type EventStore, hasRunBoundaries } from '../core/store.js';
 import { acquireClaim } from './claims.js';
 import { type ControlWatch, RunControl, type WatchedRun } from './control-watch.js';
 import {
@@ -35,6 +36,11 @@ export const CANCEL_REQUESTED = 'a cancel was requested';
 export class RunLease {
   readonly controller = new AbortController();
   readonly recorder: RunRecorder;
+  /**
+   * The `start` event given to {@link RunLease.acquire} when it was stored with the claim (not
+   * yet tapped: record it with `recorder.adopt`); `null` when the caller must record it.
+   */
+  started: Event | null = null;
   #cancelReason: string | null = null;
   #stopHeartbeat: StopHeartbeat = async () => {};
   #timing: HeartbeatTiming | null = null;
@@ -80,19 +86,24 @@ export class RunLease {
     claimKey: string | null,
     /** Control requests already addressed (a continued run's pause and resume). */
     handled: readonly string[] = [],
+    /** The run's first event, written with the claim when the store can (see `started`). */
+    start?: EventDraft,
   ): Promise<RunLease> {
     const timing = heartbeatTiming(deps.staleRunAfterSeconds, deps.heartbeatSeconds);
+    let started: Event | null = null;
     if (claimKey) {
-      await acquireClaim(
+      started = await acquireClaim(
         deps.store,
         claimKey,
         identity.runId,
         deps.staleRunAfterSeconds,
         deps.taps,
         timing.leaseMs,
+        start && ({ ...identity, ...start } as NewEvent),
       );
     }
     const lease = new RunLease(deps, identity, claimKey, handled);
+    lease.started = started;
     if (claimKey) {
       lease.#timing = timing;
       lease.#stopHeartbeat = startHeartbeat(
@@ -151,11 +162,33 @@ export class RunLease {
     if (this.#settled) return;
     this.#settled = true;
     await this.#stopHeartbeat();
-    if (this.claimKey) {
-      await this.deps.store
-        .release(this.claimKey, this.recorder.identity.runId)
-        .catch(logFailure(`release ${this.claimKey}`));
+    await this.#free();
+  }
+
+  /**
+   * Record the run's terminal event once its code is done, freeing the claim in the same
+   * write when the store can (`RunBoundaries`); otherwise the claim is freed by `release`.
+   */
+  async end(draft: EventDraft): Promise<Event> {
+    const key = this.claimKey;
+    if (!key || this.#settled || !hasRunBoundaries(this.deps.store)) {
+      return this.recorder.record(draft);
     }
+    this.#settled = true;
+    await this.#stopHeartbeat();
+    try {
+      return await this.recorder.record(draft, key);
+    } catch (error) {
+      await this.#free(); // the write failed (or did not happen): free the claim on its own
+      throw error;
+    }
+  }
+
+  async #free(): Promise<void> {
+    if (!this.claimKey) return;
+    await this.deps.store
+      .release(this.claimKey, this.recorder.identity.runId)
+      .catch(logFailure(`release ${this.claimKey}`));
   }
 
   /**

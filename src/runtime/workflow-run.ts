@@ -103,11 +103,23 @@ export async function* playWorkflowSegment(
   request: WorkflowSegmentRequest,
 ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
   const { identity, workflow, threadId, start } = request;
+  const first: EventDraft =
+    'input' in start
+      ? {
+          kind: 'run.started',
+          payload: {
+            invocableType: 'workflow',
+            input: [new DataBlock(start.input)],
+            ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
+          },
+        }
+      : { kind: 'run.resumed', payload: { requestId: request.resumeRequestId ?? null } };
   const lease = await RunLease.acquire(
     deps,
     identity,
     threadClaimKey(workflow.name, threadId),
     request.handled ?? [],
+    first,
   );
   const { recorder } = lease;
   // The pause request the run stops for at a node boundary, once a node saw it.
@@ -128,18 +140,7 @@ export async function* playWorkflowSegment(
   let paused = false;
   try {
     try {
-      yield await recorder.record(
-        'input' in start
-          ? {
-              kind: 'run.started',
-              payload: {
-                invocableType: 'workflow',
-                input: [new DataBlock(start.input)],
-                ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
-              },
-            }
-          : { kind: 'run.resumed', payload: { requestId: request.resumeRequestId ?? null } },
-      );
+      yield lease.started ? recorder.adopt(lease.started) : await recorder.record(first);
       segment = deps.engine.playSegment({ workflow, threadId, start, scope });
       let step = await segment.next();
       while (!step.done) {
@@ -148,7 +149,8 @@ export async function* playWorkflowSegment(
       }
       const end = step.value;
       if (end.type === 'completed') {
-        const completed = await recorder.record({
+        // The thread is free with the run's completion (one write when the store can).
+        const completed = await lease.end({
           kind: 'run.completed',
           payload: { output: [new DataBlock(end.state)], usage: null },
         });

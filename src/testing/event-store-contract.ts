@@ -18,7 +18,7 @@ import {
 } from '../core/blocks.js';
 import { InvalidInputError } from '../core/errors.js';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '../core/events.js';
-import type { EventStore, RunSummary } from '../core/store.js';
+import { type EventStore, hasRunBoundaries, type RunSummary } from '../core/store.js';
 
 /** How the suite gets a fresh store for each test and disposes of it. */
 export interface EventStoreFactory {
@@ -439,6 +439,111 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         for (const result of results) {
           if (!result.acquired) expect(result.holder).toEqual(holder);
         }
+      });
+    });
+
+    describe('run boundaries (the RunBoundaries ability)', () => {
+      const boundaries = () => (hasRunBoundaries(store) ? store : null);
+      const skip = 'the store does not write run boundaries with claims (hasRunBoundaries)';
+
+      it('takes a free claim and appends the first events in one call', async (ctx) => {
+        const b = boundaries();
+        if (!b) return ctx.skip(skip);
+        const r = run();
+        const key = uid('session');
+        const written = await b.claimAndAppend({ key, runId: r.runId, staleAfterMs: 60_000 }, [
+          ev.started(r),
+        ]);
+        expect(written.claim).toEqual({ acquired: true, tookOverFrom: null });
+        expect(written.events).toMatchObject([{ kind: 'run.started', seq: 0 }]);
+        expect((await store.claimHolder(key))?.runId).toBe(r.runId);
+        expect((await store.getRun(r.runId))?.status).toBe('running');
+        // The run holds the key already: claiming again renews it and appends.
+        const again = await b.claimAndAppend({ key, runId: r.runId, staleAfterMs: 60_000 }, [
+          ev.delta(r, 'x'),
+        ]);
+        expect(again.events).toMatchObject([{ kind: 'text.delta', seq: 1 }]);
+      });
+
+      it('appends nothing when the claim is refused or taken over from a stale run', async (ctx) => {
+        const b = boundaries();
+        if (!b) return ctx.skip(skip);
+        const key = uid('session');
+        await store.claim({ key, runId: 'run-old', staleAfterMs: 60_000 });
+        const refused = run();
+        const busy = await b.claimAndAppend({ key, runId: refused.runId, staleAfterMs: 60_000 }, [
+          ev.started(refused),
+        ]);
+        expect(busy).toMatchObject({ claim: { acquired: false }, events: null });
+        expect(await store.read(refused.runId)).toEqual([]);
+        await sleep(20);
+        const next = run();
+        const taken = await b.claimAndAppend({ key, runId: next.runId, staleAfterMs: 10 }, [
+          ev.started(next),
+        ]);
+        expect(taken).toMatchObject({
+          claim: { acquired: true, tookOverFrom: { runId: 'run-old' } },
+          events: null,
+        });
+        expect(await store.read(next.runId)).toEqual([]);
+        expect((await store.claimHolder(key))?.runId).toBe(next.runId);
+      });
+
+      it('refuses a malformed first event and takes no claim', async (ctx) => {
+        const b = boundaries();
+        if (!b) return ctx.skip(skip);
+        const key = uid('session');
+        const bad = { ...run(), kind: 'run.started', payload: null } as unknown as NewEvent;
+        await expect(
+          b.claimAndAppend({ key, runId: 'run-bad', staleAfterMs: 60_000 }, [bad]),
+        ).rejects.toBeInstanceOf(InvalidInputError);
+        expect(await store.claimHolder(key)).toBeNull();
+      });
+
+      it('ends a run and frees its claim in one call, once', async (ctx) => {
+        const b = boundaries();
+        if (!b) return ctx.skip(skip);
+        const r = run();
+        const key = uid('session');
+        await b.claimAndAppend({ key, runId: r.runId, staleAfterMs: 60_000 }, [ev.started(r)]);
+        await store.append([ev.delta(r, 'a')]);
+        const ended = await b.endRun(ev.completed(r), key);
+        expect(ended).toMatchObject({ kind: 'run.completed', seq: 2 });
+        expect(await store.claimHolder(key)).toBeNull();
+        expect((await store.getRun(r.runId))?.status).toBe('completed');
+        // Another writer ended it: nothing more is appended, and a claim it holds is freed.
+        await store.claim({ key, runId: r.runId, staleAfterMs: 60_000 });
+        expect(await b.endRun(ev.failed(r), key)).toBeNull();
+        expect(await store.claimHolder(key)).toBeNull();
+        expect((await store.read(r.runId)).map((e) => e.kind)).toEqual([
+          'run.started',
+          'text.delta',
+          'run.completed',
+        ]);
+      });
+
+      it('ends a run without touching a claim another run holds, or with no claim', async (ctx) => {
+        const b = boundaries();
+        if (!b) return ctx.skip(skip);
+        const r = run();
+        const key = uid('session');
+        await store.append([ev.started(r)]);
+        await store.claim({ key, runId: 'run-other', staleAfterMs: 60_000 });
+        expect(await b.endRun(ev.failed(r), key)).toMatchObject({ kind: 'run.failed', seq: 1 });
+        expect((await store.claimHolder(key))?.runId).toBe('run-other');
+        const lone = run();
+        await store.append([ev.started(lone)]);
+        expect(await b.endRun(ev.completed(lone), null)).toMatchObject({ seq: 1 });
+        expect((await store.getRun(lone.runId))?.status).toBe('completed');
+      });
+
+      it('takes only a terminal event to end a run', async (ctx) => {
+        const b = boundaries();
+        if (!b) return ctx.skip(skip);
+        const r = run();
+        await store.append([ev.started(r)]);
+        await expect(b.endRun(ev.paused(r), null)).rejects.toBeInstanceOf(InvalidInputError);
+        expect(await store.read(r.runId)).toHaveLength(1);
       });
     });
 

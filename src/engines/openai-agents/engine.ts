@@ -138,7 +138,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
       this.runnerFor(request).run(compiled, input as never, {
         stream: true,
         ...(input instanceof RunState ? {} : { context: scope }),
-        signal: AbortSignal.any([scope.signal, pause.signal]),
+        signal: gate.signal,
         maxTurns: MAX_TURNS,
         callModelInputFilter: gate.filter,
       }),

@@ -33,6 +33,8 @@ const CATCH_UP_MS = 10_000;
  */
 export class ModelCallGate {
   readonly pause = new AbortController();
+  /** What the engine is given: aborted by a cancel or by the pause, whichever comes first. */
+  readonly #engine = new AbortController();
   #waiting = false;
   #read = 0;
 
@@ -40,7 +42,17 @@ export class ModelCallGate {
     private readonly pauseRequested: () => boolean,
     private readonly cancel: AbortSignal,
     private readonly calls: TurnModelCalls,
-  ) {}
+  ) {
+    // One listener rather than `AbortSignal.any`, whose composite signals cost every model
+    // request of the turn (each links its own controller to the signal it is given).
+    if (cancel.aborted) this.#engine.abort(cancel.reason);
+    else cancel.addEventListener('abort', () => this.#engine.abort(cancel.reason), { once: true });
+  }
+
+  /** The engine's signal: a cancel (the run scope's signal) or the pause. */
+  get signal(): AbortSignal {
+    return this.#engine.signal;
+  }
 
   /**
    * The safe point between streamed items: after our reader recorded a text delta, while the
@@ -55,7 +67,9 @@ export class ModelCallGate {
       this.calls.streaming > 0 &&
       this.pauseRequested()
     ) {
-      this.pause.abort(new Error('paused between streamed items'));
+      const reason = new Error('paused between streamed items');
+      this.pause.abort(reason);
+      this.#engine.abort(reason);
     }
   }
 
@@ -64,7 +78,9 @@ export class ModelCallGate {
     async <T>({ modelData }: { modelData: T }): Promise<T> => {
       if (this.pauseRequested()) {
         await this.#caughtUp();
-        this.pause.abort(new Error('paused before a model call'));
+        const reason = new Error('paused before a model call');
+        this.pause.abort(reason);
+        this.#engine.abort(reason);
       }
       return modelData;
     },

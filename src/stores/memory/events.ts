@@ -8,7 +8,7 @@
 import { StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
-import { nextStatus } from '../../core/status.js';
+import { nextStatus, TERMINAL_STATUSES } from '../../core/status.js';
 import type {
   ClaimHolder,
   ClaimRequest,
@@ -17,13 +17,16 @@ import type {
   EventStore,
   ListRunsFilter,
   ReadOptions,
+  RunBoundaries,
   RunSummary,
 } from '../../core/store.js';
 import {
   eventFromStored,
   isStale,
   nextTimestamp,
+  type PreparedEvent,
   prepareEvents,
+  requireTerminal,
   type StoredEvent,
   stampPrepared,
   toStored,
@@ -50,7 +53,7 @@ interface RunRecord {
  * stored.seq; // 0
  * ```
  */
-export class MemoryEventStore implements EventStore {
+export class MemoryEventStore implements EventStore, RunBoundaries {
   readonly #runs = new Map<string, RunRecord>();
   readonly #claims = new Map<string, ClaimHolder>();
   readonly #control = new Map<string, ControlRequest[]>();
@@ -60,7 +63,10 @@ export class MemoryEventStore implements EventStore {
 
   async append(events: readonly NewEvent[]): Promise<Event[]> {
     this.#open();
-    const prepared = prepareEvents(events);
+    return this.#append(prepareEvents(events));
+  }
+
+  #append(prepared: PreparedEvent[]): Event[] {
     return prepared.map((item) => {
       const runId = item.event.runId;
       let record = this.#runs.get(runId);
@@ -92,6 +98,28 @@ export class MemoryEventStore implements EventStore {
       record.summary.lastSeq = seq;
       return stored;
     });
+  }
+
+  async claimAndAppend(
+    request: ClaimRequest,
+    events: readonly NewEvent[],
+  ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
+    this.#open();
+    const prepared = prepareEvents(events); // a malformed batch is refused before the claim
+    const claim = this.#claim(request);
+    if (!claim.acquired || claim.tookOverFrom) return { claim, events: null };
+    return { claim, events: this.#append(prepared) };
+  }
+
+  async endRun(event: NewEvent, release: string | null): Promise<Event | null> {
+    this.#open();
+    requireTerminal(event);
+    const prepared = prepareEvents([event]);
+    const status = this.#runs.get(event.runId)?.summary.status;
+    const ended = status !== undefined && TERMINAL_STATUSES.includes(status);
+    const [stored] = ended ? [] : this.#append(prepared);
+    if (release !== null) this.#release(release, event.runId);
+    return stored ?? null;
   }
 
   async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
@@ -127,6 +155,10 @@ export class MemoryEventStore implements EventStore {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.#open();
+    return this.#claim(request);
+  }
+
+  #claim(request: ClaimRequest): ClaimResult {
     const now = Date.now();
     const holder = this.#claims.get(request.key);
     const mine: ClaimHolder = { runId: request.runId, claimedAt: new Date(now).toISOString() };
@@ -145,6 +177,10 @@ export class MemoryEventStore implements EventStore {
 
   async release(key: string, runId: string): Promise<boolean> {
     this.#open();
+    return this.#release(key, runId);
+  }
+
+  #release(key: string, runId: string): boolean {
     if (this.#claims.get(key)?.runId !== runId) return false;
     return this.#claims.delete(key);
   }

@@ -49,6 +49,32 @@ const APPEND_RUN = `
   )
   SELECT last_seq, updated_at FROM run`;
 
+/**
+ * A run's terminal event, appended unless the run has already ended (the upsert's `WHERE`
+ * leaves an ended run's row alone and returns nothing, so nothing is inserted), and the
+ * claim `$15` freed if the run holds it: one statement, one commit.
+ */
+const END_RUN = `
+  WITH released AS (
+    DELETE FROM claims WHERE key = $15 AND run_id = $1
+  ), run AS (
+    INSERT INTO runs AS r (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq)
+    VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1)
+    ON CONFLICT (run_id) DO UPDATE SET
+      last_seq = r.last_seq + $7::int,
+      updated_at = GREATEST(r.updated_at, $6),
+      status = COALESCE($8::jsonb ->> r.status, r.status)
+    WHERE r.status NOT IN ('completed', 'failed', 'cancelled')
+    RETURNING last_seq, updated_at
+  ), inserted AS (
+    INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
+    SELECT $1, run.last_seq - $7::int + e.ord, $9, e.kind, e.session_id, e.namespace, e.origin,
+      run.updated_at, e.payload
+    FROM run, unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+      WITH ORDINALITY AS e(kind, session_id, namespace, origin, payload, ord)
+  )
+  SELECT last_seq, updated_at FROM run`;
+
 /** A run's last stored event, as an append left it. */
 export interface Tail {
   seq: number;
@@ -90,24 +116,65 @@ export async function appendDurably(
       client.release(broken);
     }
   }
-  // Each run's events take the seqs that end at its new tail, in batch order.
+  return { events: stampAtTails(prepared, tails), tails };
+}
+
+/**
+ * One run's terminal event (`item`), unless the run has already ended, and the release of
+ * `releaseKey` if the run holds it, in one statement (see END_RUN): the stored event and
+ * the run's new tail, or `null` when the run had already ended.
+ */
+export async function endRun(
+  pool: Pool,
+  item: PreparedEvent,
+  releaseKey: string | null,
+): Promise<{ event: Event; tail: Tail } | null> {
+  const tail = await appendRun(pool, [item], isoNow(), END_RUN, [releaseKey]);
+  return tail ? { event: stampPrepared(item, tail.seq, tail.ts), tail } : null;
+}
+
+/** Each run's events take the seqs that end at its new tail, in batch order. */
+export function stampAtTails(
+  prepared: readonly PreparedEvent[],
+  tails: ReadonlyMap<string, Tail>,
+): Event[] {
+  const counts = new Map<string, number>();
+  for (const item of prepared) {
+    const { runId } = item.event;
+    counts.set(runId, (counts.get(runId) ?? 0) + 1);
+  }
   const next = new Map<string, number>();
-  const events = prepared.map((item) => {
+  return prepared.map((item) => {
     const { runId } = item.event;
     const tail = tails.get(runId) as Tail;
-    const count = byRun.get(runId)?.length ?? 0;
+    const count = counts.get(runId) ?? 0;
     const index = next.get(runId) ?? 0;
     next.set(runId, index + 1);
     return stampPrepared(item, tail.seq - count + 1 + index, tail.ts);
   });
-  return { events, tails };
 }
 
-interface Queryable {
+export interface Queryable {
   query: Pool['query'];
 }
 
-async function appendRun(db: Queryable, items: PreparedEvent[], now: string): Promise<Tail> {
+/** One run's events in one statement (APPEND_RUN): the run's new tail. */
+export async function appendRun(db: Queryable, items: PreparedEvent[], now: string): Promise<Tail>;
+/** The same with another statement of the same shape and extra parameters; `null` when it returns no row. */
+export async function appendRun(
+  db: Queryable,
+  items: PreparedEvent[],
+  now: string,
+  statement: string,
+  extra: unknown[],
+): Promise<Tail | null>;
+export async function appendRun(
+  db: Queryable,
+  items: PreparedEvent[],
+  now: string,
+  statement = APPEND_RUN,
+  extra: unknown[] = [],
+): Promise<Tail | null> {
   const [first] = items as [PreparedEvent, ...PreparedEvent[]];
   const { runId, origin, sessionId, namespace } = first.event;
   const lifecycle = items.filter((item) => item.lifecycle).map((i) => stampPrepared(i, 0, now));
@@ -117,7 +184,7 @@ async function appendRun(db: Queryable, items: PreparedEvent[], now: string): Pr
   const statusMap = lifecycle.length
     ? JSON.stringify(Object.fromEntries(STATUSES.map((status) => [status, fold(status)])))
     : null;
-  const result = await db.query<{ last_seq: number; updated_at: string }>(APPEND_RUN, [
+  const result = await db.query<{ last_seq: number; updated_at: string }>(statement, [
     runId,
     origin,
     sessionId,
@@ -132,8 +199,10 @@ async function appendRun(db: Queryable, items: PreparedEvent[], now: string): Pr
     items.map((item) => item.event.namespace),
     items.map((item) => item.event.origin),
     items.map((item) => item.payload),
+    ...extra,
   ]);
   const row = result.rows[0];
+  if (!row && statement !== APPEND_RUN) return null;
   if (!row) throw new Error(`the append statement for run '${runId}' returned no row`);
   return { seq: Number(row.last_seq), ts: String(row.updated_at) };
 }

@@ -5,7 +5,7 @@
  * advisory lock named after the key: concurrent claimers of one key, in any process, queue
  * on it, including for a key no row holds yet (which a row lock could not cover).
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
 import { toControlRequest, toHolder } from '../shared/rows.js';
@@ -14,6 +14,18 @@ import { SQL } from './migrations.js';
 
 /** Take `request.key` for its run, unless another run holds it and is not stale. */
 export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimResult> {
+  return (await claimThen(pool, request, null)).claim;
+}
+
+/**
+ * Take a claim as {@link claim} does and, when it was free or already the run's, run `then`
+ * on the same connection before the transaction commits (a run's first events).
+ */
+export async function claimThen<T>(
+  pool: Pool,
+  request: ClaimRequest,
+  then: ((client: PoolClient) => Promise<T>) | null,
+): Promise<{ claim: ClaimResult; written: T | null }> {
   const { key, runId, staleAfterMs } = request;
   const client = await pool.connect();
   let broken = false;
@@ -25,7 +37,7 @@ export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimRes
     const now = Date.now();
     if (holder && holder.runId !== runId && !isStale(holder, staleAfterMs, now)) {
       await client.query('COMMIT');
-      return { acquired: false, holder };
+      return { claim: { acquired: false, holder }, written: null };
     }
     // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
     await client.query(SQL.setClaim, [
@@ -34,9 +46,10 @@ export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimRes
       new Date(now).toISOString(),
       request.leaseMs ?? null,
     ]);
-    await client.query('COMMIT');
     const tookOverFrom = holder && holder.runId !== runId ? holder : null;
-    return { acquired: true, tookOverFrom };
+    const done = then && !tookOverFrom ? await then(client) : null;
+    await client.query('COMMIT');
+    return { claim: { acquired: true, tookOverFrom }, written: done };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
       broken = true; // not back to the pool: the connection is in an unknown state

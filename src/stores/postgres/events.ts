@@ -24,14 +24,21 @@ import type {
   EventStore,
   ListRunsFilter,
   ReadOptions,
+  RunBoundaries,
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
 import { toStored, toSummary } from '../shared/rows.js';
-import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
+import {
+  eventFromStored,
+  isoNow,
+  type PreparedEvent,
+  prepareEvents,
+  requireTerminal,
+} from '../shared/stored-event.js';
 import { redactUrl } from '../shared/url.js';
-import { appendDurably } from './append.js';
-import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
+import { appendDurably, appendRun, endRun, stampAtTails, type Tail } from './append.js';
+import { claim, claimHolder, claimThen, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate, SQL } from './migrations.js';
 import { Announcer, AppendNotices } from './notices.js';
@@ -93,7 +100,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * await store.close();
  * ```
  */
-export class PostgresEventStore implements EventStore, AppendNotifier {
+export class PostgresEventStore implements EventStore, AppendNotifier, RunBoundaries {
   /** The server, password hidden: safe to show. */
   readonly location: string;
   /** The schema of the tables, or `null` for the search path's. */
@@ -198,6 +205,61 @@ export class PostgresEventStore implements EventStore, AppendNotifier {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     return this.#query(`claim '${request.key}'`, () => claim(this.#pool, request));
+  }
+
+  async claimAndAppend(
+    request: ClaimRequest,
+    events: readonly NewEvent[],
+  ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
+    this.#open();
+    const prepared = prepareEvents(events);
+    await this.#ready();
+    const runIds = [...new Set(prepared.map((item) => item.event.runId))];
+    // What the claim decided, set inside the durable write (whose result is the events).
+    const outcome: { claim: ClaimResult | null; appended: boolean } = {
+      claim: null,
+      appended: false,
+    };
+    const stored = await this.#guard(`claim '${request.key}' and append`, () =>
+      this.#writes.durably(runIds, async () => {
+        const done = await claimThen(this.#pool, request, async (client) => {
+          const tails = new Map<string, Tail>();
+          const now = isoNow();
+          for (const runId of [...runIds].sort()) {
+            const items = prepared.filter((item) => item.event.runId === runId);
+            tails.set(runId, await appendRun(client, items, now));
+          }
+          return tails;
+        });
+        outcome.claim = done.claim;
+        outcome.appended = done.written !== null;
+        const tails = done.written ?? new Map<string, Tail>();
+        return { events: outcome.appended ? stampAtTails(prepared, tails) : [], tails };
+      }),
+    );
+    const { claim, appended } = outcome;
+    if (!claim) throw new StoreError(`${this.#describe()} could not claim '${request.key}'`);
+    if (appended) for (const runId of runIds) this.#announcer.announce(runId);
+    return { claim, events: appended ? stored : null };
+  }
+
+  async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
+    this.#open();
+    requireTerminal(event);
+    const [item] = prepareEvents([event]);
+    await this.#ready();
+    const { runId } = event;
+    const [stored] = await this.#guard(`end run '${runId}'`, () =>
+      this.#writes.durably([runId], async () => {
+        const ended = await endRun(this.#pool, item as PreparedEvent, releaseKey);
+        const tails = new Map<string, Tail>();
+        if (ended) tails.set(runId, ended.tail);
+        return { events: ended ? [ended.event] : [], tails };
+      }),
+    );
+    this.#writes.forget(runId);
+    if (stored) this.#announcer.announce(runId);
+    return stored ?? null;
   }
 
   async release(key: string, runId: string): Promise<boolean> {

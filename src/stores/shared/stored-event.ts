@@ -55,39 +55,43 @@ export function prepareEvents(events: readonly NewEvent[]): PreparedEvent[] {
   return events.map((event, index) => prepareEvent(event, index));
 }
 
+/** How an error names the event (a function of its own: no closure per event on the hot path). */
+function where(index: number): string {
+  return `event ${index} of the batch`;
+}
+
 function prepareEvent(event: NewEvent, index: number): PreparedEvent {
-  const where = () => `event ${index} of the batch`;
   if (typeof event !== 'object' || event === null) {
-    throw new InvalidInputError(`${where()} is not an object`);
+    throw new InvalidInputError(`${where(index)} is not an object`);
   }
   const { runId, origin, sessionId, namespace } = event;
   if (typeof runId !== 'string' || runId.length === 0) {
-    throw new InvalidInputError(`${where()} has no runId (a non-empty string is required)`);
+    throw new InvalidInputError(`${where(index)} has no runId (a non-empty string is required)`);
   }
   if (typeof origin !== 'string') {
-    throw new InvalidInputError(`${where()} (run '${runId}') has no origin string`);
+    throw new InvalidInputError(`${where(index)} (run '${runId}') has no origin string`);
   }
   if (!isNullableString(sessionId) || !isNullableString(namespace)) {
     throw new InvalidInputError(
-      `${where()} (run '${runId}'): sessionId and namespace must be strings or null`,
+      `${where(index)} (run '${runId}'): sessionId and namespace must be strings or null`,
     );
   }
   const loose = event as { kind: unknown; rawKind?: unknown };
   const kind = loose.kind === 'unknown' ? loose.rawKind : loose.kind;
   if (typeof kind !== 'string' || kind.length === 0) {
-    throw new InvalidInputError(`${where()} (run '${runId}') has no kind`);
+    throw new InvalidInputError(`${where(index)} (run '${runId}') has no kind`);
   }
   let json: string | undefined;
   try {
     json = JSON.stringify(wirePayload(event));
   } catch (error) {
     throw new InvalidInputError(
-      `${where()} (run '${runId}', kind '${kind}') has a payload that cannot be written as JSON: ${errorMessage(error)}`,
+      `${where(index)} (run '${runId}', kind '${kind}') has a payload that cannot be written as JSON: ${errorMessage(error)}`,
       { cause: error },
     );
   }
   if (json === undefined) {
-    throw new InvalidInputError(`${where()} (run '${runId}', kind '${kind}') has no payload`);
+    throw new InvalidInputError(`${where(index)} (run '${runId}', kind '${kind}') has no payload`);
   }
   return { event, kind, payload: json, lifecycle: kind.startsWith('run.') };
 }
@@ -186,4 +190,14 @@ export function isStale(holder: ClaimHolder, staleAfterMs: number, now: number):
   const limit =
     holder.leaseMs === undefined ? staleAfterMs : Math.min(staleAfterMs, holder.leaseMs);
   return Number.isNaN(takenAt) || now - takenAt > limit;
+}
+
+/** `endRun` takes a terminal event only. */
+export function requireTerminal(event: NewEvent): void {
+  const kind = (event as { kind?: unknown } | null)?.kind;
+  if (kind !== 'run.completed' && kind !== 'run.failed' && kind !== 'run.cancelled') {
+    throw new InvalidInputError(
+      `endRun() takes a terminal event (run.completed, run.failed, run.cancelled), not '${String(kind)}'`,
+    );
+  }
 }

@@ -74,21 +74,41 @@ export class Appender {
   }
 
   #appendInTransaction(prepared: PreparedEvent[]): Event[] {
+    return this.inTransaction((insert) => insert(prepared));
+  }
+
+  /**
+   * Run `body` in one write transaction (the claim a run starts or ends with, next to its
+   * events); it inserts events, maintaining the run index, with the function it is given,
+   * which also tells the status a run has there (`null`: no such run). The tails it wrote
+   * are cached once the transaction has committed.
+   */
+  inTransaction<T>(
+    body: (
+      insert: (prepared: PreparedEvent[]) => Event[],
+      status: (runId: string) => RunStatus | null,
+    ) => T,
+  ): T {
     const tails = new Map<string, Tail & { status: RunStatus | null }>();
-    const stored = this.#writes.transaction(() =>
+    const tailOf = (runId: string) => {
+      let tail = tails.get(runId);
+      if (!tail) {
+        const last = this.#sql.tail.get(runId);
+        const status = this.#sql.runStatus.get(runId)?.status;
+        tail = {
+          seq: last ? Number(last.seq) : -1,
+          ts: last ? String(last.ts) : '',
+          status: typeof status === 'string' ? (status as RunStatus) : null,
+        };
+        tails.set(runId, tail);
+      }
+      return tail;
+    };
+    const ended: string[] = [];
+    const insert = (prepared: PreparedEvent[]): Event[] =>
       prepared.map((item) => {
         const { runId } = item.event;
-        let tail = tails.get(runId);
-        if (!tail) {
-          const last = this.#sql.tail.get(runId);
-          const status = this.#sql.runStatus.get(runId)?.status;
-          tail = {
-            seq: last ? Number(last.seq) : -1,
-            ts: last ? String(last.ts) : '',
-            status: typeof status === 'string' ? (status as RunStatus) : null,
-          };
-          tails.set(runId, tail);
-        }
+        const tail = tailOf(runId);
         const seq = tail.seq + 1;
         const ts = nextTimestamp(tail.ts);
         const event = stampPrepared(item, seq, ts);
@@ -104,13 +124,14 @@ export class Appender {
         }
         tail.seq = seq;
         tail.ts = ts;
+        if (isTerminal(event)) ended.push(runId);
         return event;
-      }),
-    );
+      });
+    const result = this.#writes.transaction(() => body(insert, (runId) => tailOf(runId).status));
     // Only after COMMIT: the cache must never hold a tail that was rolled back.
-    for (const [runId, { seq, ts }] of tails) this.#cacheTail(runId, { seq, ts });
-    for (const event of stored) if (isTerminal(event)) this.#tails.delete(event.runId);
-    return stored;
+    for (const [runId, { seq, ts }] of tails) if (seq >= 0) this.#cacheTail(runId, { seq, ts });
+    for (const runId of ended) this.#tails.delete(runId);
+    return result;
   }
 
   #insert(item: PreparedEvent, seq: number, ts: string): void {

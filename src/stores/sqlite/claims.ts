@@ -14,18 +14,21 @@ import type { Statements } from './migrations.js';
 
 /** Take `request.key` for its run, unless another run holds it and is not stale. */
 export function claim(sql: Statements, writes: GroupCommit, request: ClaimRequest): ClaimResult {
+  return writes.transaction(() => claimInTransaction(sql, request));
+}
+
+/** The body of {@link claim}, inside a write transaction the caller holds. */
+export function claimInTransaction(sql: Statements, request: ClaimRequest): ClaimResult {
   const { key, runId, staleAfterMs } = request;
-  return writes.transaction((): ClaimResult => {
-    const holder = claimHolder(sql, key);
-    const now = Date.now();
-    if (holder && holder.runId !== runId && !isStale(holder, staleAfterMs, now)) {
-      return { acquired: false, holder };
-    }
-    // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
-    sql.setClaim.run(key, runId, new Date(now).toISOString(), request.leaseMs ?? null);
-    const tookOverFrom = holder && holder.runId !== runId ? holder : null;
-    return { acquired: true, tookOverFrom };
-  });
+  const holder = claimHolder(sql, key);
+  const now = Date.now();
+  if (holder && holder.runId !== runId && !isStale(holder, staleAfterMs, now)) {
+    return { acquired: false, holder };
+  }
+  // Re-claiming renews: a run that claims again is alive, so its stale clock restarts.
+  sql.setClaim.run(key, runId, new Date(now).toISOString(), request.leaseMs ?? null);
+  const tookOverFrom = holder && holder.runId !== runId ? holder : null;
+  return { acquired: true, tookOverFrom };
 }
 
 /** Release `key` if `runId` holds it; whether it did. */

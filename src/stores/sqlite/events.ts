@@ -15,6 +15,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { DeckError, errorMessage, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
+import { TERMINAL_STATUSES } from '../../core/status.js';
 import type {
   ClaimHolder,
   ClaimRequest,
@@ -23,13 +24,21 @@ import type {
   EventStore,
   ListRunsFilter,
   ReadOptions,
+  RunBoundaries,
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
 import { toStored, toSummary } from '../shared/rows.js';
-import { eventFromStored, prepareEvents } from '../shared/stored-event.js';
+import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
 import { Appender } from './append.js';
-import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
+import {
+  claim,
+  claimHolder,
+  claimInTransaction,
+  readControl,
+  recordControl,
+  release,
+} from './claims.js';
 import { openDatabaseFile, prepareAll } from './database.js';
 import { flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
 import {
@@ -49,9 +58,9 @@ export interface SqliteEventStoreOptions {
   /**
    * Commit the appends of what runs record while they play (`text.delta`, `thought.delta`,
    * `usage.reported`, `tool.call.started`, `tool.call.completed`, `message.completed`,
-   * `node.updated`) together. The first such event of an event-loop turn is committed alone;
-   * a second in the same turn opens a write transaction that later ones join, committed at
-   * the end of the turn, after `GROUP_COMMIT_MAX_EVENTS` (1,000) events, or with the next
+   * `node.updated`) together. The first such event of an event-loop turn opens a write
+   * transaction that later ones (of any run on this connection) join, committed at the end
+   * of the turn, after `GROUP_COMMIT_MAX_EVENTS` (1,000) events, or with the next
    * event of another kind (a `run.*` event, which is therefore durable when its `append`
    * resolves, as always, with everything before it), whichever comes first. It trades:
    * another process sees such an event, and can write to the file, up to one turn later; a
@@ -80,7 +89,7 @@ const DEFAULTS = { busyTimeoutMs: 5_000, groupCommit: true };
  * await store.close();
  * ```
  */
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, RunBoundaries {
   /** The database file. */
   readonly path: string;
   readonly #db: DatabaseSync;
@@ -184,6 +193,36 @@ export class SqliteEventStore implements EventStore {
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.#ready();
     return this.#guard(`claim '${request.key}'`, () => claim(this.#sql, this.#writes, request));
+  }
+
+  async claimAndAppend(
+    request: ClaimRequest,
+    events: readonly NewEvent[],
+  ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
+    this.#ready();
+    const prepared = prepareEvents(events);
+    return this.#guard(`claim '${request.key}' and append`, () =>
+      this.#appender.inTransaction((insert) => {
+        const claim = claimInTransaction(this.#sql, request);
+        if (!claim.acquired || claim.tookOverFrom) return { claim, events: null };
+        return { claim, events: prepared.length > 0 ? insert(prepared) : [] };
+      }),
+    );
+  }
+
+  async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
+    this.#ready();
+    requireTerminal(event);
+    const prepared = prepareEvents([event]);
+    return this.#guard(`end run '${event.runId}'`, () =>
+      this.#appender.inTransaction((insert, status) => {
+        const current = status(event.runId);
+        const ended = current !== null && TERMINAL_STATUSES.includes(current);
+        const [stored] = ended ? [] : insert(prepared);
+        if (releaseKey !== null) this.#sql.release.run(releaseKey, event.runId);
+        return stored ?? null;
+      }),
+    );
   }
 
   async release(key: string, runId: string): Promise<boolean> {

@@ -73,8 +73,6 @@ export class GroupCommit {
   /** Called when a group fails to commit: the connection's cached tails are now wrong. */
   readonly #onLost: () => void;
   #group: OpenGroup | null = null;
-  /** A delta was committed alone in this event-loop turn; another one opens a group. */
-  #deltaThisTurn = false;
   /** A group commit that failed after its appends had resolved; the next call reports it. */
   #lost: StoreError | null = null;
 
@@ -187,20 +185,14 @@ export class GroupCommit {
   }
 
   /**
-   * Whether to hold this event in a group. The first groupable event of a turn is committed
-   * alone (a token that arrived on its own costs one autocommit INSERT, as without grouping);
-   * the second in the same turn shows a burst, and opens a group that the rest join.
+   * Whether to hold this event in a group: always, opening one if none is open. A run's
+   * events come in small bursts (what one model response or tool call brings), one per
+   * event-loop turn: a group makes each burst, and those of other runs in the same turn, one
+   * commit, and a run's last burst shares the commit of its terminal event. An event alone
+   * in its turn costs a BEGIN more than an autocommit INSERT would.
    */
   #holdDelta(): boolean {
-    if (this.#group) return true;
-    if (!this.#deltaThisTurn) {
-      this.#deltaThisTurn = true;
-      setImmediate(() => {
-        this.#deltaThisTurn = false;
-      });
-      return false;
-    }
-    this.#open();
+    if (!this.#group) this.#open();
     return true;
   }
 
