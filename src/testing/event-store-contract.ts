@@ -3,22 +3,18 @@
  * test file with a factory. It pins what callers rely on and the port only states in prose:
  * gap-free `seq` per run under concurrent appends, atomic batches, store-assigned ordered
  * timestamps, unknown kinds and content blocks surviving the round trip, the run index
- * folded from lifecycle events, claims with stale takeover, and control requests. Ids are
+ * folded from lifecycle events, and (in `event-store-coordination.ts`) claims, run boundaries,
+ * control requests and continuations. Ids are
  * random, and listings filter on a per-test origin, so a backend may share one database
  * between tests.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AudioBlock,
-  type ContentBlock,
-  DataBlock,
-  ImageBlock,
-  ResourceBlock,
-  TextBlock,
-} from '../core/blocks.js';
+import { AudioBlock, DataBlock, ImageBlock, ResourceBlock, TextBlock } from '../core/blocks.js';
 import { InvalidInputError } from '../core/errors.js';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '../core/events.js';
-import { type EventStore, hasRunBoundaries, type RunSummary } from '../core/store.js';
+import type { EventStore, RunSummary } from '../core/store.js';
+import { describeCoordinationContract } from './event-store-coordination.js';
+import { ev, ISO_MS_UTC, run, sleep, textsOf, uid } from './event-store-events.js';
 
 /** How the suite gets a fresh store for each test and disposes of it. */
 export interface EventStoreFactory {
@@ -26,51 +22,6 @@ export interface EventStoreFactory {
   /** Dispose of a store (delete its file...). @default `store.close()` */
   destroy?(store: EventStore): Promise<void> | void;
 }
-
-type Envelope = Pick<NewEvent, 'runId' | 'sessionId' | 'namespace' | 'origin'>;
-
-const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const uid = (prefix: string) => `${prefix}-${crypto.randomUUID()}`;
-
-function run(extra: Partial<Omit<Envelope, 'runId'>> = {}): Envelope {
-  return { runId: uid('run'), sessionId: null, namespace: null, origin: 'contract', ...extra };
-}
-
-const ev = {
-  started: (e: Envelope, input: ContentBlock[] = [new TextBlock('hi')]): NewEvent => ({
-    ...e,
-    kind: 'run.started',
-    payload: { invocableType: 'agent', input },
-  }),
-  delta: (e: Envelope, text: string): NewEvent => ({
-    ...e,
-    kind: 'text.delta',
-    payload: { messageId: 'm1', text },
-  }),
-  interrupted: (e: Envelope): NewEvent => ({
-    ...e,
-    kind: 'run.interrupted',
-    payload: { payload: { question: 'ok?' }, threadId: 't1' },
-  }),
-  resumed: (e: Envelope): NewEvent => ({ ...e, kind: 'run.resumed', payload: { requestId: null } }),
-  paused: (e: Envelope): NewEvent => ({ ...e, kind: 'run.paused', payload: { reason: 'later' } }),
-  completed: (e: Envelope, output: ContentBlock[] = [new TextBlock('done')]): NewEvent => ({
-    ...e,
-    kind: 'run.completed',
-    payload: { output, usage: null },
-  }),
-  failed: (e: Envelope): NewEvent => ({
-    ...e,
-    kind: 'run.failed',
-    payload: { errorType: 'TypeError', message: 'boom' },
-  }),
-};
-
-function textsOf(events: { payload: unknown }[]): string[] {
-  return events.map((event) => (event.payload as { text: string }).text);
-}
-
 /**
  * Register the event store contract suite for one backend.
  *
@@ -352,231 +303,7 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
       });
     });
 
-    describe('claims', () => {
-      it('acquires, reports the holder, and releases only for the holder', async () => {
-        const key = uid('session');
-        const before = new Date().toISOString();
-        expect(await store.claimHolder(key)).toBeNull();
-        const first = await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000 });
-        expect(first).toEqual({ acquired: true, tookOverFrom: null });
-        const holder = await store.claimHolder(key);
-        expect(holder?.runId).toBe('run-a');
-        expect(holder?.claimedAt).toMatch(ISO_MS_UTC);
-        expect((holder?.claimedAt ?? '') >= before).toBe(true);
-        const busy = await store.claim({ key, runId: 'run-b', staleAfterMs: 60_000 });
-        expect(busy).toEqual({ acquired: false, holder });
-        expect(await store.release(key, 'run-b')).toBe(false);
-        expect((await store.claimHolder(key))?.runId).toBe('run-a');
-        expect(await store.release(key, 'run-a')).toBe(true);
-        expect(await store.claimHolder(key)).toBeNull();
-        expect(await store.release(key, 'run-a')).toBe(false);
-        expect(await store.claim({ key, runId: 'run-b', staleAfterMs: 60_000 })).toEqual({
-          acquired: true,
-          tookOverFrom: null,
-        });
-      });
-
-      it('lets the holder claim again, renewing the claim', async () => {
-        const key = uid('thread');
-        await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000 });
-        const taken = await store.claimHolder(key);
-        await sleep(5);
-        const again = await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000 });
-        expect(again).toEqual({ acquired: true, tookOverFrom: null });
-        const renewed = await store.claimHolder(key);
-        expect(renewed?.runId).toBe('run-a');
-        expect((renewed?.claimedAt ?? '') > (taken?.claimedAt ?? '')).toBe(true);
-      });
-
-      it('takes over a stale claim and reports whom it took it from', async () => {
-        const key = uid('session');
-        await store.claim({ key, runId: 'run-old', staleAfterMs: 60_000 });
-        const old = await store.claimHolder(key);
-        await sleep(30);
-        const fresh = await store.claim({ key, runId: 'run-x', staleAfterMs: 60_000 });
-        expect(fresh.acquired).toBe(false);
-        const taken = await store.claim({ key, runId: 'run-new', staleAfterMs: 10 });
-        expect(taken).toEqual({ acquired: true, tookOverFrom: old });
-        expect((await store.claimHolder(key))?.runId).toBe('run-new');
-        expect(await store.release(key, 'run-old')).toBe(false);
-      });
-
-      it('takes over a claim not renewed within its lease, whatever the claimer allows', async () => {
-        const key = uid('session');
-        await store.claim({ key, runId: 'run-live', staleAfterMs: 60_000, leaseMs: 20 });
-        expect((await store.claimHolder(key))?.leaseMs).toBe(20);
-        const early = await store.claim({ key, runId: 'run-x', staleAfterMs: 60_000 });
-        expect(early.acquired).toBe(false);
-        await sleep(40);
-        const taken = await store.claim({ key, runId: 'run-new', staleAfterMs: 60_000 });
-        expect(taken).toMatchObject({
-          acquired: true,
-          tookOverFrom: { runId: 'run-live', leaseMs: 20 },
-        });
-      });
-
-      it('drops the lease when the holder renews without one (a paused run keeps its claim)', async () => {
-        const key = uid('thread');
-        await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000, leaseMs: 20 });
-        await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000 });
-        const kept = await store.claimHolder(key);
-        expect(kept?.runId).toBe('run-a');
-        expect(kept?.leaseMs).toBeUndefined();
-        await sleep(40);
-        const busy = await store.claim({ key, runId: 'run-b', staleAfterMs: 60_000 });
-        expect(busy).toEqual({ acquired: false, holder: kept });
-      });
-
-      it('gives a key to exactly one of several concurrent claimers', async () => {
-        const key = uid('session');
-        const runIds = Array.from({ length: 8 }, (_, i) => `run-${i}`);
-        const results = await Promise.all(
-          runIds.map((runId) => store.claim({ key, runId, staleAfterMs: 60_000 })),
-        );
-        const winners = results.filter((result) => result.acquired);
-        expect(winners).toHaveLength(1);
-        const holder = await store.claimHolder(key);
-        for (const result of results) {
-          if (!result.acquired) expect(result.holder).toEqual(holder);
-        }
-      });
-    });
-
-    describe('run boundaries (the RunBoundaries ability)', () => {
-      const boundaries = () => (hasRunBoundaries(store) ? store : null);
-      const skip = 'the store does not write run boundaries with claims (hasRunBoundaries)';
-
-      it('takes a free claim and appends the first events in one call', async (ctx) => {
-        const b = boundaries();
-        if (!b) return ctx.skip(skip);
-        const r = run();
-        const key = uid('session');
-        const written = await b.claimAndAppend({ key, runId: r.runId, staleAfterMs: 60_000 }, [
-          ev.started(r),
-        ]);
-        expect(written.claim).toEqual({ acquired: true, tookOverFrom: null });
-        expect(written.events).toMatchObject([{ kind: 'run.started', seq: 0 }]);
-        expect((await store.claimHolder(key))?.runId).toBe(r.runId);
-        expect((await store.getRun(r.runId))?.status).toBe('running');
-        // The run holds the key already: claiming again renews it and appends.
-        const again = await b.claimAndAppend({ key, runId: r.runId, staleAfterMs: 60_000 }, [
-          ev.delta(r, 'x'),
-        ]);
-        expect(again.events).toMatchObject([{ kind: 'text.delta', seq: 1 }]);
-      });
-
-      it('appends nothing when the claim is refused or taken over from a stale run', async (ctx) => {
-        const b = boundaries();
-        if (!b) return ctx.skip(skip);
-        const key = uid('session');
-        await store.claim({ key, runId: 'run-old', staleAfterMs: 60_000 });
-        const refused = run();
-        const busy = await b.claimAndAppend({ key, runId: refused.runId, staleAfterMs: 60_000 }, [
-          ev.started(refused),
-        ]);
-        expect(busy).toMatchObject({ claim: { acquired: false }, events: null });
-        expect(await store.read(refused.runId)).toEqual([]);
-        await sleep(20);
-        const next = run();
-        const taken = await b.claimAndAppend({ key, runId: next.runId, staleAfterMs: 10 }, [
-          ev.started(next),
-        ]);
-        expect(taken).toMatchObject({
-          claim: { acquired: true, tookOverFrom: { runId: 'run-old' } },
-          events: null,
-        });
-        expect(await store.read(next.runId)).toEqual([]);
-        expect((await store.claimHolder(key))?.runId).toBe(next.runId);
-      });
-
-      it('refuses a malformed first event and takes no claim', async (ctx) => {
-        const b = boundaries();
-        if (!b) return ctx.skip(skip);
-        const key = uid('session');
-        const bad = { ...run(), kind: 'run.started', payload: null } as unknown as NewEvent;
-        await expect(
-          b.claimAndAppend({ key, runId: 'run-bad', staleAfterMs: 60_000 }, [bad]),
-        ).rejects.toBeInstanceOf(InvalidInputError);
-        expect(await store.claimHolder(key)).toBeNull();
-      });
-
-      it('ends a run and frees its claim in one call, once', async (ctx) => {
-        const b = boundaries();
-        if (!b) return ctx.skip(skip);
-        const r = run();
-        const key = uid('session');
-        await b.claimAndAppend({ key, runId: r.runId, staleAfterMs: 60_000 }, [ev.started(r)]);
-        await store.append([ev.delta(r, 'a')]);
-        const ended = await b.endRun(ev.completed(r), key);
-        expect(ended).toMatchObject({ kind: 'run.completed', seq: 2 });
-        expect(await store.claimHolder(key)).toBeNull();
-        expect((await store.getRun(r.runId))?.status).toBe('completed');
-        // Another writer ended it: nothing more is appended, and a claim it holds is freed.
-        await store.claim({ key, runId: r.runId, staleAfterMs: 60_000 });
-        expect(await b.endRun(ev.failed(r), key)).toBeNull();
-        expect(await store.claimHolder(key)).toBeNull();
-        expect((await store.read(r.runId)).map((e) => e.kind)).toEqual([
-          'run.started',
-          'text.delta',
-          'run.completed',
-        ]);
-      });
-
-      it('ends a run without touching a claim another run holds, or with no claim', async (ctx) => {
-        const b = boundaries();
-        if (!b) return ctx.skip(skip);
-        const r = run();
-        const key = uid('session');
-        await store.append([ev.started(r)]);
-        await store.claim({ key, runId: 'run-other', staleAfterMs: 60_000 });
-        expect(await b.endRun(ev.failed(r), key)).toMatchObject({ kind: 'run.failed', seq: 1 });
-        expect((await store.claimHolder(key))?.runId).toBe('run-other');
-        const lone = run();
-        await store.append([ev.started(lone)]);
-        expect(await b.endRun(ev.completed(lone), null)).toMatchObject({ seq: 1 });
-        expect((await store.getRun(lone.runId))?.status).toBe('completed');
-      });
-
-      it('takes only a terminal event to end a run', async (ctx) => {
-        const b = boundaries();
-        if (!b) return ctx.skip(skip);
-        const r = run();
-        await store.append([ev.started(r)]);
-        await expect(b.endRun(ev.paused(r), null)).rejects.toBeInstanceOf(InvalidInputError);
-        expect(await store.read(r.runId)).toHaveLength(1);
-      });
-    });
-
-    describe('control requests', () => {
-      it('records requests with unique ids and reads them per run, oldest first', async () => {
-        const runId = uid('run');
-        const pause = await store.recordControl(runId, 'pause', 'coffee');
-        await store.recordControl(uid('run'), 'cancel', null);
-        const resume = await store.recordControl(runId, 'resume', null);
-        expect(pause).toMatchObject({ runId, verb: 'pause', reason: 'coffee' });
-        expect(pause.requestedAt).toMatch(ISO_MS_UTC);
-        expect(pause.requestId).toEqual(expect.any(String));
-        expect(pause.requestId).not.toBe(resume.requestId);
-        expect(await store.readControl(runId)).toEqual([pause, resume]);
-        expect(await store.readControl(uid('run'))).toEqual([]);
-      });
-    });
-
-    describe('continuations', () => {
-      it("saves, replaces, reads and drops a paused run's saved state, per run", async () => {
-        const runId = uid('run');
-        const other = uid('run');
-        expect(await store.readContinuation(runId)).toBeNull();
-        await store.saveContinuation(runId, '{"step":1}');
-        await store.saveContinuation(other, 'other');
-        await store.saveContinuation(runId, '{"step":2,"text":"ünïcödé"}');
-        expect(await store.readContinuation(runId)).toBe('{"step":2,"text":"ünïcödé"}');
-        expect(await store.dropContinuation(runId)).toBe(true);
-        expect(await store.dropContinuation(runId)).toBe(false);
-        expect(await store.readContinuation(runId)).toBeNull();
-        expect(await store.readContinuation(other)).toBe('other');
-      });
-    });
+    describeCoordinationContract(() => store);
 
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards', async () => {
