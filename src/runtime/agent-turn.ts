@@ -9,14 +9,13 @@
 import type { AgentDefinition } from '../authoring/agent.js';
 import { createRunScope, type WorkflowInvoker } from '../authoring/context.js';
 import type { ContentBlock } from '../core/blocks.js';
-import { errorMessage, errorTypeName } from '../core/errors.js';
 import type { UsageReported } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { ControlRequest } from '../core/store.js';
 import type { AgentEngine, TurnControl } from './agent-engine.js';
 import { sessionClaimKey } from './claims.js';
-import { observed, recordPause } from './control-events.js';
+import { recordEnding, recordPause } from './control-events.js';
 import { RunEndedError, type RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { fencedSession } from './session-fence.js';
@@ -148,23 +147,13 @@ export async function* playAgentTurn(
       const reason: string | null = lease.cancelReason;
       controller.abort();
       if (recorder.ended) return error instanceof RunEndedError ? {} : { error };
-      let recorded: Event | null = null;
-      try {
-        if (reason && lease.cancelRequest) yield await observed(recorder, lease.cancelRequest);
-        recorded = await recorder.record(
-          reason
-            ? { kind: 'run.cancelled', payload: { reason } }
-            : {
-                kind: 'run.failed',
-                payload: { errorType: errorTypeName(error), message: errorMessage(error) },
-              },
-        );
-      } catch (recordError) {
-        if (!(recordError instanceof RunEndedError)) {
-          logFailure(`record the end of run '${runId}'`)(recordError);
-        }
+      for (const event of await recordEnding(
+        recorder,
+        { reason, request: lease.cancelRequest },
+        error,
+      )) {
+        yield event;
       }
-      if (recorded) yield recorded;
       return reason ? {} : { error };
     }
   } finally {

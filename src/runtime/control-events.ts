@@ -2,9 +2,11 @@
  * The events a run records when it acts on a control request: `control.observed` first,
  * then the status change (`run.paused` here; `run.cancelled` by the run's own ending).
  */
+import { errorMessage, errorTypeName } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { ControlRequest } from '../core/store.js';
 import type { RunRecorder } from './recorder.js';
+import { logFailure } from './run-lease.js';
 
 /** `control.observed` for the request a run acts on. */
 export function observed(recorder: RunRecorder, request: ControlRequest): Promise<Event> {
@@ -28,4 +30,34 @@ export async function recordPause(
     await recorder.record({ kind: 'run.paused', payload: { reason: request?.reason ?? null } }),
   );
   return events;
+}
+
+/**
+ * A run ending on an error: `run.cancelled` when it was asked to stop (after
+ * `control.observed` when a cancel request asked it), else `run.failed` with the error. A
+ * failure to record is logged (a run another writer already ended stays as it is); returns
+ * what was recorded.
+ */
+export async function recordEnding(
+  recorder: RunRecorder,
+  stop: { reason: string | null; request: ControlRequest | null },
+  error: unknown,
+): Promise<Event[]> {
+  const recorded: Event[] = [];
+  try {
+    if (stop.reason && stop.request) recorded.push(await observed(recorder, stop.request));
+    recorded.push(
+      await recorder.record(
+        stop.reason
+          ? { kind: 'run.cancelled', payload: { reason: stop.reason } }
+          : {
+              kind: 'run.failed',
+              payload: { errorType: errorTypeName(error), message: errorMessage(error) },
+            },
+      ),
+    );
+  } catch (recordError) {
+    logFailure(`record the end of run '${recorder.identity.runId}'`)(recordError);
+  }
+  return recorded;
 }

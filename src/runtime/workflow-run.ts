@@ -10,12 +10,12 @@
 import { createRunScope } from '../authoring/context.js';
 import type { WorkflowDefinition } from '../authoring/workflow.js';
 import { DataBlock } from '../core/blocks.js';
-import { errorMessage, errorTypeName, RunCancelledError } from '../core/errors.js';
+import { RunCancelledError } from '../core/errors.js';
 import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { ControlRequest } from '../core/store.js';
 import { SLEEP_UNTIL_KEY } from '../core/wakeups.js';
-import { observed, recordPause } from './control-events.js';
+import { recordEnding, recordPause } from './control-events.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import type { OpenPause, SegmentEnd, SegmentStart, WorkflowEngine } from './workflow-engine.js';
@@ -178,21 +178,13 @@ export async function* playWorkflowSegment(
         for (const event of pauseEvents) yield event;
         return { paused };
       }
-      let recorded: Event | null = null;
-      try {
-        if (reason && lease.cancelRequest) yield await observed(recorder, lease.cancelRequest);
-        recorded = await recorder.record(
-          reason
-            ? { kind: 'run.cancelled', payload: { reason } }
-            : {
-                kind: 'run.failed',
-                payload: { errorType: errorTypeName(error), message: errorMessage(error) },
-              },
-        );
-      } catch (recordError) {
-        logFailure(`record the end of run '${identity.runId}'`)(recordError);
+      for (const event of await recordEnding(
+        recorder,
+        { reason, request: lease.cancelRequest },
+        error,
+      )) {
+        yield event;
       }
-      if (recorded) yield recorded;
       return reason ? { cancelled: reason } : { error };
     }
   } finally {
