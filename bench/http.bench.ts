@@ -178,8 +178,10 @@ const cases = {
     model: true,
   } as const,
 };
-await phase({ ...cases.deck, seconds: 1 }); // warm-up
-await phase({ ...cases.bare, seconds: 1 });
+// Warm-up: every case, long enough for the JIT to settle (1 s left the first round's deck
+// phase at half speed once the deck's hot path grew).
+for (const name of ['deck', 'bare', 'bareStream'] as const)
+  await phase({ ...cases[name], seconds: 3 });
 const results: Record<'deck' | 'bare' | 'bareStream' | 'workflow', PhaseResult[]> = {
   deck: [],
   bare: [],
@@ -263,9 +265,9 @@ function report() {
     `model servers (one \`scriptedModelServer\` per connection, zero delay). A chat turn is one tool call plus a 20-token`,
     'answer (two model calls). "deck" is `POST /agents/{name}/chat` on `deck.app()`: every event recorded in the default',
     'SQLite store (one file, group commit), a fresh session (in-process SQLite memory) per request; as a JSON answer, the',
-    'turn asks the model for whole replies (the reply is recorded as one `text.delta`). "bare" is a Hono route',
+    'turn asks the model for whole replies on the engine\'s plain loop (each reply recorded as one `text.delta`). "bare" is a Hono route',
     'calling `@openai/agents` `run(agent, message)` for the same agent and model, answering `{output}` (no session, no',
-    `recording, SDK tracing off). ${ROUNDS} rounds of ${SECONDS} s per case, alternating order; req/s is the median over`,
+    `recording, SDK tracing off). After a 3 s warm-up of each case, ${ROUNDS} rounds of ${SECONDS} s per case, alternating order; req/s is the median over`,
     'rounds, latency percentiles over all requests of all rounds. The workflow row is `POST /workflows/three-steps`',
     '(a 3-node graph, not durable) at the same concurrency, 3 rounds. The diagnostic row is the bare route with',
     '`run(agent, message, { stream: true })`, streaming from the model as the deck does for `?stream=true`. "server CPU',

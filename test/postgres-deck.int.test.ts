@@ -8,27 +8,15 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Deck, InterruptResult } from '../src/index.js';
 import { PostgresEventStore } from '../src/stores/postgres/events.js';
-import { TEST_POSTGRES_URL } from './support/postgres.js';
+import { adminQuery, scratchDatabase } from './support/postgres.js';
 import { approval } from './support/workflows.js';
 
-const database = `agentdeck_test_${crypto.randomUUID().replaceAll('-', '')}`;
-const url = new URL(TEST_POSTGRES_URL);
-url.pathname = `/${database}`;
+const { name: database, url } = scratchDatabase();
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-beforeAll(() => admin(`CREATE DATABASE ${database}`));
+beforeAll(() => adminQuery(`CREATE DATABASE ${database}`));
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 });
 
 it('keeps events and checkpoints in the SERVICE_EVENTS database: another deck answers the run', async () => {

@@ -15,18 +15,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
 import { parseSse } from './support/http.js';
-import { TEST_POSTGRES_URL } from './support/postgres.js';
+import { adminQuery, scratchDatabase } from './support/postgres.js';
 import { type ServerProcess, startServer } from './support/server-process.js';
 
 const PROJECT = join(resolve(import.meta.dirname), 'fixtures/scale/.agentdeck');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const database = `agentdeck_scale_${randomUUID().replaceAll('-', '')}`;
-const databaseUrl = new URL(TEST_POSTGRES_URL);
-databaseUrl.pathname = `/${database}`;
+const { name: database, url: databaseUrl } = scratchDatabase();
 const keyPrefix = `agentdeck-test:${randomUUID()}:`;
 /** Where the `booker` agent's slow tool writes `start <room>` / `done <room>`. */
 const bookerLog = join(mkdtempSync(join(tmpdir(), 'agentdeck-scale-')), 'booker.log');
@@ -39,16 +36,6 @@ let model: ScriptedModelServer;
 const servers: ServerProcess[] = [];
 let A: string;
 let B: string;
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function serve(): ServerProcess {
   const server = startServer(PROJECT, {
@@ -65,7 +52,7 @@ function serve(): ServerProcess {
 }
 
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${database}`);
+  await adminQuery(`CREATE DATABASE ${database}`);
   model = await scriptedModelServer([]);
   // Both start at once; the migrations serialize on an advisory lock.
   [A, B] = await Promise.all([serve().url, serve().url]);
@@ -75,7 +62,7 @@ afterAll(async () => {
   for (const server of servers) server.child.kill('SIGKILL');
   await Promise.all(servers.map((server) => server.exited));
   await model?.close();
-  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   let cursor = '0';
   do {
@@ -226,14 +213,21 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     const url = await victim.url;
     const tokens = Array.from({ length: 60 }, (_, i) => `t${i} `);
     model.push({ text: tokens, delayMs: 100 });
-    post(`${url}/agents/helper/chat?stream=true`, { session_id: 'conv-k', message: 'go' }).catch(
-      () => {},
-    );
+    // The stream is read to its end: a response dropped unread is closed when it is collected,
+    // and the server cancels a turn whose client went away.
+    const reading = post(`${url}/agents/helper/chat?stream=true`, {
+      session_id: 'conv-k',
+      message: 'go',
+    }).then((response) => response.text());
+    reading.catch(() => {}); // it fails at the kill
     const runId = await runOn(B, 'conv-k');
     const follow = tail(B, runId);
     await until('three tokens seen on B', async () =>
       follow.frames.filter((frame) => frame.kind === 'text.delta').length >= 3 ? true : undefined,
-    );
+    ).catch((error: Error) => {
+      const seen = follow.frames.map((frame) => frame.kind).join(', ');
+      throw new Error(`${error.message}; B saw [${seen}]; the victim logged: ${victim.err()}`);
+    });
     victim.child.kill('SIGKILL');
     await victim.exited;
     const killedAt = Date.now();

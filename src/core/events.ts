@@ -126,7 +126,11 @@ function cachedRename(rename: (key: string) => string): (key: string) => string 
 
 function mapKeys(value: object, rename: (key: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[rename(key)] = v;
+  const source = value as Record<string, unknown>;
+  // `for...in` with an own-key check: no entry arrays on the path every stored event takes.
+  for (const key in source) {
+    if (Object.hasOwn(source, key)) out[rename(key)] = source[key];
+  }
   return out;
 }
 

@@ -323,12 +323,20 @@ export class Deck<C = unknown> {
     options: RunOptions<C>,
     live: boolean,
   ): AsyncGenerator<Event, void, undefined> {
+    return dropReturn(this.#play(name, input, options, live));
+  }
+
+  /** The runtime's generator for a run (its return value is the runtime's, not for users). */
+  #play(
+    name: string,
+    input: AgentInput | Record<string, unknown>,
+    options: RunOptions<C>,
+    live: boolean,
+  ): AsyncGenerator<Event, unknown, undefined> {
     const runtime = this.#runtime('stream');
     const target = this.#invocable(name);
-    if (target.kind === 'workflow') {
-      return dropReturn(runtime.streamWorkflow(target.workflow, input, options));
-    }
-    return dropReturn(runtime.streamAgent(target.agent, input as AgentInput, options, live));
+    if (target.kind === 'workflow') return runtime.streamWorkflow(target.workflow, input, options);
+    return runtime.streamAgent(target.agent, input as AgentInput, options, live);
   }
 
   /** Every workflow run of this catalog waiting for a person's answer. */
@@ -426,8 +434,13 @@ export class Deck<C = unknown> {
       {
         eventLog: () => this.#open?.store ?? null,
         stopRun: (runId, reason) => this.#open?.runtime.stopRun(runId, reason) ?? false,
+        // The JSON routes ignore the generator's return value: no layer to hide it.
         streamForResult: (name, input, options) =>
-          this.#stream(name, input, options as RunOptions<C>, false),
+          this.#play(name, input, options as RunOptions<C>, false) as AsyncGenerator<
+            Event,
+            void,
+            undefined
+          >,
       },
       options,
     );

@@ -10,6 +10,7 @@ import { type AgentInput, toBlocks } from '../core/blocks.js';
 import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
+import { newRunId } from '../core/run-ids.js';
 import type { ConversationSession } from '../core/sessions.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
 import type { EventStore, RunSummary } from '../core/store.js';
@@ -96,7 +97,7 @@ export class Runtime {
     live = true,
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const blocks = toBlocks(input);
-    const runId = await this.newRunId(options.runId);
+    const runId = await this.runIdFor(options.runId);
     const outcome = yield* playAgentTurn(this.#agentDeps(), {
       agent,
       input: blocks,
@@ -264,7 +265,7 @@ export class Runtime {
           'an answer or a restart can find the thread again',
       );
     }
-    const runId = await this.newRunId(options.runId);
+    const runId = await this.runIdFor(options.runId);
     const outcome = yield* playWorkflowSegment(this.#workflowDeps(), {
       workflow,
       threadId: sessionId ?? runId,
@@ -436,8 +437,8 @@ export class Runtime {
     return foldStatus(await this.deps.store.read(runId));
   }
 
-  private async newRunId(requested: string | undefined): Promise<string> {
-    if (requested === undefined) return randomUUID();
+  private async runIdFor(requested: string | undefined): Promise<string> {
+    if (requested === undefined) return newRunId();
     const runId = optionalId('runId', requested) as string;
     const taken = () =>
       new ConflictError(`run id '${runId}' is already used; pass a new runId or omit it`);

@@ -24,6 +24,7 @@ import { Workflow } from '../../authoring/workflow.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
 import { loadSkillTool, skillsSection, workflowTool } from './catalog-tools.js';
 import { attachHooks } from './hooks.js';
+import { ownTool } from './own-tools.js';
 import { pauseBeforeDispatch } from './safe-points.js';
 import { checkScope } from './scope-check.js';
 import { MissingContextError, toolErrorFunction, toolFailureText } from './tool-errors.js';
@@ -51,11 +52,11 @@ export function compileAgent(
       })
     : [];
   const tools = def.tools.map((t, i) => {
-    if (isDeckTool(t)) return wrapTool(def.name, t);
-    if (t instanceof Workflow) return workflowTool(t);
+    if (isDeckTool(t)) return ownTool(wrapTool(def.name, t));
+    if (t instanceof Workflow) return ownTool(workflowTool(t));
     return checkBuilt(def, t, i);
   });
-  if (skills.length > 0) tools.push(wrapTool(def.name, loadSkillTool(def.name, skills)));
+  if (skills.length > 0) tools.push(ownTool(wrapTool(def.name, loadSkillTool(def.name, skills))));
   checkToolNames(def.name, tools);
   const model = def.model ?? defaultModel;
   let agent: EngineAgent<RunScope | undefined>;

@@ -17,6 +17,7 @@ import {
   setDefaultOpenAITracingExporter,
 } from '@openai/agents-openai';
 import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
+import type { RunScope } from '../../authoring/context.js';
 import type { Skill } from '../../authoring/skills.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
 import { ConfigError, DeckError } from '../../core/errors.js';
@@ -26,7 +27,15 @@ import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';
-import { asItems, ModelCallGate, restoreContinuation, saveContinuation } from './safe-points.js';
+import { fitsPlainLoop } from './own-tools.js';
+import { playPlainTurn, relayToolEnds, SETTLE_MS, settleWithin } from './plain-turn.js';
+import {
+  asItems,
+  ModelCallGate,
+  restoreContinuation,
+  saveContinuation,
+  saveInputContinuation,
+} from './safe-points.js';
 import {
   engineSettingsFromEnv,
   modelConfigured,
@@ -39,13 +48,12 @@ import {
   replyMode,
   replyModeProvider,
   type TurnModelCalls,
+  withoutTurn,
   withWholeReplies,
 } from './whole-replies.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
 const MAX_TURNS = 10;
-/** How long a turn that stops early waits for the engine to wind down (a tool batch in flight). */
-const SETTLE_MS = 5_000;
 
 export class OpenAIAgentsEngine implements AgentEngine {
   private readonly compiled = new WeakMap<AgentDefinition, CompiledAgent>();
@@ -63,11 +71,13 @@ export class OpenAIAgentsEngine implements AgentEngine {
     });
     // Off unless asked for: then the engine exports its own traces to OpenAI, as documented.
     if (settings.sdkTracing) setDefaultOpenAITracingExporter();
-    this.runner = new Runner({
-      modelProvider: replyModeProvider(this.provider),
-      tracingDisabled: !settings.sdkTracing,
-      traceIncludeSensitiveData: false,
-    });
+    this.runner = relayToolEnds(
+      new Runner({
+        modelProvider: replyModeProvider(this.provider),
+        tracingDisabled: !settings.sdkTracing,
+        traceIncludeSensitiveData: false,
+      }),
+    );
   }
 
   /**
@@ -133,9 +143,62 @@ export class OpenAIAgentsEngine implements AgentEngine {
     // (the scope's signal) aborts it anywhere.
     const calls: TurnModelCalls = { whole: request.live === false, streaming: 0 };
     const gate = new ModelCallGate(request.control.pauseRequested, scope.signal, calls);
-    const pause = gate.pause;
+    const runner = this.runnerFor(request);
+    let ended: TurnEnd | null;
+    try {
+      ended =
+        calls.whole && fitsPlainLoop(compiled)
+          ? yield* playPlainTurn({
+              runner,
+              agent: compiled,
+              input,
+              scope,
+              gate,
+              calls,
+              transcript,
+              maxTurns: MAX_TURNS,
+            })
+          : yield* this.playStreamed(runner, compiled, input, gate, calls, transcript, scope);
+    } catch (error) {
+      throw unwrapToolError(error);
+    }
+    if (ended === null) {
+      // Paused before a model call on the plain loop: go on from that call's input.
+      await request.control.suspend(saveInputContinuation(gate.pausedInput ?? [], inputLength));
+      yield { kind: 'run.paused', payload: { reason: null } };
+      return;
+    }
+    if (gate.pause.signal.aborted || ended.interruptions.length > 0) {
+      await request.control.suspend(saveContinuation(ended.state, inputLength));
+      yield { kind: 'run.paused', payload: { reason: null } };
+      return;
+    }
+    // The turn's part of the conversation, written once it is complete (never half a turn).
+    await request.session?.addItems(ended.history.slice(inputLength) as never);
+    const output = ended.finalOutput;
+    yield {
+      kind: 'run.completed',
+      payload: {
+        output: agent.outputType
+          ? [new DataBlock(output ?? null)]
+          : [new TextBlock(asText(output))],
+        usage: null, // the runtime totals the recorded usage reports
+      },
+    };
+  }
+
+  /** The turn on the engine's streamed loop (read live, or an agent the plain loop does not fit). */
+  private async *playStreamed(
+    runner: Runner,
+    compiled: CompiledAgent,
+    input: string | AgentInputItem[] | RunState<never, never>,
+    gate: ModelCallGate,
+    calls: TurnModelCalls,
+    transcript: TurnTranscript,
+    scope: RunScope,
+  ): AsyncGenerator<EventDraft, TurnEnd> {
     const result = await withWholeReplies(calls, () =>
-      this.runnerFor(request).run(compiled, input as never, {
+      runner.run(compiled, input as never, {
         stream: true,
         ...(input instanceof RunState ? {} : { context: scope }),
         signal: gate.signal,
@@ -156,30 +219,12 @@ export class OpenAIAgentsEngine implements AgentEngine {
       await result.completed;
       if (result.error) throw result.error;
       scope.signal.throwIfAborted();
-    } catch (error) {
-      throw unwrapToolError(error);
     } finally {
       // Stopped early (cancel, consumer gone): let the engine finish what it is doing (it was
       // aborted) before the caller frees the session, bounded so a stuck tool cannot hold it.
       await settleWithin(settled, SETTLE_MS);
     }
-    if (pause.signal.aborted || result.interruptions.length > 0) {
-      await request.control.suspend(saveContinuation(result.state, inputLength));
-      yield { kind: 'run.paused', payload: { reason: null } };
-      return;
-    }
-    // The turn's part of the conversation, written once it is complete (never half a turn).
-    await request.session?.addItems(result.history.slice(inputLength) as never);
-    const output = result.finalOutput;
-    yield {
-      kind: 'run.completed',
-      payload: {
-        output: agent.outputType
-          ? [new DataBlock(output ?? null)]
-          : [new TextBlock(asText(output))],
-        usage: null, // the runtime totals the recorded usage reports
-      },
-    };
+    return result as unknown as TurnEnd;
   }
 
   /**
@@ -204,6 +249,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
     const history = (await session.getItems()) as unknown as AgentInputItem[];
     const items = asItems(message);
     await session.addItems(items as never);
+    // A conversation's first turn is its message alone: given as is, the engine has less to copy.
+    if (history.length === 0) return { input: message, inputLength: items.length };
     return { input: [...history, ...items], inputLength: history.length + items.length };
   }
 
@@ -211,10 +258,13 @@ export class OpenAIAgentsEngine implements AgentEngine {
   async runHeadless(agent: AgentDefinition, input: readonly ContentBlock[], signal?: AbortSignal) {
     const compiled = this.compile(agent);
     const items = toEngineInput(input, this.pathOf(agent.model), agent.name);
-    return this.runner.run(compiled, items, {
-      maxTurns: MAX_TURNS,
-      ...(signal ? { signal } : {}),
-    });
+    // Called from a tool of a recorded turn, it is still none of that turn's model calls.
+    return withoutTurn(() =>
+      this.runner.run(compiled, items, {
+        maxTurns: MAX_TURNS,
+        ...(signal ? { signal } : {}),
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -225,14 +275,16 @@ export class OpenAIAgentsEngine implements AgentEngine {
   /** The shared runner, or, when spans are exported, one whose trace names this turn's run. */
   private runnerFor({ agent, scope }: TurnRequest): Runner {
     if (!this.#spanSink) return this.runner;
-    return new Runner({
-      modelProvider: replyModeProvider(this.provider),
-      tracingDisabled: false,
-      traceIncludeSensitiveData: false,
-      workflowName: agent.name,
-      ...(scope.sessionId !== null ? { groupId: scope.sessionId } : {}),
-      traceMetadata: turnTraceMetadata(scope.runId, scope.sessionId, agent.name),
-    });
+    return relayToolEnds(
+      new Runner({
+        modelProvider: replyModeProvider(this.provider),
+        tracingDisabled: false,
+        traceIncludeSensitiveData: false,
+        workflowName: agent.name,
+        ...(scope.sessionId !== null ? { groupId: scope.sessionId } : {}),
+        traceMetadata: turnTraceMetadata(scope.runId, scope.sessionId, agent.name),
+      }),
+    );
   }
 
   private pathOf(model: string | AgentModel | undefined): ModelPath {
@@ -250,10 +302,12 @@ export class OpenAIAgentsEngine implements AgentEngine {
   }
 }
 
-async function settleWithin(done: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+/** What a played turn ends with, on either loop. */
+interface TurnEnd {
+  state: { toString(): string };
+  interruptions: unknown[];
+  history: unknown[];
+  finalOutput: unknown;
 }
 
 function asText(output: unknown): string {

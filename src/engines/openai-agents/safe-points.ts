@@ -88,6 +88,24 @@ export class ModelCallGate {
     { preserveInputIdentity: true },
   );
 
+  /** The input of the model call a pause stopped on the plain loop: where to continue from. */
+  pausedInput: AgentInputItem[] | null = null;
+
+  /**
+   * The safe point before a model call on the plain (non-streamed) loop, told by the model
+   * itself (`TurnModelCalls.beforeCall`): that loop's events are queued by us and never
+   * dropped, so a pause needs no catch-up; it keeps the call's input instead, since that loop
+   * does not hand its state to a caller that aborts it, and stops the call by throwing.
+   */
+  pauseBeforePlainCall(input: string | AgentInputItem[]): void {
+    if (!this.pauseRequested()) return;
+    this.pausedInput = typeof input === 'string' ? asItems(input) : [...input];
+    const reason = new Error('paused before a model call');
+    this.pause.abort(reason);
+    this.#engine.abort(reason);
+    throw reason;
+  }
+
   /** Read the engine's stream, telling the gate when the reader waits. */
   async *read<E>(stream: AsyncIterable<E>): AsyncGenerator<E, void, undefined> {
     const iterator = stream[Symbol.asyncIterator]();
@@ -118,13 +136,16 @@ export async function pauseBeforeDispatch(runContext: RunContext<unknown>): Prom
   return asRunScope(runContext.context)?.pauseRequested() ?? false;
 }
 
-/** What a paused turn saves: the engine's state, and how much of its input was history. */
-interface Continuation {
+/**
+ * What a paused turn saves: the engine's state (paused before a tool, or on the streamed
+ * loop), or the input of the model call it stopped before (on the plain loop), and how
+ * much of its input was history.
+ */
+type Continuation = {
   engine: 'openai-agents';
-  state: string;
   /** Items of the run's input (history and the turn's message): the rest is the turn's output. */
   inputLength: number;
-}
+} & ({ state: string } | { input: AgentInputItem[] });
 
 export function saveContinuation(state: { toString(): string }, inputLength: number): string {
   const continuation: Continuation = {
@@ -135,15 +156,25 @@ export function saveContinuation(state: { toString(): string }, inputLength: num
   return JSON.stringify(continuation);
 }
 
+/** A turn paused before a model call on the plain loop: the call's input is all it needs. */
+export function saveInputContinuation(input: AgentInputItem[], inputLength: number): string {
+  const continuation: Continuation = { engine: 'openai-agents', input, inputLength };
+  return JSON.stringify(continuation);
+}
+
 /**
- * The engine state to continue a paused turn from, bound to this run's scope; calls held
- * at a pause are approved (they run now, once).
+ * What to continue a paused turn from: the engine state bound to this run's scope, calls
+ * held at a pause approved (they run now, once); or the input of the model call it stopped
+ * before.
  */
 export async function restoreContinuation(
   agent: EngineAgent<RunScope | undefined>,
   saved: string,
   scope: RunScope,
-): Promise<{ state: RunState<RunScope | undefined, EngineAgent>; inputLength: number }> {
+): Promise<{
+  state: RunState<RunScope | undefined, EngineAgent> | AgentInputItem[];
+  inputLength: number;
+}> {
   let continuation: Continuation;
   try {
     continuation = JSON.parse(saved) as Continuation;
@@ -152,9 +183,17 @@ export async function restoreContinuation(
       cause: error,
     });
   }
-  if (continuation.engine !== 'openai-agents' || typeof continuation.state !== 'string') {
+  if (continuation.engine !== 'openai-agents') {
     throw new InvalidInputError(
       `the saved continuation of run '${scope.runId}' was not written by the openai-agents engine`,
+    );
+  }
+  if ('input' in continuation && Array.isArray(continuation.input)) {
+    return { state: continuation.input, inputLength: continuation.inputLength };
+  }
+  if (!('state' in continuation) || typeof continuation.state !== 'string') {
+    throw new InvalidInputError(
+      `the saved continuation of run '${scope.runId}' holds neither an engine state nor an input`,
     );
   }
   const state = await RunState.fromStringWithContext(

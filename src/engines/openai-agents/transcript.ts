@@ -1,10 +1,11 @@
 /**
  * Engine stream events to canonical event drafts. Text deltas come from the raw model
  * stream as they arrive (not buffered); tool calls and messages from the run items; usage
- * once per model call from its `response_done`. Message ids are ours (`<run>:m<n>`), so they
+ * once per model call from its `response_done`; on the plain loop, all of these from each
+ * whole response (`response`) and the tool hooks (`toolCompleted`). Message ids are ours (`<run>:m<n>`), so they
  * are stable whichever API path produced the text.
  */
-import type { RunStreamEvent } from '@openai/agents-core';
+import type { ModelResponse, RunStreamEvent } from '@openai/agents-core';
 import type { RunScope } from '../../authoring/context.js';
 import { TextBlock } from '../../core/blocks.js';
 import type { UsageReported } from '../../core/event-kinds.js';
@@ -13,6 +14,7 @@ import { priceUsd } from '../../core/prices.js';
 
 interface RawItem {
   type?: string;
+  role?: string;
   callId?: string;
   name?: string;
   arguments?: string;
@@ -46,36 +48,54 @@ export class TurnTranscript {
       case 'message_output_created':
         return [this.messageCompleted(raw)];
       case 'tool_called':
-        return [
-          {
-            kind: 'tool.call.started',
-            payload: {
-              callId: raw.callId ?? '',
-              name: raw.name ?? '',
-              arguments: parseArguments(raw.arguments),
-            },
-          },
-        ];
-      case 'tool_output': {
-        const callId = raw.callId ?? '';
-        const sent = (event.item as { output?: unknown }).output;
-        const error =
-          this.scope.toolErrors.get(callId) ??
-          (typeof sent === 'string' ? this.scope.toolErrorTexts.get(sent) : undefined) ??
-          null;
-        const output = this.scope.toolOutputs.has(callId)
-          ? this.scope.toolOutputs.get(callId)
-          : sent;
-        return [
-          {
-            kind: 'tool.call.completed',
-            payload: { callId, name: raw.name ?? '', output: error ? null : output, error },
-          },
-        ];
-      }
+        return [toolStarted(raw)];
+      case 'tool_output':
+        return [this.toolCompleted(raw, (event.item as { output?: unknown }).output)];
       default:
         return [];
     }
+  }
+
+  /**
+   * One whole model response, on the plain loop, as the streamed loop tells it: its text,
+   * its usage, then its items (messages, and tool calls before they run).
+   */
+  response(response: ModelResponse): EventDraft[] {
+    const drafts: EventDraft[] = [];
+    for (const item of response.output as RawItem[]) {
+      if (item.type !== 'message' || item.role !== 'assistant') continue;
+      for (const part of item.content ?? []) {
+        if (part.type === 'output_text' && part.text) {
+          drafts.push({
+            kind: 'text.delta',
+            payload: { messageId: this.messageId, text: part.text },
+          });
+        }
+      }
+    }
+    drafts.push(this.usage(response));
+    for (const item of response.output as RawItem[]) {
+      if (item.type === 'message' && item.role === 'assistant') {
+        drafts.push(this.messageCompleted(item));
+      } else if (item.type === 'function_call') {
+        drafts.push(toolStarted(item));
+      }
+    }
+    return drafts;
+  }
+
+  /** A tool call's output (`sent`: what went back to the model), with the error a tool recorded. */
+  toolCompleted(raw: RawItem, sent: unknown): EventDraft {
+    const callId = raw.callId ?? '';
+    const error =
+      this.scope.toolErrors.get(callId) ??
+      (typeof sent === 'string' ? this.scope.toolErrorTexts.get(sent) : undefined) ??
+      null;
+    const output = this.scope.toolOutputs.has(callId) ? this.scope.toolOutputs.get(callId) : sent;
+    return {
+      kind: 'tool.call.completed',
+      payload: { callId, name: raw.name ?? '', output: error ? null : output, error },
+    };
   }
 
   private messageCompleted(raw: RawItem): EventDraft {
@@ -104,6 +124,17 @@ export class TurnTranscript {
     };
     return { kind: 'usage.reported', payload };
   }
+}
+
+function toolStarted(raw: RawItem): EventDraft {
+  return {
+    kind: 'tool.call.started',
+    payload: {
+      callId: raw.callId ?? '',
+      name: raw.name ?? '',
+      arguments: parseArguments(raw.arguments),
+    },
+  };
 }
 
 interface ResponseDone {

@@ -18,6 +18,7 @@ import type {
   ModelRequest,
   ModelResponse,
   ModelRetryAdviceRequest,
+  RunContext,
   StreamEvent,
 } from '@openai/agents-core';
 
@@ -27,9 +28,36 @@ export interface TurnModelCalls {
   readonly whole: boolean;
   /** Model calls of the turn whose response is being read now (0 or 1). */
   streaming: number;
+  /**
+   * On the plain loop (`plain-turn.ts`), told before each whole model call of the turn, with
+   * its request (it may stop the turn there: a pause), and then its response. Only the
+   * turn's own calls see this turn's value: a deck run nested in one of its tools has its
+   * own, and a headless `agent.run()` in one runs outside any turn ({@link withoutTurn}).
+   */
+  beforeCall?: (request: ModelRequest) => void;
+  onResponse?: (response: ModelResponse) => void;
+  /** Told each tool output on the plain loop (the runner's `agent_tool_end` hook). */
+  onToolEnd?: (
+    context: RunContext<unknown>,
+    toolCall: { callId?: string; name?: string },
+    output: string,
+  ) => void;
 }
 
 const turnCalls = new AsyncLocalStorage<TurnModelCalls>();
+
+/**
+ * Run `body` outside any turn: a headless run started from a turn's tool (`agent.run()`)
+ * must not be taken for that turn's own model calls, nor ask for its reply mode.
+ */
+export function withoutTurn<T>(body: () => T): T {
+  return turnCalls.exit(body);
+}
+
+/** The model calls of the turn whose code is running now, if any. */
+export function currentTurnCalls(): TurnModelCalls | undefined {
+  return turnCalls.getStore();
+}
 
 /** Run `body` (which starts a turn) so that its model calls ask for whole replies, or not. */
 export function withWholeReplies<T>(calls: TurnModelCalls, body: () => T): T {
@@ -46,8 +74,12 @@ export class ReplyModeModel implements Model {
     }
   }
 
-  getResponse(request: ModelRequest): Promise<ModelResponse> {
-    return this.inner.getResponse(request);
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const calls = turnCalls.getStore();
+    calls?.beforeCall?.(request);
+    const response = await this.inner.getResponse(request);
+    calls?.onResponse?.(response);
+    return response;
   }
 
   getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {

@@ -28,24 +28,31 @@ const STATUSES: readonly RunStatus[] = [
 ];
 
 /**
- * One run's events: upsert-and-lock the run row, advance its counter by `$7`, insert the
- * events at the seqs it frees, all stamped with the later of the run's last `ts` and `$6`.
+ * Upsert-and-lock a run's row, advancing its counter by `$7` (its status by the map `$8`),
+ * all stamped with the later of the run's last `ts` and `$6`; `guard` may leave the row alone.
  */
-const APPEND_RUN = `
-  WITH run AS (
+const upsertRun = (guard: string) => `
     INSERT INTO runs AS r (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq)
     VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1)
     ON CONFLICT (run_id) DO UPDATE SET
       last_seq = r.last_seq + $7::int,
       updated_at = GREATEST(r.updated_at, $6),
       status = COALESCE($8::jsonb ->> r.status, r.status)
-    RETURNING last_seq, updated_at
-  ), inserted AS (
+    ${guard}
+    RETURNING last_seq, updated_at`;
+
+/** Insert the events (`$9`: schema version, `$10`-`$14`: their columns) at the seqs `run` freed. */
+const INSERT_AT_RUN = `
     INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
     SELECT $1, run.last_seq - $7::int + e.ord, $9, e.kind, e.session_id, e.namespace, e.origin,
       run.updated_at, e.payload
     FROM run, unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
-      WITH ORDINALITY AS e(kind, session_id, namespace, origin, payload, ord)
+      WITH ORDINALITY AS e(kind, session_id, namespace, origin, payload, ord)`;
+
+/** One run's events: its row upserted and locked, then the events at the seqs it frees. */
+const APPEND_RUN = `
+  WITH run AS (${upsertRun('')}
+  ), inserted AS (${INSERT_AT_RUN}
   )
   SELECT last_seq, updated_at FROM run`;
 
@@ -57,21 +64,8 @@ const APPEND_RUN = `
 const END_RUN = `
   WITH released AS (
     DELETE FROM claims WHERE key = $15 AND run_id = $1
-  ), run AS (
-    INSERT INTO runs AS r (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq)
-    VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1)
-    ON CONFLICT (run_id) DO UPDATE SET
-      last_seq = r.last_seq + $7::int,
-      updated_at = GREATEST(r.updated_at, $6),
-      status = COALESCE($8::jsonb ->> r.status, r.status)
-    WHERE r.status NOT IN ('completed', 'failed', 'cancelled')
-    RETURNING last_seq, updated_at
-  ), inserted AS (
-    INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
-    SELECT $1, run.last_seq - $7::int + e.ord, $9, e.kind, e.session_id, e.namespace, e.origin,
-      run.updated_at, e.payload
-    FROM run, unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
-      WITH ORDINALITY AS e(kind, session_id, namespace, origin, payload, ord)
+  ), run AS (${upsertRun("WHERE r.status NOT IN ('completed', 'failed', 'cancelled')")}
+  ), inserted AS (${INSERT_AT_RUN}
   )
   SELECT last_seq, updated_at FROM run`;
 

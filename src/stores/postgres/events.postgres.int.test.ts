@@ -7,50 +7,21 @@
  */
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from '../../../test/support/postgres.js';
-import { TextBlock } from '../../core/blocks.js';
+import { describe, expect, it } from 'vitest';
+import {
+  dropSchemas,
+  pgEvents,
+  schemaStores,
+  TEST_POSTGRES_URL,
+} from '../../../test/support/postgres.js';
 import { StoreError } from '../../core/errors.js';
-import type { Event, NewEvent } from '../../core/events.js';
-import { PostgresEventStore, type PostgresEventStoreOptions } from './events.js';
+import type { Event } from '../../core/events.js';
+import { PostgresEventStore } from './events.js';
 import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
-const schemas: string[] = [];
-const stores: PostgresEventStore[] = [];
-// Connections are few (another suite may share the server): each test closes its stores.
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((store) => store.close().catch(() => {})));
-});
-afterAll(() => dropSchemas(schemas));
-
-function freshSchema(): string {
-  const schema = uniqueSchema();
-  schemas.push(schema);
-  return schema;
-}
-
-function open(schema: string, options: Partial<PostgresEventStoreOptions> = {}) {
-  const store = new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, poolSize: 4, ...options });
-  stores.push(store);
-  return store;
-}
-
-const envelope = (runId: string) => ({ runId, sessionId: null, namespace: null, origin: 'pg' });
-const started = (runId: string): NewEvent => ({
-  ...envelope(runId),
-  kind: 'run.started',
-  payload: { invocableType: 'agent', input: [new TextBlock('go')] },
-});
-const delta = (runId: string, text: string): NewEvent => ({
-  ...envelope(runId),
-  kind: 'text.delta',
-  payload: { messageId: 'm1', text },
-});
-const completed = (runId: string): NewEvent => ({
-  ...envelope(runId),
-  kind: 'run.completed',
-  payload: { output: [new TextBlock('done')], usage: null },
-});
+const { freshSchema, open } = schemaStores(4);
+const started = (runId: string) => pgEvents.started(runId, 'go');
+const { delta, completed } = pgEvents;
 
 const seqsOf = (events: Event[]) => events.map((event) => event.seq);
 const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);

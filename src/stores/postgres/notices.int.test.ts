@@ -4,49 +4,14 @@
  * watches and no others, and not across schemas; a live tail (`runEventFrames`) driven only
  * by notices sees each event of a run appended elsewhere.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { dropSchemas, TEST_POSTGRES_URL, uniqueSchema } from '../../../test/support/postgres.js';
-import { TextBlock } from '../../core/blocks.js';
+import { describe, expect, it } from 'vitest';
+import { pgEvents, schemaStores } from '../../../test/support/postgres.js';
 import { StoreError } from '../../core/errors.js';
-import type { NewEvent } from '../../core/events.js';
 import { runEventFrames } from '../../surfaces/http/run-events.js';
-import { PostgresEventStore, type PostgresEventStoreOptions } from './events.js';
 
-const schemas: string[] = [];
-const stores: PostgresEventStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((store) => store.close().catch(() => {})));
-});
-afterAll(() => dropSchemas(schemas));
-
-function freshSchema(): string {
-  const schema = uniqueSchema();
-  schemas.push(schema);
-  return schema;
-}
-
-function open(schema: string, options: Partial<PostgresEventStoreOptions> = {}) {
-  const store = new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, poolSize: 2, ...options });
-  stores.push(store);
-  return store;
-}
-
-const envelope = (runId: string) => ({ runId, sessionId: null, namespace: null, origin: 'pg' });
-const started = (runId: string): NewEvent => ({
-  ...envelope(runId),
-  kind: 'run.started',
-  payload: { invocableType: 'agent', input: [new TextBlock('hi')] },
-});
-const delta = (runId: string, text: string): NewEvent => ({
-  ...envelope(runId),
-  kind: 'text.delta',
-  payload: { messageId: 'm1', text },
-});
-const completed = (runId: string): NewEvent => ({
-  ...envelope(runId),
-  kind: 'run.completed',
-  payload: { output: [new TextBlock('done')], usage: null },
-});
+const { freshSchema, open } = schemaStores(2);
+const { started } = pgEvents;
+const { delta, completed } = pgEvents;
 
 /** Resolves at the next call of the returned callback. */
 function counter() {

@@ -20,6 +20,12 @@ const TAIL_CACHE_SIZE = 1_024;
 /** SQLite's extended result code for a PRIMARY KEY violation. */
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 
+/** A write's result, and when it is durable (`null`: held by a group commit, see `append`). */
+export interface Written<T> {
+  result: T;
+  durable: Promise<void> | null;
+}
+
 /** A run's last stored event, as far as this connection knows. */
 interface Tail {
   seq: number;
@@ -38,14 +44,18 @@ export class Appender {
     this.#writes = writes;
   }
 
-  /** Store `prepared` (not empty), assigning each event its `seq` and `ts`. */
-  append(prepared: PreparedEvent[]): Event[] {
+  /**
+   * Store `prepared` (not empty), assigning each event its `seq` and `ts`. `durable` settles
+   * when the write is committed; `null` when the append is held in a group commit (its
+   * caller goes on at once: see `GROUPABLE_KINDS`).
+   */
+  append(prepared: PreparedEvent[]): Written<Event[]> {
     const [only] = prepared;
     if (prepared.length === 1 && only && !only.lifecycle) {
       const fast = this.#appendCached(only);
-      if (fast) return [fast];
+      if (fast) return { result: [fast], durable: null };
     }
-    return this.#appendInTransaction(prepared);
+    return this.inTransaction((insert) => insert(prepared));
   }
 
   /** Forget every cached tail (after a lost group commit, or on close). */
@@ -73,22 +83,19 @@ export class Appender {
     return stampPrepared(item, seq, ts);
   }
 
-  #appendInTransaction(prepared: PreparedEvent[]): Event[] {
-    return this.inTransaction((insert) => insert(prepared));
-  }
-
   /**
    * Run `body` in one write transaction (the claim a run starts or ends with, next to its
    * events); it inserts events, maintaining the run index, with the function it is given,
-   * which also tells the status a run has there (`null`: no such run). The tails it wrote
-   * are cached once the transaction has committed.
+   * which also tells the status a run has there (`null`: no such run). It joins the open
+   * group commit (see `GroupCommit.grouped`): the caller awaits `durable` before it goes on.
+   * The tails it wrote are cached at once; a group that fails to commit forgets them all.
    */
   inTransaction<T>(
     body: (
       insert: (prepared: PreparedEvent[]) => Event[],
       status: (runId: string) => RunStatus | null,
     ) => T,
-  ): T {
+  ): Written<T> {
     const tails = new Map<string, Tail & { status: RunStatus | null }>();
     const tailOf = (runId: string) => {
       let tail = tails.get(runId);
@@ -127,11 +134,11 @@ export class Appender {
         if (isTerminal(event)) ended.push(runId);
         return event;
       });
-    const result = this.#writes.transaction(() => body(insert, (runId) => tailOf(runId).status));
-    // Only after COMMIT: the cache must never hold a tail that was rolled back.
+    const written = this.#writes.grouped(() => body(insert, (runId) => tailOf(runId).status));
+    // Only once the body's savepoint is released: a tail it rolled back must not be cached.
     for (const [runId, { seq, ts }] of tails) if (seq >= 0) this.#cacheTail(runId, { seq, ts });
     for (const runId of ended) this.#tails.delete(runId);
-    return result;
+    return written;
   }
 
   #insert(item: PreparedEvent, seq: number, ts: string): void {

@@ -163,6 +163,38 @@ describe('SqliteEventStore', () => {
       }
     });
 
+    it('commits the starts and ends of the runs of one turn together, each durable once it resolves', async () => {
+      const path = tempFile();
+      const writer = open(path);
+      const outside = new DatabaseSync(path, { readOnly: true });
+      const count = () => Number(outside.prepare('SELECT COUNT(*) AS n FROM events').get()?.n);
+      const runs = Array.from({ length: 20 }, (_, i) => ({
+        runId: `run-${i}`,
+        key: `session:s-${i}`,
+      }));
+      try {
+        const starts = runs.map(({ runId, key }) =>
+          writer.claimAndAppend({ key, runId, staleAfterMs: 60_000 }, [{ ...started, runId }]),
+        );
+        expect(count()).toBe(0); // written in this turn's group, not committed one by one
+        const claimed = await Promise.all(starts);
+        expect(claimed.every(({ claim }) => claim.acquired)).toBe(true);
+        expect(count()).toBe(20); // each durable when it resolved
+        const ends = runs.map(({ runId, key }) =>
+          writer.endRun(
+            { ...envelope, runId, kind: 'run.completed', payload: { output: [], usage: null } },
+            key,
+          ),
+        );
+        expect(count()).toBe(20);
+        await Promise.all(ends);
+        expect(count()).toBe(40);
+        for (const { key } of runs) expect(await writer.claimHolder(key)).toBeNull();
+      } finally {
+        outside.close();
+      }
+    });
+
     it('with groupCommit: false, shows each delta to another connection at once', async () => {
       const path = tempFile();
       const writer = open(path, false);

@@ -30,7 +30,7 @@ import type {
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
 import { toStored, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
-import { Appender } from './append.js';
+import { Appender, type Written } from './append.js';
 import {
   claim,
   claimHolder,
@@ -40,7 +40,7 @@ import {
   release,
 } from './claims.js';
 import { openDatabaseFile, prepareAll } from './database.js';
-import { flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
+import { fileKey, flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
 import {
   EVENT_STORE_MIGRATIONS,
   listRunsSql,
@@ -48,6 +48,7 @@ import {
   SQL,
   type Statements,
 } from './migrations.js';
+import { WalCheckpoints } from './wal-checkpoints.js';
 
 /** Options for {@link SqliteEventStore}. */
 export interface SqliteEventStoreOptions {
@@ -60,9 +61,10 @@ export interface SqliteEventStoreOptions {
    * `usage.reported`, `tool.call.started`, `tool.call.completed`, `message.completed`,
    * `node.updated`) together. The first such event of an event-loop turn opens a write
    * transaction that later ones (of any run on this connection) join, committed at the end
-   * of the turn, after `GROUP_COMMIT_MAX_EVENTS` (1,000) events, or with the next
-   * event of another kind (a `run.*` event, which is therefore durable when its `append`
-   * resolves, as always, with everything before it), whichever comes first. It trades:
+   * of the turn or after `GROUP_COMMIT_MAX_EVENTS` (1,000) events. Other events (a `run.*`
+   * event, with the claim `claimAndAppend` or `endRun` write beside it) join that transaction
+   * too, but their `append` resolves only once it has committed: durable when it resolves,
+   * as always, with everything before it, while the runs of one turn share a commit. It trades:
    * another process sees such an event, and can write to the file, up to one turn later; a
    * process crash loses the current turn's held events; and another connection *in this process* that
    * writes to the same file while a group is open waits out its busy timeout, since the turn
@@ -96,6 +98,7 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
   readonly #sql: Statements;
   readonly #writes: GroupCommit;
   readonly #appender: Appender;
+  readonly #checkpoints: WalCheckpoints;
   readonly #listStatements = new Map<string, StatementSync>();
   #closed = false;
 
@@ -134,7 +137,14 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
       );
     }
     const connection = { path, db: this.#db, sql: this.#sql };
-    this.#writes = new GroupCommit(connection, groupCommit, () => this.#appender.forget());
+    const onFile = path !== ':memory:' && !path.startsWith('file:');
+    this.#checkpoints = new WalCheckpoints(fileKey(path), path, this.#db, onFile);
+    this.#writes = new GroupCommit(
+      connection,
+      groupCommit,
+      () => this.#appender.forget(),
+      () => this.#checkpoints.committed(),
+    );
     this.#appender = new Appender(this.#sql, this.#writes);
   }
 
@@ -142,7 +152,7 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
     this.#ready();
     const prepared = prepareEvents(events);
     if (prepared.length === 0) return [];
-    return this.#guard('append events', () => this.#appender.append(prepared));
+    return this.#durable(this.#guard('append events', () => this.#appender.append(prepared)));
   }
 
   async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
@@ -201,20 +211,21 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
   ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
     this.#ready();
     const prepared = prepareEvents(events);
-    return this.#guard(`claim '${request.key}' and append`, () =>
+    const written = this.#guard(`claim '${request.key}' and append`, () =>
       this.#appender.inTransaction((insert) => {
         const claim = claimInTransaction(this.#sql, request);
         if (!claim.acquired || claim.tookOverFrom) return { claim, events: null };
         return { claim, events: prepared.length > 0 ? insert(prepared) : [] };
       }),
     );
+    return this.#durable(written);
   }
 
   async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
     this.#ready();
     requireTerminal(event);
     const prepared = prepareEvents([event]);
-    return this.#guard(`end run '${event.runId}'`, () =>
+    const written = this.#guard(`end run '${event.runId}'`, () =>
       this.#appender.inTransaction((insert, status) => {
         const current = status(event.runId);
         const ended = current !== null && TERMINAL_STATUSES.includes(current);
@@ -223,6 +234,7 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
         return stored ?? null;
       }),
     );
+    return this.#durable(written);
   }
 
   async release(key: string, runId: string): Promise<boolean> {
@@ -295,12 +307,19 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
     } catch (error) {
       failure ??= error;
     }
+    this.#checkpoints.close();
     if (failure instanceof StoreError) throw failure;
     if (failure) {
       throw new StoreError(`could not close the SQLite event store at '${this.path}'`, {
         cause: failure,
       });
     }
+  }
+
+  /** A write's result once it is committed (at once when a group commit holds it). */
+  async #durable<T>({ result, durable }: Written<T>): Promise<T> {
+    if (durable) await durable;
+    return result;
   }
 
   /** Run a driver call, turning a driver failure into a `StoreError` that names the file. */

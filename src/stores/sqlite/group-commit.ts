@@ -6,9 +6,12 @@
  * events a run records while it plays ({@link GROUPABLE_KINDS}: deltas, usage reports, tool
  * calls, completed messages, node updates) that arrive in one event-loop turn share one
  * write transaction, with those of every other run this connection writes in that turn,
- * committed at the end of the turn, after {@link GROUP_COMMIT_MAX_EVENTS} events, or with
- * the next write of any other kind (a `run.*` event, a claim), which is therefore durable
- * when it resolves, together with everything appended before it. An open group holds the file's write lock, so every
+ * committed at the end of the turn, or after {@link GROUP_COMMIT_MAX_EVENTS} events; their
+ * appends resolve at once. A run's start and end (a `run.*` event, with the claim taken or
+ * released with it) and batches join the group too, but resolve only once it has committed
+ * ({@link GroupCommit.grouped}), so they are durable when they resolve, with everything
+ * before them, and the runs of one turn share that commit. Other writes (a claim renewal, a
+ * control request) commit the group with themselves at once. An open group holds the file's write lock, so every
  * connection in this process flushes the others' groups (found in a registry by database
  * file) before it writes or reads; code outside this module calls {@link flushGroupCommits}.
  * A connection with grouping disabled still flushes the others.
@@ -56,11 +59,16 @@ export interface GroupCommitConnection {
   sql: Statements;
 }
 
-/** An open group: a write transaction holding streamed deltas. */
+/** An open group: a write transaction holding streamed deltas and waiting lifecycle writes. */
 interface OpenGroup {
+  /** Held events whose appends have resolved: lost if the group fails to commit. */
   events: number;
+  /** Writes that resolve when the group commits (a run's start, its end, a batch). */
+  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
   timer: NodeJS.Immediate;
 }
+
+const DURABLE: Promise<void> = Promise.resolve();
 
 /**
  * One connection's writes: its group commit, if enabled, and the write transactions and
@@ -76,12 +84,21 @@ export class GroupCommit {
   /** A group commit that failed after its appends had resolved; the next call reports it. */
   #lost: StoreError | null = null;
 
-  constructor(connection: GroupCommitConnection, enabled: boolean, onLost: () => void) {
+  /** Called after each commit this connection makes (the checkpoint worker counts them). */
+  readonly #onCommitted: () => void;
+
+  constructor(
+    connection: GroupCommitConnection,
+    enabled: boolean,
+    onLost: () => void,
+    onCommitted: () => void = () => {},
+  ) {
     const { path } = connection;
     this.#connection = connection;
     this.#key = path === ':memory:' ? `:memory:${crypto.randomUUID()}` : fileKey(path);
     this.#enabled = enabled;
     this.#onLost = onLost;
+    this.#onCommitted = onCommitted;
   }
 
   /**
@@ -99,6 +116,7 @@ export class GroupCommit {
   afterAppend(held: boolean): void {
     const group = this.#group;
     if (group && (!held || ++group.events >= GROUP_COMMIT_MAX_EVENTS)) this.commit();
+    else if (!group) this.#onCommitted(); // an INSERT on its own commits itself
   }
 
   /**
@@ -108,16 +126,7 @@ export class GroupCommit {
   transaction<T>(body: () => T): T {
     const { db, sql } = this.#connection;
     if (this.#group) {
-      sql.savepoint.run();
-      let result: T;
-      try {
-        result = body();
-        sql.releaseSavepoint.run();
-      } catch (error) {
-        sql.rollbackSavepoint.run();
-        sql.releaseSavepoint.run();
-        throw error;
-      }
+      const result = this.#underSavepoint(body);
       this.commit();
       return result;
     }
@@ -126,9 +135,44 @@ export class GroupCommit {
     try {
       const result = body();
       sql.commit.run();
+      this.#onCommitted();
       return result;
     } catch (error) {
       if (db.isTransaction) sql.rollback.run();
+      throw error;
+    }
+  }
+
+  /**
+   * Run `body` as part of the group (opening one), under a savepoint, and return its result
+   * with a promise that settles when the group commits: a write that must be durable before
+   * its caller goes on (a run's first or last event, with its claim) then shares the commit
+   * of everything else written in this event-loop turn, rather than paying for one of its
+   * own. Without grouping it is a {@link transaction}, durable at once.
+   */
+  grouped<T>(body: () => T): { result: T; durable: Promise<void> } {
+    if (!this.#enabled) return { result: this.transaction(body), durable: DURABLE };
+    if (!this.#group) this.#open();
+    const group = this.#group as OpenGroup;
+    const result = this.#underSavepoint(body);
+    const durable = new Promise<void>((resolve, reject) => {
+      group.waiters.push({ resolve, reject });
+    });
+    // No early commit for a long queue of waiting writes, unlike held events: the caller caches
+    // the tails it wrote after this returns, and a commit failing in between would leave them.
+    return { result, durable };
+  }
+
+  #underSavepoint<T>(body: () => T): T {
+    const { sql } = this.#connection;
+    sql.savepoint.run();
+    try {
+      const result = body();
+      sql.releaseSavepoint.run();
+      return result;
+    } catch (error) {
+      sql.rollbackSavepoint.run();
+      sql.releaseSavepoint.run();
       throw error;
     }
   }
@@ -139,7 +183,10 @@ export class GroupCommit {
     this.flushOthers();
   }
 
-  /** Commit the open group, if any. On failure the group is rolled back and the tails forgotten. */
+  /**
+   * Commit the open group, if any, settling the writes waiting on it. On failure the group
+   * is rolled back, the tails forgotten, the waiting writes rejected, and the error thrown.
+   */
   commit(): void {
     const group = this.#group;
     if (!group) return;
@@ -153,20 +200,30 @@ export class GroupCommit {
       // The held events are gone: a cached tail past them would let the next append leave a gap.
       this.#onLost();
       if (db.isTransaction) sql.rollback.run();
-      throw new StoreError(
-        `SQLite event store at '${path}' could not commit ${group.events} streamed ` +
-          `event(s) whose appends had already resolved; they are lost: ${errorMessage(error)}`,
+      const failure = new StoreError(
+        `SQLite event store at '${path}' could not commit ${group.events} streamed event(s) ` +
+          `whose appends had already resolved, nor ${group.waiters.length} waiting write(s); ` +
+          `they are lost: ${errorMessage(error)}`,
         { cause: error },
       );
+      for (const waiter of group.waiters) waiter.reject(failure);
+      throw failure;
     }
+    this.#onCommitted();
+    for (const waiter of group.waiters) waiter.resolve();
   }
 
-  /** Commit the group outside any caller (end of turn, another connection's flush); keep the error. */
+  /**
+   * Commit the group outside any caller (end of turn, another connection's flush). A failure
+   * that lost events whose appends had resolved is kept for the store's next call; the
+   * waiting writes have their own rejection.
+   */
   commitLater(): void {
+    const resolvedEvents = this.#group?.events ?? 0;
     try {
       this.commit();
     } catch (error) {
-      this.#lost ??= error as StoreError;
+      if (resolvedEvents > 0) this.#lost ??= error as StoreError;
     }
   }
 
@@ -199,7 +256,7 @@ export class GroupCommit {
   #open(): void {
     this.flushOthers();
     this.#connection.sql.begin.run();
-    this.#group = { events: 0, timer: setImmediate(() => this.commitLater()) };
+    this.#group = { events: 0, waiters: [], timer: setImmediate(() => this.commitLater()) };
     const groups = openGroups.get(this.#key) ?? new Set<GroupCommit>();
     openGroups.set(this.#key, groups.add(this));
   }

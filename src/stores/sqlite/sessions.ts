@@ -35,6 +35,7 @@ CREATE INDEX IF NOT EXISTS agentdeck_session_items_by_session
 
 interface Statements {
   all: StatementSync;
+  insertMany: StatementSync;
   latest: StatementSync;
   insert: StatementSync;
   pop: StatementSync;
@@ -81,6 +82,11 @@ export class SqliteSessionBackend implements SessionBackend {
         insert: this.#db.prepare(
           'INSERT INTO agentdeck_session_items (session_id, item) VALUES (?, ?)',
         ),
+        // Several items in one statement (atomic, in order): a JSON array of their JSON texts.
+        insertMany: this.#db.prepare(
+          `INSERT INTO agentdeck_session_items (session_id, item)
+             SELECT ?, value FROM json_each(?) ORDER BY key`,
+        ),
         pop: this.#db.prepare(
           `DELETE FROM agentdeck_session_items WHERE seq =
              (SELECT max(seq) FROM agentdeck_session_items WHERE session_id = ?)
@@ -112,15 +118,13 @@ export class SqliteSessionBackend implements SessionBackend {
       addItems: async (items) =>
         this.#run('add items to', sessionId, () => {
           if (items.length === 0) return;
-          const rows = items.map((item) => JSON.stringify(item));
-          this.#db.exec('BEGIN IMMEDIATE');
-          try {
-            for (const row of rows) this.#sql.insert.run(sessionId, row);
-            this.#db.exec('COMMIT');
-          } catch (error) {
-            this.#db.exec('ROLLBACK');
-            throw error;
+          if (items.length === 1) {
+            this.#sql.insert.run(sessionId, JSON.stringify(items[0]));
+            return;
           }
+          // One statement is atomic: no transaction to open and commit around the rows.
+          const rows = JSON.stringify(items.map((item) => JSON.stringify(item)));
+          this.#sql.insertMany.run(sessionId, rows);
         }),
       popItem: async () =>
         this.#run('pop an item from', sessionId, () => {

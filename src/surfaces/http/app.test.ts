@@ -119,6 +119,36 @@ describe('limits and unknown paths', () => {
     expect(small.status).toBe(422);
   });
 
+  it('judges a body by its content-length when it has one, and counts a chunked body as it reads', async () => {
+    const { deck } = await openTestDeck({ agents: agents() });
+    const app = deck.app({ maxBodyBytes: 64 });
+    const body = JSON.stringify({ session_id: 's', message: 'x'.repeat(100) });
+    const declared = await app.request(
+      '/agents/Greeter/chat',
+      postJson(body, { 'content-length': String(Buffer.byteLength(body)) }),
+    );
+    expect(declared.status).toBe(413);
+    const chunked = await app.request('/agents/Greeter/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 4; i++)
+            controller.enqueue(new TextEncoder().encode(body.slice(i * 40, i * 40 + 40)));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    const fits = JSON.stringify({ message: 1 });
+    const small = await app.request(
+      '/agents/Greeter/chat',
+      postJson(fits, { 'content-length': String(Buffer.byteLength(fits)) }),
+    );
+    expect(small.status).toBe(422); // read and checked, not refused for its size
+  });
+
   it('answers 404 {"detail":"Not Found"} for an unknown path', async () => {
     const { deck } = await openTestDeck({ agents: agents() });
     const response = await deck.app().request('/nowhere');

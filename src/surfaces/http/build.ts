@@ -32,14 +32,18 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
     }
     return next();
   });
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: settings.maxBodyBytes,
-      onError: () =>
-        detailResponse(413, `the request body is over the ${settings.maxBodyBytes}-byte limit`),
-    }),
-  );
+  const tooLarge = () =>
+    detailResponse(413, `the request body is over the ${settings.maxBodyBytes}-byte limit`);
+  const countedLimit = bodyLimit({ maxSize: settings.maxBodyBytes, onError: tooLarge });
+  app.use('*', (c, next) => {
+    // A body with a length is judged by its header, before anything is read: touching the
+    // body stream would cost the server's direct read of it (a web stream per request).
+    const length = Number(c.req.header('content-length') ?? Number.NaN);
+    if (Number.isSafeInteger(length) && c.req.header('transfer-encoding') === undefined) {
+      return length > settings.maxBodyBytes ? Promise.resolve(tooLarge()) : next();
+    }
+    return countedLimit(c, next); // chunked, or no body: counted as it is read
+  });
 
   const all = [
     ...routes,
