@@ -88,7 +88,14 @@ const sdkAgents = models.map(
     }),
 );
 
-const deck = await new Deck({ agents: deckAgents, workflows: [threeSteps()] }).open();
+// The long answer's agent names no model: it gets the deck's own client, configured as a
+// deployment configures it (`OPENAI_BASE_URL`), here the long answer's model server.
+process.env.OPENAI_BASE_URL = urls[CONNECTIONS];
+const longAgent = new Agent({ name: 'long', instructions: 'Answer at length.' });
+const deck = await new Deck({
+  agents: [...deckAgents, longAgent],
+  workflows: [threeSteps()],
+}).open();
 const app = new Hono();
 // The hand-written route: what a user writes without the deck.
 app.post('/bare/:i/chat', async (c) => {
@@ -210,7 +217,9 @@ const workflowCase = {
 } as const;
 await phase({ ...workflowCase, seconds: 1 });
 for (let round = 0; round < 3; round++) results.workflow.push(await phase(workflowCase));
-const longUrl = `${base}/agents/chat-${CONNECTIONS}/chat?stream=true`;
+const longUrl = `${base}/agents/long/chat?stream=true`;
+// Warm-up, as for the other cases: the chat phases never ran the streamed path.
+await phase({ type: 'long', url: longUrl, count: 10, delayMs: 0 });
 const long = await phase({ type: 'long', url: longUrl, count: LONG_COUNT, delayMs: 0 });
 const paced = await phase({ type: 'long', url: longUrl, count: PACED_COUNT, delayMs: 1 });
 const bareLong = await phase({

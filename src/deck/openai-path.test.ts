@@ -55,7 +55,8 @@ describe('agent turns over the OpenAI HTTP API', () => {
 
   it('selects chat completions with OPENAI_USE_RESPONSES=false, streaming text deltas', async () => {
     vi.stubEnv('OPENAI_USE_RESPONSES', 'false');
-    modelServer().push({ text: ['Tuesday ', 'at 9am'] });
+    // Paced, so each chunk reaches the deck on its own (chunks that arrive together join).
+    modelServer().push({ text: ['Tuesday ', 'at 9am'], delayMs: 30 });
     const { deck } = await openTestDeck({
       agents: [new Agent({ name: 'A', model: 'gpt-4.1-mini' })],
     });
@@ -125,18 +126,19 @@ describe('agent turns over the OpenAI HTTP API', () => {
       const agent = new Agent({ name: 'Booker', model: 'gpt-4.1-mini', tools: [findSlots] });
       const { deck } = await openTestDeck({ agents: [agent] });
       const events = await collect(deck.stream('Booker', 'friday?'));
-      expect(events.map((e) => e.kind)).toEqual([
+      // The answer's three chunks come at once: they may reach the deck as one delta.
+      const deltas = events.flatMap((e) => (e.kind === 'text.delta' ? [e.payload.text] : []));
+      expect(deltas.join('')).toBe('Friday 10am.');
+      expect(events.map((e) => e.kind).filter((kind) => kind !== 'text.delta')).toEqual([
         'run.started',
         'usage.reported',
         'tool.call.started',
         'tool.call.completed',
-        'text.delta',
-        'text.delta',
-        'text.delta',
         'usage.reported',
         'message.completed',
         'run.completed',
       ]);
+      expect(events.findIndex((e) => e.kind === 'text.delta')).toBe(4);
       expect(events[3]).toMatchObject({
         payload: { callId: 'call_fs', output: { day: 'friday', slots: ['10am'] }, error: null },
       });
@@ -147,6 +149,35 @@ describe('agent turns over the OpenAI HTTP API', () => {
       expect(completed?.kind === 'run.completed' && completed.payload.usage?.requests).toBe(2);
     });
   }
+
+  for (const useResponses of ['true', 'false']) {
+    it(`joins the text deltas that reach the deck together, and keeps paced ones apart (OPENAI_USE_RESPONSES=${useResponses})`, async () => {
+      vi.stubEnv('OPENAI_USE_RESPONSES', useResponses);
+      const burst = Array.from({ length: 200 }, (_, i) => `t${i} `);
+      // The server is in this process: a burst is written whole before the deck reads any of it.
+      modelServer().push({ text: burst }, { text: ['one ', 'two ', 'three'], delayMs: 30 });
+      const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
+      const textOf = (events: Awaited<ReturnType<typeof collect>>) =>
+        events.flatMap((e) => (e.kind === 'text.delta' ? [e.payload.text] : []));
+      const fast = await collect(deck.stream('A', 'talk fast'));
+      expect(textOf(fast).length).toBeLessThan(10);
+      expect(textOf(fast).join('')).toBe(burst.join(''));
+      expect(fast.find((e) => e.kind === 'message.completed')).toMatchObject({
+        payload: { content: [{ text: burst.join('') }] },
+      });
+      const paced = await collect(deck.stream('A', 'talk slowly'));
+      expect(textOf(paced)).toEqual(['one ', 'two ', 'three']);
+      modelServer().assertConsumed();
+    });
+  }
+
+  it('talks to a server given by OPENAI_BASE_URL alone, without an API key', async () => {
+    vi.stubEnv('OPENAI_API_KEY', '');
+    modelServer().push({ text: 'Local answer.' });
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'llama3' })] });
+    expect((await deck.run('A', 'hi')).output).toBe('Local answer.');
+    expect(modelServer().requests[0]?.headers.authorization).toBe('Bearer no-key');
+  });
 
   it('sends no trace export of its own unless asked', async () => {
     modelServer().push({ text: 'ok' });

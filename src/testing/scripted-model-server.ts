@@ -104,6 +104,10 @@ const ROUTES: ReadonlyMap<string, Api> = new Map<string, Api>([
  * with `x-should-retry: false` (so the `openai` client does not retry it into the next step).
  * Unknown paths get a 404 JSON error and consume nothing.
  *
+ * Text chunks go on the wire one SSE event each. A deck turn joins the ones that reach it in
+ * one read (all of them, when the step has no `delayMs` and the server runs in the deck's
+ * process), so a test that expects one `text.delta` per chunk gives the step a `delayMs`.
+ *
  * @example
  * ```ts
  * import { Agent, Runner } from '@openai/agents-core';

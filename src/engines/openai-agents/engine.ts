@@ -38,6 +38,7 @@ import {
 } from './safe-points.js';
 import {
   engineSettingsFromEnv,
+  modelClient,
   modelConfigured,
   NO_MODEL_CONFIGURED,
   type OpenAIEngineSettings,
@@ -64,10 +65,10 @@ export class OpenAIAgentsEngine implements AgentEngine {
   #spanSink: EngineSpanSink | null = null;
 
   constructor(private readonly settings: OpenAIEngineSettings = engineSettingsFromEnv()) {
+    const client = modelClient(settings);
     this.provider = new OpenAIProvider({
       useResponses: settings.useResponses,
-      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-      ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+      ...(client ? { openAIClient: client } : {}),
     });
     // Off unless asked for: then the engine exports its own traces to OpenAI, as documented.
     if (settings.sdkTracing) setDefaultOpenAITracingExporter();

@@ -2,7 +2,9 @@
  * Engine settings read from the environment once, when the deck opens. `Agent.model`
  * wins over `OPENAI_MODEL`.
  */
+import OpenAI from 'openai';
 import { ConfigError } from '../../core/errors.js';
+import { withQuickStreams } from './quick-streams.js';
 
 export interface OpenAIEngineSettings {
   /** `OPENAI_MODEL`: the model of agents that name none. @default the engine's default model */
@@ -44,3 +46,22 @@ export const NO_MODEL_CONFIGURED =
 export function modelConfigured(settings: OpenAIEngineSettings): boolean {
   return settings.apiKey !== undefined || settings.baseURL !== undefined;
 }
+
+/**
+ * The client of the configured provider, its streams read by the deck (`quick-streams.ts`);
+ * `undefined` when neither a key nor a base URL is set (the engine's default client, if an
+ * embedder set one, is used then). A server given by its URL alone gets a placeholder key:
+ * local servers (Ollama, vLLM, LM Studio) need none, and the client refuses to start without.
+ */
+export function modelClient(settings: OpenAIEngineSettings): OpenAI | undefined {
+  if (!modelConfigured(settings)) return undefined;
+  return withQuickStreams(
+    new OpenAI({
+      apiKey: settings.apiKey ?? NO_KEY,
+      ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    }),
+  );
+}
+
+/** The key sent to a server configured by `OPENAI_BASE_URL` alone. */
+const NO_KEY = 'no-key';
