@@ -24,13 +24,16 @@ const LONG_TEXT = [...Array.from({ length: 999 }, (_, i) => `tok${i} `), LAST_TO
 export type Phase =
   | { type: 'chat'; url: string; seconds: number; model: boolean }
   | { type: 'workflow'; url: string; seconds: number }
-  | { type: 'long'; url: string; count: number; delayMs: number };
+  /** Long answers from each of `urls` in turn (so machine noise falls on all), `count` each. */
+  | { type: 'long'; urls: string[]; count: number; delayMs: number };
 
 export interface PhaseResult {
   requests: number;
   seconds: number;
   latenciesMs: number[];
   failures: number;
+  /** Long answers, per URL of the phase: the gaps, and the `data: {"delta"}` frames of each. */
+  long?: { gapsMs: number[][]; deltaFrames: number[][] };
 }
 
 // When the model server wrote the frame with the last token of the long answer.
@@ -91,26 +94,38 @@ async function chatLoad(
 }
 
 async function longAnswers(phase: Extract<Phase, { type: 'long' }>, server: ScriptedModelServer) {
-  const gaps: number[] = [];
+  const gapsMs = phase.urls.map((): number[] => []);
+  const deltaFrames = phase.urls.map((): number[] => []);
   let failures = 0;
   for (let k = 0; k < phase.count; k++) {
-    server.push({ text: LONG_TEXT, delayMs: phase.delayMs });
-    lastTokenAt = 0;
-    const response = await fetch(phase.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        session_id: `long-${crypto.randomUUID()}`,
-        message: 'Tell me everything.',
-      }),
-    });
-    const text = await response.text(); // resolves at the last byte
-    const done = performance.now();
-    if (response.status === 200 && text.includes('event: done') && lastTokenAt > 0)
-      gaps.push(done - lastTokenAt);
-    else failures++;
+    for (let u = 0; u < phase.urls.length; u++) {
+      const at = (u + k) % phase.urls.length; // each URL goes first as often as the others
+      server.push({ text: LONG_TEXT, delayMs: phase.delayMs });
+      lastTokenAt = 0;
+      const response = await fetch(phase.urls[at] as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          session_id: `long-${crypto.randomUUID()}`,
+          message: 'Tell me everything.',
+        }),
+      });
+      const text = await response.text(); // resolves at the last byte
+      const done = performance.now();
+      if (response.status === 200 && text.includes('event: done') && lastTokenAt > 0) {
+        gapsMs[at]?.push(done - lastTokenAt);
+        deltaFrames[at]?.push(text.split('data: {"delta"').length - 1);
+      } else failures++;
+    }
   }
-  return { requests: gaps.length, seconds: 0, latenciesMs: gaps, failures };
+  const all = gapsMs.flat();
+  return {
+    requests: all.length,
+    seconds: 0,
+    latenciesMs: all,
+    failures,
+    long: { gapsMs, deltaFrames },
+  };
 }
 
 async function main() {
@@ -128,6 +143,9 @@ async function main() {
       phase.type === 'long'
         ? await longAnswers(phase, servers[CONNECTIONS] as ScriptedModelServer)
         : await chatLoad(phase, servers);
+    // The servers keep every request they answered, which nobody here reads: 30,000 chat
+    // turns of them made this process's garbage collector slow down the phases after.
+    for (const server of servers) server.requests.length = 0;
     send({ type: 'result', result });
   });
 }

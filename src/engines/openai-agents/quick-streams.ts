@@ -33,7 +33,7 @@ function readBodiesOf(resource: { create: Create }, format: DeltaFormat): void {
   const create = resource.create.bind(resource);
   resource.create = (params, options) => {
     const pending = create(params, options);
-    return isRecord(params) && params.stream === true
+    return (params as { stream?: unknown } | null)?.stream === true
       ? new QuickStream(pending as PendingRequest, format)
       : pending;
   };
@@ -68,8 +68,4 @@ class QuickStream implements PromiseLike<AsyncIterable<unknown>> {
       .then((opened) => opened.data)
       .then(onFulfilled, onRejected);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }
