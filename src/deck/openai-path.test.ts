@@ -11,6 +11,7 @@ import {
   AudioBlock,
   ConfigError,
   DataBlock,
+  type Event,
   ImageBlock,
   ResourceBlock,
   TextBlock,
@@ -167,6 +168,37 @@ describe('agent turns over the OpenAI HTTP API', () => {
       });
       const paced = await collect(deck.stream('A', 'talk slowly'));
       expect(textOf(paced)).toEqual(['one ', 'two ', 'three']);
+      modelServer().assertConsumed();
+    });
+  }
+
+  for (const useResponses of ['true', 'false']) {
+    it(`pauses and cancels mid-stream over HTTP: the cut model call ends quietly (OPENAI_USE_RESPONSES=${useResponses})`, async () => {
+      vi.stubEnv('OPENAI_USE_RESPONSES', useResponses);
+      const words = Array.from({ length: 40 }, (_, i) => `w${i} `);
+      modelServer().push(
+        { text: words, delayMs: 20 },
+        { text: 'Short answer.' },
+        { text: words, delayMs: 20 },
+      );
+      const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model: 'gpt-4o' })] });
+      const paused: Event[] = [];
+      for await (const event of deck.stream('A', 'Tell me', { runId: `r-pause-${useResponses}` })) {
+        paused.push(event);
+        if (paused.filter((e) => e.kind === 'text.delta').length === 2) {
+          await deck.pause(`r-pause-${useResponses}`);
+        }
+      }
+      expect(paused.map((e) => e.kind).slice(-2)).toEqual(['control.observed', 'run.paused']);
+      const resumed = await deck.resume(`r-pause-${useResponses}`);
+      expect(resumed.at(-1)).toMatchObject({ kind: 'run.completed' });
+
+      const cancelled: Event[] = [];
+      for await (const event of deck.stream('A', 'Again', { runId: `r-cancel-${useResponses}` })) {
+        cancelled.push(event);
+        if (event.kind === 'text.delta') await deck.cancel(`r-cancel-${useResponses}`);
+      }
+      expect(cancelled.at(-1)).toMatchObject({ kind: 'run.cancelled' });
       modelServer().assertConsumed();
     });
   }

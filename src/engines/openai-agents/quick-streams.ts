@@ -11,6 +11,9 @@ import { modelEvents } from './sse-reader.js';
 
 type Create = (params: unknown, options?: unknown) => unknown;
 
+/** The part of the client's request options the reader needs. */
+type RequestOptions = { signal?: AbortSignal | null } | undefined;
+
 /** What the client's `create` returns: a promise with the raw `Response` on request. */
 interface PendingRequest {
   asResponse(): Promise<Response>;
@@ -34,7 +37,7 @@ function readBodiesOf(resource: { create: Create }, format: DeltaFormat): void {
   resource.create = (params, options) => {
     const pending = create(params, options);
     return (params as { stream?: unknown } | null)?.stream === true
-      ? new QuickStream(pending as PendingRequest, format)
+      ? new QuickStream(pending as PendingRequest, format, (options as RequestOptions)?.signal)
       : pending;
   };
 }
@@ -43,16 +46,18 @@ function readBodiesOf(resource: { create: Create }, format: DeltaFormat): void {
 class QuickStream implements PromiseLike<AsyncIterable<unknown>> {
   readonly #pending: PendingRequest;
   readonly #format: DeltaFormat;
+  readonly #signal: AbortSignal | undefined;
   #opened: Promise<Opened> | undefined;
 
-  constructor(pending: PendingRequest, format: DeltaFormat) {
+  constructor(pending: PendingRequest, format: DeltaFormat, signal?: AbortSignal | null) {
     this.#pending = pending;
     this.#format = format;
+    this.#signal = signal ?? undefined;
   }
 
   withResponse(): Promise<Opened> {
     this.#opened ??= this.#pending.asResponse().then((response) => ({
-      data: modelEvents(response, this.#format),
+      data: modelEvents(response, this.#format, this.#signal),
       response,
       request_id: response.headers.get('x-request-id'),
     }));

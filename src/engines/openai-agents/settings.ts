@@ -52,6 +52,8 @@ export function modelConfigured(settings: OpenAIEngineSettings): boolean {
  * `undefined` when neither a key nor a base URL is set (the engine's default client, if an
  * embedder set one, is used then). A server given by its URL alone gets a placeholder key:
  * local servers (Ollama, vLLM, LM Studio) need none, and the client refuses to start without.
+ * The key comes from the settings (the environment) only: the SDK does not expose a key set
+ * with `setDefaultOpenAIKey()`.
  */
 export function modelClient(settings: OpenAIEngineSettings): OpenAI | undefined {
   if (!modelConfigured(settings)) return undefined;

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../testing/index.js';
 import { CHAT_DELTAS, type DeltaFormat, RESPONSES_DELTAS } from './delta-joins.js';
 import { withQuickStreams } from './quick-streams.js';
-import { modelEvents, SseDecoder } from './sse-reader.js';
+import { SseDecoder } from './sse-decoder.js';
+import { modelEvents } from './sse-reader.js';
 
 /** A response whose body delivers `reads` one per read; `cancelled` says if it was cancelled. */
 function bodyOf(reads: Array<string | Error>) {
@@ -62,7 +63,73 @@ describe('SseDecoder', () => {
   });
 });
 
+describe('SseDecoder, at the edges', () => {
+  it('finds a blank line split across reads, and keeps a large event whole over many reads', () => {
+    const decoder = new SseDecoder();
+    expect(decoder.push('data: 1\n')).toEqual([]);
+    expect(decoder.push('\ndata: 2\n')).toEqual([{ event: undefined, data: '1' }]);
+    const big = 'x'.repeat(200_000);
+    const text = `\ndata: ${big}\n\n`;
+    const messages = [];
+    for (let at = 0; at < text.length; at += 1_000) {
+      messages.push(...decoder.push(text.slice(at, at + 1_000)));
+    }
+    expect(messages).toEqual([
+      { event: undefined, data: '2' },
+      { event: undefined, data: big },
+    ]);
+  });
+
+  it('takes what is left at the end of the stream as a last message', () => {
+    const lf = new SseDecoder();
+    expect(lf.push('data: 1\n\ndata: 2\n')).toEqual([{ event: undefined, data: '1' }]);
+    expect(lf.end()).toEqual([{ event: undefined, data: '2' }]);
+    const cr = new SseDecoder();
+    expect(cr.push('data: 1\r\rdata: 2\r')).toEqual([{ event: undefined, data: '1' }]);
+    expect(cr.end()).toEqual([{ event: undefined, data: '2' }]);
+    expect(new SseDecoder().end()).toEqual([]);
+  });
+});
+
 describe('modelEvents', () => {
+  it('decodes characters split across reads, and parses an event the stream ends without a blank line', async () => {
+    const bytes = new TextEncoder().encode('data: {"text":"café"}\n\ndata: {"n":2}');
+    const split = bytes.indexOf(0xc3) + 1; // inside the two bytes of "é"
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.slice(0, split));
+        controller.enqueue(bytes.slice(split));
+        controller.close();
+      },
+    });
+    const events: unknown[] = [];
+    for await (const event of modelEvents(new Response(body), RESPONSES_DELTAS)) events.push(event);
+    expect(events).toEqual([{ text: 'café' }, { n: 2 }]);
+  });
+
+  it('hands on the events before a failure in the same read, then throws it', async () => {
+    const events: unknown[] = [];
+    const reading = (async () => {
+      const reads = [`${delta('a', 1)}${delta('b', 2, { item_id: 'msg_2' })}data: {"half\n\n`];
+      for await (const event of modelEvents(bodyOf(reads).response, RESPONSES_DELTAS)) {
+        events.push(event);
+      }
+    })();
+    await expect(reading).rejects.toBeInstanceOf(SyntaxError);
+    expect(events.map((event) => (event as { delta: string }).delta)).toEqual(['a', 'b']);
+  });
+
+  it('ends quietly on a failed read once the request signal has aborted, whatever its reason', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('paused between streamed items'));
+    const { response } = bodyOf([delta('a', 1), new Error('paused between streamed items')]);
+    const events: unknown[] = [];
+    for await (const event of modelEvents(response, RESPONSES_DELTAS, controller.signal)) {
+      events.push(event);
+    }
+    expect(events).toHaveLength(1);
+  });
+
   it('joins the deltas of one text that arrive in one read, keeping the last sequence number', async () => {
     const events = await eventsOf([
       `${delta('Hel', 1)}${delta('lo', 2)}${delta(' there', 3)}`,

@@ -19,73 +19,18 @@
  */
 import { APIError } from 'openai';
 import type { DeltaFormat } from './delta-joins.js';
-
-/** One server-sent event: its `event:` name (if any) and its `data:` lines, joined. */
-export interface SseMessage {
-  event: string | undefined;
-  data: string;
-}
-
-/** Splits decoded text into SSE messages, keeping an unfinished message for the next chunk. */
-export class SseDecoder {
-  #buffer = '';
-
-  /** The messages `text` completes (with what came before it). */
-  push(text: string): SseMessage[] {
-    let buffer = this.#buffer + text;
-    if (buffer.includes('\r')) {
-      // CRLF and lone CR end lines too; a CR at the very end may be the first half of a CRLF.
-      const held = buffer.endsWith('\r') ? '\r' : '';
-      buffer = buffer.slice(0, buffer.length - held.length).replace(/\r\n?/g, '\n') + held;
-    }
-    const end = buffer.lastIndexOf('\n\n');
-    if (end < 0) {
-      this.#buffer = buffer;
-      return [];
-    }
-    this.#buffer = buffer.slice(end + 2);
-    const messages: SseMessage[] = [];
-    for (const block of buffer.slice(0, end).split('\n\n')) {
-      const message = parseBlock(block);
-      if (message) messages.push(message);
-    }
-    return messages;
-  }
-}
-
-/** One event's lines; `undefined` for a block without data (comments, a lone `id:`). */
-function parseBlock(block: string): SseMessage | undefined {
-  // The common shapes, `data:` alone or after `event:`, on one line each, without splitting.
-  const newline = block.indexOf('\n');
-  if (newline < 0 && block.startsWith('data: ')) return { event: undefined, data: block.slice(6) };
-  if (
-    block.startsWith('event: ') &&
-    block.startsWith('data: ', newline + 1) &&
-    block.indexOf('\n', newline + 1) < 0
-  ) {
-    return { event: block.slice(7, newline), data: block.slice(newline + 7) };
-  }
-  let event: string | undefined;
-  let data: string | undefined;
-  for (const line of block.split('\n')) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
-    else if (field === 'event') event = value;
-  }
-  return data === undefined ? undefined : { event, data };
-}
+import { SseDecoder, type SseMessage } from './sse-decoder.js';
 
 /**
  * The parsed events of a streamed response's body, as the client library's stream yields
- * them, with consecutive deltas of one read joined as `format` says.
+ * them, with consecutive deltas of one read joined as `format` says. `signal` is the
+ * request's: once it has aborted, a failed read ends the events quietly (whatever the
+ * abort's reason), as the client's own stream does.
  */
 export async function* modelEvents(
   response: Response,
   format: DeltaFormat,
+  signal?: AbortSignal,
 ): AsyncGenerator<unknown, void, undefined> {
   const body = response.body;
   if (!body) return;
@@ -94,27 +39,33 @@ export async function* modelEvents(
   const sse = new SseDecoder();
   let finished = false;
   try {
-    while (true) {
+    while (!finished) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
       } catch (error) {
-        if (isAbort(error)) return;
+        if (isAbort(error) || signal?.aborted) return;
         throw error;
       }
-      if (chunk.done) {
-        finished = true;
-        return;
-      }
+      finished = chunk.done;
+      const messages = finished
+        ? [...sse.push(decoder.decode()), ...sse.end()]
+        : sse.push(decoder.decode(chunk.value, { stream: true }));
       const events: unknown[] = [];
-      for (const message of sse.push(decoder.decode(chunk.value, { stream: true }))) {
-        if (message.data === '[DONE]') {
-          yield* events;
-          return;
+      try {
+        for (const message of messages) {
+          if (message.data === '[DONE]') {
+            yield* events;
+            return;
+          }
+          const event = parseEvent(message, response.headers);
+          const last = events.length - 1;
+          if (last < 0 || !format.join(events[last], event)) events.push(event);
         }
-        const event = parseEvent(message, response.headers);
-        const last = events.length - 1;
-        if (last < 0 || !format.join(events[last], event)) events.push(event);
+      } catch (error) {
+        // What came before the failure in this read still goes on, as it would have one by one.
+        yield* events;
+        throw error;
       }
       yield* events;
     }
