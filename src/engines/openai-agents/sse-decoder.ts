@@ -60,7 +60,7 @@ function messagesIn(text: string): SseMessage[] {
   return messages;
 }
 
-/** One event's lines; `undefined` for a block without data (comments, a lone `id:`). */
+/** One event's lines; `undefined` for a block with neither data nor a name (comments, `id:`). */
 function parseBlock(block: string): SseMessage | undefined {
   // The common shapes, `data:` alone or after `event:`, on one line each, without splitting.
   const newline = block.indexOf('\n');
@@ -83,5 +83,7 @@ function parseBlock(block: string): SseMessage | undefined {
     if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
     else if (field === 'event') event = value;
   }
-  return data === undefined ? undefined : { event, data };
+  // A named event without data is an empty one (the client library fails on it as JSON).
+  if (data === undefined) return event === undefined ? undefined : { event, data: '' };
+  return { event, data };
 }

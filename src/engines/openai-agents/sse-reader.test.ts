@@ -119,15 +119,27 @@ describe('modelEvents', () => {
     expect(events.map((event) => (event as { delta: string }).delta)).toEqual(['a', 'b']);
   });
 
-  it('ends quietly on a failed read once the request signal has aborted, whatever its reason', async () => {
+  it('ends quietly once the request signal has aborted, whatever its reason', async () => {
     const controller = new AbortController();
-    controller.abort(new Error('paused between streamed items'));
-    const { response } = bodyOf([delta('a', 1), new Error('paused between streamed items')]);
+    const reason = new Error('paused between streamed items');
+    const { response } = bodyOf([delta('a', 1), reason]);
     const events: unknown[] = [];
     for await (const event of modelEvents(response, RESPONSES_DELTAS, controller.signal)) {
       events.push(event);
+      controller.abort(reason); // the read that follows fails with the abort's reason
     }
     expect(events).toHaveLength(1);
+    const before = bodyOf([delta('a', 1)]);
+    for await (const _ of modelEvents(before.response, RESPONSES_DELTAS, controller.signal)) {
+      throw new Error('nothing is read after the abort');
+    }
+    expect(before.state.cancelled).toBe(true);
+  });
+
+  it('fails as the client does on a response without a body, or an event without data', async () => {
+    const reading = modelEvents(new Response(null), RESPONSES_DELTAS).next();
+    await expect(reading).rejects.toThrow('Attempted to iterate over a response with no body');
+    await expect(eventsOf(['event: error\n\n'])).rejects.toBeInstanceOf(SyntaxError);
   });
 
   it('joins the deltas of one text that arrive in one read, keeping the last sequence number', async () => {
@@ -220,6 +232,12 @@ describe('modelEvents', () => {
     expect(errorPayload).toMatchObject({ message: 'bad key', code: 'k' });
     expect(errorPayload).toBeInstanceOf(APIError);
     expect(await failed(['data: {"half\n\n'])).toBeInstanceOf(SyntaxError);
+    const body = bodyOf([`${delta('a', 1)}event: error\ndata: {"error":{"message":"x"}}\n\n`, 'x']);
+    const cut = (async () => {
+      for await (const _ of modelEvents(body.response, RESPONSES_DELTAS));
+    })();
+    await expect(cut).rejects.toBeInstanceOf(APIError);
+    expect(body.state.cancelled).toBe(true);
   });
 
   it('ends quietly when the request is aborted, and passes other failures on', async () => {

@@ -17,15 +17,15 @@
  * does not parse is a `SyntaxError`, and a request aborted by its signal ends it quietly
  * (the engine checks its signal itself).
  */
-import { APIError } from 'openai';
+import { APIError, OpenAIError } from 'openai';
 import type { DeltaFormat } from './delta-joins.js';
 import { SseDecoder, type SseMessage } from './sse-decoder.js';
 
 /**
  * The parsed events of a streamed response's body, as the client library's stream yields
  * them, with consecutive deltas of one read joined as `format` says. `signal` is the
- * request's: once it has aborted, a failed read ends the events quietly (whatever the
- * abort's reason), as the client's own stream does.
+ * request's: once it has aborted, the events end quietly (whatever the abort's reason), as
+ * the client's own stream does.
  */
 export async function* modelEvents(
   response: Response,
@@ -33,13 +33,14 @@ export async function* modelEvents(
   signal?: AbortSignal,
 ): AsyncGenerator<unknown, void, undefined> {
   const body = response.body;
-  if (!body) return;
+  if (!body) throw new OpenAIError('Attempted to iterate over a response with no body');
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const sse = new SseDecoder();
   let finished = false;
   try {
     while (!finished) {
+      if (signal?.aborted) return;
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
