@@ -6,6 +6,7 @@
 import {
   type AgentInputItem,
   getDefaultModel,
+  type RunConfig,
   Runner,
   RunState,
   ToolCallError,
@@ -28,7 +29,7 @@ import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';
 import { fitsPlainLoop } from './own-tools.js';
-import { playPlainTurn, relayToolEnds, SETTLE_MS, settleWithin } from './plain-turn.js';
+import { playPlainTurn, relayToolEnds } from './plain-turn.js';
 import {
   asItems,
   ModelCallGate,
@@ -43,6 +44,7 @@ import {
   NO_MODEL_CONFIGURED,
   type OpenAIEngineSettings,
 } from './settings.js';
+import { SETTLE_MS, settleWithin } from './settle.js';
 import { relaySpans, turnTraceMetadata } from './spans.js';
 import { TurnTranscript } from './transcript.js';
 import {
@@ -72,13 +74,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     });
     // Off unless asked for: then the engine exports its own traces to OpenAI, as documented.
     if (settings.sdkTracing) setDefaultOpenAITracingExporter();
-    this.runner = relayToolEnds(
-      new Runner({
-        modelProvider: replyModeProvider(this.provider),
-        tracingDisabled: !settings.sdkTracing,
-        traceIncludeSensitiveData: false,
-      }),
-    );
+    this.runner = this.newRunner({ tracingDisabled: !settings.sdkTracing });
   }
 
   /**
@@ -163,14 +159,13 @@ export class OpenAIAgentsEngine implements AgentEngine {
     } catch (error) {
       throw unwrapToolError(error);
     }
-    if (ended === null) {
-      // Paused before a model call on the plain loop: go on from that call's input.
-      await request.control.suspend(saveInputContinuation(gate.pausedInput ?? [], inputLength));
-      yield { kind: 'run.paused', payload: { reason: null } };
-      return;
-    }
-    if (gate.pause.signal.aborted || ended.interruptions.length > 0) {
-      await request.control.suspend(saveContinuation(ended.state, inputLength));
+    if (ended === null || gate.pause.signal.aborted || ended.interruptions.length > 0) {
+      await request.control.suspend(
+        ended === null
+          ? // paused before a model call on the plain loop: go on from that call's input
+            saveInputContinuation(gate.pausedInput ?? [], inputLength)
+          : saveContinuation(ended.state, inputLength),
+      );
       yield { kind: 'run.paused', payload: { reason: null } };
       return;
     }
@@ -276,14 +271,21 @@ export class OpenAIAgentsEngine implements AgentEngine {
   /** The shared runner, or, when spans are exported, one whose trace names this turn's run. */
   private runnerFor({ agent, scope }: TurnRequest): Runner {
     if (!this.#spanSink) return this.runner;
+    return this.newRunner({
+      tracingDisabled: false,
+      workflowName: agent.name,
+      ...(scope.sessionId !== null ? { groupId: scope.sessionId } : {}),
+      traceMetadata: turnTraceMetadata(scope.runId, scope.sessionId, agent.name),
+    });
+  }
+
+  /** A runner on the deck's provider (models in reply mode), telling turns their tool outputs. */
+  private newRunner(config: Partial<RunConfig>): Runner {
     return relayToolEnds(
       new Runner({
         modelProvider: replyModeProvider(this.provider),
-        tracingDisabled: false,
         traceIncludeSensitiveData: false,
-        workflowName: agent.name,
-        ...(scope.sessionId !== null ? { groupId: scope.sessionId } : {}),
-        traceMetadata: turnTraceMetadata(scope.runId, scope.sessionId, agent.name),
+        ...config,
       }),
     );
   }

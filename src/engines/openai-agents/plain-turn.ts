@@ -13,18 +13,9 @@ import type { RunScope } from '../../authoring/context.js';
 import type { EventDraft } from '../../core/events.js';
 import type { CompiledAgent } from './compile.js';
 import type { ModelCallGate } from './safe-points.js';
+import { SETTLE_MS, settleWithin } from './settle.js';
 import type { TurnTranscript } from './transcript.js';
 import { currentTurnCalls, type TurnModelCalls, withWholeReplies } from './whole-replies.js';
-
-/** How long a turn that stops early waits for the engine to wind down (a tool batch in flight). */
-export const SETTLE_MS = 5_000;
-
-/** Wait for `done`, at most `ms`. */
-export async function settleWithin(done: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 const relayed = new WeakSet<Runner>();
 

@@ -67,9 +67,7 @@ export class ModelCallGate {
       this.calls.streaming > 0 &&
       this.pauseRequested()
     ) {
-      const reason = new Error('paused between streamed items');
-      this.pause.abort(reason);
-      this.#engine.abort(reason);
+      this.#stopForPause('paused between streamed items');
     }
   }
 
@@ -78,9 +76,7 @@ export class ModelCallGate {
     async <T>({ modelData }: { modelData: T }): Promise<T> => {
       if (this.pauseRequested()) {
         await this.#caughtUp();
-        const reason = new Error('paused before a model call');
-        this.pause.abort(reason);
-        this.#engine.abort(reason);
+        this.#stopForPause('paused before a model call');
       }
       return modelData;
     },
@@ -100,10 +96,15 @@ export class ModelCallGate {
   pauseBeforePlainCall(input: string | AgentInputItem[]): void {
     if (!this.pauseRequested()) return;
     this.pausedInput = typeof input === 'string' ? asItems(input) : [...input];
-    const reason = new Error('paused before a model call');
+    throw this.#stopForPause('paused before a model call');
+  }
+
+  /** Stop the engine for a pause (the turn then saves where to go on from); the reason given. */
+  #stopForPause(why: string): Error {
+    const reason = new Error(why);
     this.pause.abort(reason);
     this.#engine.abort(reason);
-    throw reason;
+    return reason;
   }
 
   /** Read the engine's stream, telling the gate when the reader waits. */
