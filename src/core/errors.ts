@@ -13,6 +13,8 @@ export type DeckErrorCode =
   | 'not_open'
   | 'closed'
   | 'store'
+  | 'unavailable'
+  | 'storage_full'
   | 'block_too_large'
   | 'invalid_input'
   | 'run_failed'
@@ -76,10 +78,60 @@ export class DeckClosedError extends DeckError {
 
 /** The event store (or a session store) failed; `cause` holds the driver's error. */
 export class StoreError extends DeckError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('store', message, options);
+  constructor(message: string, options?: { cause?: unknown; code?: DeckErrorCode }) {
+    super(options?.code ?? 'store', message, options);
   }
 }
+
+/** The backends a deck depends on, as errors and readiness name them. */
+export type Backend = 'postgres' | 'redis' | 'sqlite';
+
+/**
+ * A backend cannot be reached now (Postgres or Redis down or restarting, the SQLite file
+ * locked or unreadable): a temporary condition, so a caller may retry after
+ * `retryAfterSeconds`. Nothing acknowledged before it is lost. HTTP answers 503 with a
+ * `Retry-After` header.
+ */
+export class StoreUnavailableError extends StoreError {
+  readonly backend: Backend;
+  readonly retryAfterSeconds: number;
+
+  constructor(
+    backend: Backend,
+    message: string,
+    options?: { cause?: unknown; retryAfterSeconds?: number },
+  ) {
+    super(message, { ...options, code: 'unavailable' });
+    this.backend = backend;
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+  }
+}
+
+/**
+ * A backend has no room for a write (the SQLite file's disk is full, Postgres reports
+ * `disk_full`): reads still work, writes fail until space is freed. HTTP answers 507.
+ */
+export class StorageFullError extends StoreError {
+  readonly backend: Backend;
+  readonly retryAfterSeconds: number;
+
+  constructor(backend: Backend, message: string, options?: { cause?: unknown }) {
+    super(message, { ...options, code: 'storage_full' });
+    this.backend = backend;
+    this.retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS * 6;
+  }
+}
+
+/**
+ * Whether `error` says a backend is down or full for now (worth trying again later), as
+ * opposed to a failure of the call itself.
+ */
+export function isBackendOutage(error: unknown): error is StoreUnavailableError | StorageFullError {
+  return error instanceof StoreUnavailableError || error instanceof StorageFullError;
+}
+
+/** How long a client is told to wait before retrying after a backend outage, in seconds. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /** An inline content block is larger than the 1 MB limit. */
 export class BlockTooLargeError extends DeckError {

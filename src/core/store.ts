@@ -170,3 +170,20 @@ export function hasRunBoundaries(store: object): store is RunBoundaries {
   const candidate = store as Partial<RunBoundaries>;
   return typeof candidate.claimAndAppend === 'function' && typeof candidate.endRun === 'function';
 }
+
+/**
+ * A backend (event store, session backend, checkpointer) that can say whether it answers
+ * now, for the readiness probe (`GET /health/ready`). Found with {@link isPingable}.
+ */
+export interface Pingable {
+  /**
+   * Resolves when the backend answers (and, for a file, has room for writes); rejects with a
+   * `StoreUnavailableError` or `StorageFullError` that names it and says what failed.
+   */
+  ping(): Promise<void>;
+}
+
+/** Whether `backend` answers a readiness ping (see {@link Pingable}). */
+export function isPingable(backend: object): backend is Pingable {
+  return typeof (backend as Partial<Pingable>).ping === 'function';
+}

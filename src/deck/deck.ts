@@ -43,6 +43,7 @@ import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { type OpenParts, openParts } from './open-parts.js';
 import type { DeckOptions, ProjectOptions } from './options.js';
 import { discoverProject } from './project.js';
+import { checkReadiness } from './readiness.js';
 import {
   type ControlOptions,
   type ResumeOptions,
@@ -434,6 +435,7 @@ export class Deck<C = unknown> {
       {
         eventLog: () => this.#open?.store ?? null,
         stopRun: (runId, reason) => this.#open?.runtime.stopRun(runId, reason) ?? false,
+        readiness: () => (this.#open ? checkReadiness(this.#open) : null),
         // The JSON routes ignore the generator's return value: no layer to hide it.
         streamForResult: (name, input, options) =>
           this.#play(name, input, options as RunOptions<C>, false) as AsyncGenerator<

@@ -13,6 +13,7 @@ import type { Event } from '../core/events.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { ControlRequest, EventStore, RunSummary } from '../core/store.js';
 import { RunRecorder } from '../runtime/recorder.js';
+import { RepeatedFailures } from '../runtime/repeated-failures.js';
 import { cancelAtRest, isAtRest } from '../runtime/rest-cancel.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { DEFAULT_STALE_RUN_AFTER_SECONDS } from '../runtime/settings.js';
@@ -168,6 +169,7 @@ export class ResumeWatch {
   #timer: NodeJS.Timeout | null = null;
   #scanning: Promise<void> | null = null;
   readonly #playing = new Set<Promise<unknown>>();
+  readonly #failures = new RepeatedFailures('looking for resume requests');
 
   constructor(private readonly parts: ControlParts) {}
 
@@ -192,9 +194,10 @@ export class ResumeWatch {
   /** One pass; a pass still running is not doubled. */
   scan(): Promise<void> {
     this.#scanning ??= this.#scan()
-      .catch((error: unknown) => {
-        console.error(`[agentdeck] could not look for resume requests: ${errorMessage(error)}`);
-      })
+      .then(
+        () => this.#failures.succeeded(),
+        (error: unknown) => this.#failures.failed(error),
+      )
       .finally(() => {
         this.#scanning = null;
       });

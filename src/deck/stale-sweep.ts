@@ -11,11 +11,12 @@
  * live one, and is left alone.
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictError, errorMessage } from '../core/errors.js';
+import { ConflictError } from '../core/errors.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import { acquireClaim, sessionClaimKey } from '../runtime/claims.js';
 import { heartbeatTiming, LEASE_HEARTBEATS } from '../runtime/heartbeat.js';
 import type { EventTap } from '../runtime/recorder.js';
+import { RepeatedFailures } from '../runtime/repeated-failures.js';
 import type { RuntimeSettings } from '../runtime/settings.js';
 import { threadClaimKey } from '../runtime/workflow-run.js';
 import { isStale } from '../stores/shared/stored-event.js';
@@ -38,14 +39,14 @@ export function startStaleSweep(deps: SweepDeps): () => Promise<void> {
     deps.settings.heartbeatSeconds,
   );
   let inFlight: Promise<unknown> | null = null;
+  const failures = new RepeatedFailures('closing the runs of gone processes');
   const timer = setInterval(
     () => {
       if (inFlight) return;
       inFlight = sweepStaleRuns(deps)
-        .catch((error) =>
-          console.error(
-            `[agentdeck] closing the runs of gone processes failed: ${errorMessage(error)}`,
-          ),
+        .then(
+          () => failures.succeeded(),
+          (error: unknown) => failures.failed(error),
         )
         .finally(() => {
           inFlight = null;

@@ -9,6 +9,7 @@
 import type { AgentDefinition } from '../authoring/agent.js';
 import { createRunScope, type WorkflowInvoker } from '../authoring/context.js';
 import type { ContentBlock } from '../core/blocks.js';
+import { isBackendOutage } from '../core/errors.js';
 import type { UsageReported } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
@@ -146,7 +147,11 @@ export async function* playAgentTurn(
     } catch (error) {
       const reason: string | null = lease.cancelReason;
       controller.abort();
-      if (recorder.ended) return error instanceof RunEndedError ? {} : { error };
+      if (recorder.ended) {
+        // Its terminal event is waiting for the store (PendingEndings): say which backend failed.
+        if (isBackendOutage(error)) throw error;
+        return error instanceof RunEndedError ? {} : { error };
+      }
       for (const event of await recordEnding(
         recorder,
         { reason, request: lease.cancelRequest },

@@ -2,7 +2,7 @@
  * The events a run records when it acts on a control request: `control.observed` first,
  * then the status change (`run.paused` here; `run.cancelled` by the run's own ending).
  */
-import { errorMessage, errorTypeName } from '../core/errors.js';
+import { errorMessage, errorTypeName, isBackendOutage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { ControlRequest } from '../core/store.js';
 import type { RunRecorder } from './recorder.js';
@@ -36,7 +36,9 @@ export async function recordPause(
  * A run ending on an error: `run.cancelled` when it was asked to stop (after
  * `control.observed` when a cancel request asked it), else `run.failed` with the error. A
  * failure to record is logged (a run another writer already ended stays as it is); returns
- * what was recorded.
+ * what was recorded. When the store is down (a backend outage) the ending waits in the
+ * Runtime's `PendingEndings` and the outage is thrown, so the caller learns which backend
+ * failed rather than seeing a run end without an ending.
  */
 export async function recordEnding(
   recorder: RunRecorder,
@@ -57,6 +59,7 @@ export async function recordEnding(
       ),
     );
   } catch (recordError) {
+    if (isBackendOutage(recordError)) throw recordError;
     logFailure(`record the end of run '${recorder.identity.runId}'`)(recordError);
   }
   return recorded;

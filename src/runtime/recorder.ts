@@ -3,13 +3,15 @@
  * seq and ts), then hands the stored event to the taps. Storing comes first, so whatever a
  * watcher sees is already durable. A run has exactly one terminal event: the recorder
  * refuses anything after it, and does not write a terminal event for a run that another
- * writer (a stale-claim takeover, a closing deck) has already ended.
+ * writer (a stale-claim takeover, a closing deck) has already ended. A terminal event the
+ * store cannot take now (its backend is down) waits in the Runtime's `PendingEndings`.
  */
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, isBackendOutage } from '../core/errors.js';
 import type { TerminalKind } from '../core/event-kinds.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import { type EventStore, hasRunBoundaries } from '../core/store.js';
+import type { PendingEndings } from './pending-endings.js';
 
 export interface RunIdentity {
   runId: string;
@@ -39,6 +41,8 @@ export class RunRecorder {
     private readonly store: EventStore,
     readonly identity: RunIdentity,
     private readonly taps: readonly EventTap[] = [],
+    /** Where a terminal event the store could not take waits to be written (pending-endings.ts). */
+    private readonly endings: PendingEndings | null = null,
   ) {}
 
   /** Whether this run's terminal event is recorded (by this recorder or, as far as it knows, another writer). */
@@ -56,23 +60,37 @@ export class RunRecorder {
     if (this.#ended)
       throw new RunEndedError(`run '${runId}' has ended; '${draft.kind}' not recorded`);
     const event = { ...this.identity, ...draft } as NewEvent;
-    let stored: Event | null | undefined;
-    if (TERMINAL_KINDS.has(draft.kind)) {
-      this.#ended = true;
-      if (hasRunBoundaries(this.store)) {
-        // The store checks, in the same write, that no other writer ended the run.
-        stored = await this.store.endRun(event, releaseKey);
-        if (!stored) throw alreadyEnded(runId, draft.kind, null);
-      } else {
-        const summary = await this.store.getRun(runId);
-        if (summary && TERMINAL_STATUSES.includes(summary.status)) {
-          throw alreadyEnded(runId, draft.kind, summary.status);
-        }
+    if (!TERMINAL_KINDS.has(draft.kind)) return this.#tap(await this.#append(event));
+    this.#ended = true;
+    try {
+      return this.#tap(await this.#end(event, releaseKey));
+    } catch (error) {
+      // The backend is down or full: the ending waits and is written once it is back.
+      if (this.endings && isBackendOutage(error)) {
+        this.endings.add(event, releaseKey, (stored) => this.#tap(stored));
       }
+      throw error;
     }
-    stored ??= (await this.store.append([event]))[0];
+  }
+
+  async #end(event: NewEvent, releaseKey: string | null): Promise<Event> {
+    const { runId, kind } = event;
+    if (hasRunBoundaries(this.store)) {
+      // The store checks, in the same write, that no other writer ended the run.
+      const stored = await this.store.endRun(event, releaseKey);
+      if (!stored) throw alreadyEnded(runId, kind, null);
+      return stored;
+    }
+    const summary = await this.store.getRun(runId);
+    if (summary && TERMINAL_STATUSES.includes(summary.status)) {
+      throw alreadyEnded(runId, kind, summary.status);
+    }
+    return this.#append(event);
+  }
+
+  async #append(event: NewEvent): Promise<Event> {
+    const [stored] = await this.store.append([event]);
     if (!stored) throw new Error('event store returned no event for an append');
-    this.#tap(stored);
     return stored;
   }
 
@@ -82,7 +100,7 @@ export class RunRecorder {
     return event;
   }
 
-  #tap(event: Event): void {
+  #tap(event: Event): Event {
     for (const tap of this.taps) {
       try {
         tap(event);
@@ -90,6 +108,7 @@ export class RunRecorder {
         console.error(`[agentdeck] an event tap failed on ${event.kind}: ${errorMessage(error)}`);
       }
     }
+    return event;
   }
 }
 

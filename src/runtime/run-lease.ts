@@ -17,6 +17,7 @@ import {
   startHeartbeat,
 } from './heartbeat.js';
 import type { LiveTurn, LiveTurns } from './live-turns.js';
+import type { PendingEndings } from './pending-endings.js';
 import { type EventTap, RunEndedError, type RunIdentity, RunRecorder } from './recorder.js';
 
 export interface LeaseDeps {
@@ -28,6 +29,8 @@ export interface LeaseDeps {
   liveTurns: LiveTurns;
   /** Where the run's pause and cancel requests are watched for. */
   controlWatch: ControlWatch;
+  /** Where a terminal event the store could not take waits (pending-endings.ts). */
+  endings?: PendingEndings;
 }
 
 /** Why a run stopped on a cancel request, when it has no reason of its own. */
@@ -55,7 +58,7 @@ export class RunLease {
     private readonly claimKey: string | null,
     handled: readonly string[],
   ) {
-    this.recorder = new RunRecorder(deps.store, identity, deps.taps);
+    this.recorder = new RunRecorder(deps.store, identity, deps.taps, deps.endings ?? null);
     this.#watched = {
       runId: identity.runId,
       control: new RunControl(

@@ -18,6 +18,7 @@ import type { AgentEngine } from './agent-engine.js';
 import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { ControlWatch, handledUpTo } from './control-watch.js';
 import { LiveTurns } from './live-turns.js';
+import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
 import { cancelAtRest, RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
 import type { RuntimeSettings } from './settings.js';
@@ -57,12 +58,19 @@ const CLOSE_GRACE_MS = 2_000;
 export class Runtime {
   readonly #liveTurns = new LiveTurns();
   readonly #controlWatch: ControlWatch;
+  readonly #endings: PendingEndings;
   /** Continuations this Runtime started on its own (see `#whenResumed`). */
   readonly #background = new Set<Promise<void>>();
   #closed = false;
 
   constructor(private readonly deps: RuntimeDeps) {
     this.#controlWatch = new ControlWatch(deps.store, deps.settings.controlPollMs);
+    this.#endings = new PendingEndings(deps.store);
+  }
+
+  /** Runs whose terminal event waits for the store to come back (pending-endings.ts). */
+  get pendingEndings(): number {
+    return this.#endings.size;
   }
 
   /** A control request for `runId` was just recorded: a run playing here looks at it now. */
@@ -83,6 +91,7 @@ export class Runtime {
     this.#closed = true; // nothing new is resumed from now on
     await this.#liveTurns.cancelAll('the deck closed while the turn was running', CLOSE_GRACE_MS);
     await Promise.allSettled([...this.#background]);
+    await this.#endings.close();
   }
 
   /**
@@ -244,6 +253,7 @@ export class Runtime {
       taps: this.deps.taps ?? [],
       liveTurns: this.#liveTurns,
       controlWatch: this.#controlWatch,
+      endings: this.#endings,
     };
   }
 
@@ -430,6 +440,7 @@ export class Runtime {
       taps: this.deps.taps ?? [],
       liveTurns: this.#liveTurns,
       controlWatch: this.#controlWatch,
+      endings: this.#endings,
     };
   }
 

@@ -10,7 +10,7 @@
 import { createRunScope } from '../authoring/context.js';
 import type { WorkflowDefinition } from '../authoring/workflow.js';
 import { DataBlock } from '../core/blocks.js';
-import { RunCancelledError } from '../core/errors.js';
+import { isBackendOutage, RunCancelledError } from '../core/errors.js';
 import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { ControlRequest } from '../core/store.js';
@@ -170,6 +170,8 @@ export async function* playWorkflowSegment(
     } catch (error) {
       const reason = lease.cancelReason;
       lease.controller.abort();
+      // A terminal event waiting for the store (PendingEndings): say which backend failed.
+      if (recorder.ended && isBackendOutage(error)) throw error;
       if (recorder.ended || paused) return reason ? { cancelled: reason } : { error };
       if (pausing && !reason) {
         const pauseEvents = await recordPause(recorder, pausing);

@@ -12,6 +12,9 @@ import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
 import type { EventStore } from '../core/store.js';
 import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
 import { withAdvisoryLock } from './postgres/migrations.js';
+import { resilientPool } from './postgres/pool.js';
+import { storeFailure } from './shared/driver-errors.js';
+import { redactUrl } from './shared/url.js';
 import { SqliteCheckpointer } from './sqlite/checkpointer.js';
 import { SqliteEventStore } from './sqlite/events.js';
 import { fileKey } from './sqlite/group-commit.js';
@@ -26,7 +29,16 @@ export interface OpenCheckpointer {
   saver: BaseCheckpointSaver;
   location: CheckpointLocation;
   close(): Promise<void>;
+  /**
+   * For readiness, on a checkpointer with a server of its own (Postgres): resolves when it
+   * answers, rejects with a StoreUnavailableError. Absent when the checkpoints share the
+   * event store's file, which readiness checks already.
+   */
+  ping?(): Promise<void>;
 }
+
+/** How long opening a checkpoint connection may take before the write fails, in ms. */
+const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 
 const ACCEPTED =
   "leave SERVICE_CHECKPOINT unset for the event store's SQLite file or Postgres database (./.agentdeck/state.db by default), " +
@@ -99,7 +111,13 @@ export async function openCheckpointer(
     return { saver, location, close: async () => saver.close() };
   }
   const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
-  const saver = PostgresSaver.fromConnString(location.url);
+  // Our own pool rather than fromConnString's: a connection that breaks while a checkpoint
+  // is written must fail that write, not end the process (pool.ts).
+  const pool = resilientPool({
+    connectionString: location.url,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+  });
+  const saver = new PostgresSaver(pool);
   try {
     // Serialized across processes: several servers may start at once on a fresh database.
     await withAdvisoryLock(location.url, 'agentdeck.migrate:checkpoints', () => saver.setup());
@@ -111,5 +129,13 @@ export async function openCheckpointer(
       { cause: error },
     );
   }
-  return { saver, location, close: () => saver.end() };
+  const where = `the Postgres checkpointer at '${redactUrl(location.url)}'`;
+  const ping = async () => {
+    try {
+      await pool.query('SELECT 1');
+    } catch (error) {
+      throw storeFailure('postgres', `${where} could not answer a ping`, error);
+    }
+  };
+  return { saver, location, close: () => saver.end(), ping };
 }

@@ -11,8 +11,8 @@
  * could not be done and names the server (password hidden), with the driver's error as
  * `cause`.
  */
-import pg from 'pg';
-import { ConfigError, DeckError, errorMessage, StoreError } from '../../core/errors.js';
+import type pg from 'pg';
+import { ConfigError, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import { type Event, isTerminal, type NewEvent } from '../../core/events.js';
 import type {
@@ -23,11 +23,13 @@ import type {
   ControlRequest,
   EventStore,
   ListRunsFilter,
+  Pingable,
   ReadOptions,
   RunBoundaries,
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
+import { storeFailure } from '../shared/driver-errors.js';
 import { toStored, toSummary } from '../shared/rows.js';
 import {
   eventFromStored,
@@ -42,6 +44,7 @@ import { claim, claimHolder, claimThen, readControl, recordControl, release } fr
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate, SQL } from './migrations.js';
 import { Announcer, AppendNotices } from './notices.js';
+import { resilientPool } from './pool.js';
 
 /** Options for {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions {
@@ -100,7 +103,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * await store.close();
  * ```
  */
-export class PostgresEventStore implements EventStore, AppendNotifier, RunBoundaries {
+export class PostgresEventStore implements EventStore, AppendNotifier, RunBoundaries, Pingable {
   /** The server, password hidden: safe to show. */
   readonly location: string;
   /** The schema of the tables, or `null` for the search path's. */
@@ -130,13 +133,12 @@ export class PostgresEventStore implements EventStore, AppendNotifier, RunBounda
       connectionTimeoutMillis: connectTimeoutMs,
       ...(schema === null ? {} : { options: `-c search_path=${schema}` }),
     };
-    this.#pool = new pg.Pool({ ...connection, max: poolSize });
+    // A connection that breaks (server restart) must not crash the process: the query on it
+    // fails and is reported as a StoreUnavailableError; the next one opens a new connection.
+    this.#pool = resilientPool({ ...connection, max: poolSize });
     this.#notify = notify;
     this.#announcer = new Announcer(this.#pool, notify);
     this.#notices = new AppendNotices(connection, this.#describe());
-    // An idle connection that breaks (server restart) must not crash the process: the next
-    // query on the pool opens a new one, or fails and is reported as a StoreError.
-    this.#pool.on('error', () => {});
     this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe(), (runId) =>
       this.#announcer.announce(runId),
     );
@@ -306,6 +308,11 @@ export class PostgresEventStore implements EventStore, AppendNotifier, RunBounda
     return (result.rowCount ?? 0) > 0;
   }
 
+  /** Resolves when the server answers a query (readiness); rejects with a StoreUnavailableError. */
+  async ping(): Promise<void> {
+    await this.#query('answer a ping', () => this.#pool.query('SELECT 1'));
+  }
+
   /**
    * Call `onAppend` after each commit that appends to `runId`, by this process or any other
    * sharing the database (LISTEN on one connection of its own, opened on first use; see
@@ -364,9 +371,14 @@ export class PostgresEventStore implements EventStore, AppendNotifier, RunBounda
   #ready(): Promise<void> {
     this.#connected ??= this.#migrate().catch((error: unknown) => {
       this.#connected = null;
+      const failure = storeFailure(
+        'postgres',
+        `could not connect to ${this.#describe()} and bring its schema up to date`,
+        error,
+      );
+      if (failure.code !== 'store') throw failure;
       throw new StoreError(
-        `could not connect to ${this.#describe()} and bring its schema up to date: ` +
-          `${errorMessage(error)}; check that the server is reachable, the database exists ` +
+        `${failure.message}; check that the server is reachable, the database exists ` +
           'and the user may create tables',
         { cause: error },
       );
@@ -392,10 +404,7 @@ export class PostgresEventStore implements EventStore, AppendNotifier, RunBounda
     try {
       return await body();
     } catch (error) {
-      if (error instanceof DeckError) throw error;
-      throw new StoreError(`${this.#describe()} could not ${what}: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      throw storeFailure('postgres', `${this.#describe()} could not ${what}`, error);
     }
   }
 

@@ -19,8 +19,9 @@
  * before it, when its `append` resolves.
  */
 import type { Pool } from 'pg';
-import { errorMessage, StoreError } from '../../core/errors.js';
+import { StoreError } from '../../core/errors.js';
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
+import { storeFailure } from '../shared/driver-errors.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import type { Tail } from './append.js';
 
@@ -205,13 +206,13 @@ export class GroupCommit {
     }
     // Seqs already handed out past the store's real tail: forget it, so the next append reads it.
     this.#tails.delete(runId);
-    const why = cause
-      ? errorMessage(cause)
-      : 'another writer appended to the run in between (its seq counter had moved)';
-    this.#lost ??= new StoreError(
+    const what =
       `${this.#where} could not write ${entries.length} streamed event(s) of run '${runId}' ` +
-        `(seq ${first.seq}-${last.seq}) whose appends had already resolved; they are lost: ${why}`,
-      cause ? { cause } : {},
-    );
+      `(seq ${first.seq}-${last.seq}) whose appends had already resolved; they are lost`;
+    this.#lost ??= cause
+      ? (storeFailure('postgres', what, cause) as StoreError)
+      : new StoreError(
+          `${what}: another writer appended to the run in between (its seq counter had moved)`,
+        );
   }
 }

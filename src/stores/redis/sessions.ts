@@ -9,8 +9,10 @@
  * first, as a StoreError that names the server (password hidden).
  */
 import { Redis } from 'ioredis';
-import { ConfigError, errorMessage, StoreError } from '../../core/errors.js';
+import { ConfigError, errorMessage, StoreError, StoreUnavailableError } from '../../core/errors.js';
 import type { ConversationSession, SessionBackend, SessionItem } from '../../core/sessions.js';
+import type { Pingable } from '../../core/store.js';
+import { storeFailure } from '../shared/driver-errors.js';
 import { redactUrl } from '../shared/url.js';
 
 /** Options for {@link RedisSessionBackend}. */
@@ -43,7 +45,7 @@ const COMMAND_TIMEOUT_MS = 5_000;
  * await backend.close();
  * ```
  */
-export class RedisSessionBackend implements SessionBackend {
+export class RedisSessionBackend implements SessionBackend, Pingable {
   /** The server URL with its password replaced by `***`. */
   readonly url: string;
   readonly keyPrefix: string;
@@ -135,6 +137,11 @@ export class RedisSessionBackend implements SessionBackend {
     }
   }
 
+  /** Resolves when the server answers PING (readiness); rejects with a StoreUnavailableError. */
+  async ping(): Promise<void> {
+    await this.#run('ping for', '(readiness)', () => this.#client.ping());
+  }
+
   /** Runs one operation, turning a driver failure into a StoreError that names server and session. */
   async #run<T>(what: string, sessionId: string, operation: () => Promise<T>): Promise<T> {
     const where = `Redis session store at ${this.url}`;
@@ -150,9 +157,19 @@ export class RedisSessionBackend implements SessionBackend {
         connection !== undefined && connection !== error
           ? ` (connection: ${connection.message})`
           : '';
+      const failure = storeFailure(
+        'redis',
+        `${where} could not ${what} session '${sessionId}'`,
+        connection ?? error,
+      );
+      const message = `${where} could not ${what} session '${sessionId}': ${errorMessage(error)}${detail}`;
+      if (failure instanceof StoreUnavailableError) {
+        throw new StoreUnavailableError('redis', `${message}; redis is unavailable, retry later`, {
+          cause: connection ?? error,
+        });
+      }
       throw new StoreError(
-        `${where} could not ${what} session '${sessionId}': ${errorMessage(error)}${detail}; ` +
-          'check that the server is reachable and SERVICE_SESSION is right',
+        `${message}; check that the server is reachable and SERVICE_SESSION is right`,
         { cause: connection ?? error },
       );
     }

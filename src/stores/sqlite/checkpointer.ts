@@ -23,8 +23,14 @@ import {
   type SerializerProtocol,
   TASKS,
 } from '@langchain/langgraph-checkpoint';
-import { DeckError, errorMessage, InvalidInputError, StoreError } from '../../core/errors.js';
+import {
+  errorMessage,
+  InvalidInputError,
+  StoreError,
+  StoreUnavailableError,
+} from '../../core/errors.js';
 import type { DueWakeup, DueWakeupsOptions, WakeupIndex } from '../../core/wakeups.js';
+import { storeFailure } from '../shared/driver-errors.js';
 import {
   decodeTuple,
   encodeCheckpoint,
@@ -299,10 +305,15 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     try {
       return body();
     } catch (error) {
-      if (error instanceof DeckError) throw error;
-      throw new StoreError(
-        `SQLite checkpointer at '${this.path}' could not ${what}: ${errorMessage(error)}; ` +
-          'if the database is locked, another process holds it longer than the busy timeout',
+      const failure = storeFailure(
+        'sqlite',
+        `SQLite checkpointer at '${this.path}' could not ${what}`,
+        error,
+      );
+      if (failure.code !== 'unavailable') throw failure;
+      throw new StoreUnavailableError(
+        'sqlite',
+        `${failure.message}; if the database is locked, another process holds it longer than the busy timeout`,
         { cause: error },
       );
     }

@@ -11,8 +11,10 @@
  * commit each. See
  * {@link SqliteEventStoreOptions.groupCommit} for what it trades.
  */
+import { statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { DeckError, errorMessage, StoreError } from '../../core/errors.js';
+import { errorMessage, StorageFullError, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
@@ -23,11 +25,13 @@ import type {
   ControlRequest,
   EventStore,
   ListRunsFilter,
+  Pingable,
   ReadOptions,
   RunBoundaries,
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
+import { storeFailure } from '../shared/driver-errors.js';
 import { toStored, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
 import { Appender, type Written } from './append.js';
@@ -49,6 +53,16 @@ import {
   type Statements,
 } from './migrations.js';
 import { WalCheckpoints } from './wal-checkpoints.js';
+
+/** Below this much free space on the file's disk, the store is not ready (a WAL needs room). */
+export const MIN_FREE_BYTES = 1024 * 1024;
+
+/** Free bytes on the disk holding `path`, or `null` for an in-memory database. */
+async function freeBytes(path: string): Promise<number | null> {
+  if (path === ':memory:' || path.startsWith('file:')) return null;
+  const stats = await statfs(dirname(path));
+  return stats.bavail * stats.bsize;
+}
 
 /** Options for {@link SqliteEventStore}. */
 export interface SqliteEventStoreOptions {
@@ -91,7 +105,7 @@ const DEFAULTS = { busyTimeoutMs: 5_000, groupCommit: true };
  * await store.close();
  * ```
  */
-export class SqliteEventStore implements EventStore, RunBoundaries {
+export class SqliteEventStore implements EventStore, RunBoundaries, Pingable {
   /** The database file. */
   readonly path: string;
   readonly #db: DatabaseSync;
@@ -292,6 +306,23 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
     });
   }
 
+  /**
+   * Resolves when the file answers a query and its disk has room for writes (readiness);
+   * rejects with a StorageFullError below {@link MIN_FREE_BYTES} free.
+   */
+  async ping(): Promise<void> {
+    this.#ready();
+    this.#guard('answer a ping', () => this.#db.prepare('SELECT 1').get());
+    const free = await freeBytes(this.path);
+    if (free !== null && free < MIN_FREE_BYTES) {
+      throw new StorageFullError(
+        'sqlite',
+        `the disk of the SQLite event store at '${this.path}' has ${free} bytes free ` +
+          `(under ${MIN_FREE_BYTES}); free space on it`,
+      );
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -327,11 +358,7 @@ export class SqliteEventStore implements EventStore, RunBoundaries {
     try {
       return body();
     } catch (error) {
-      if (error instanceof DeckError) throw error;
-      throw new StoreError(
-        `SQLite event store at '${this.path}' could not ${what}: ${errorMessage(error)}`,
-        { cause: error },
-      );
+      throw storeFailure('sqlite', `SQLite event store at '${this.path}' could not ${what}`, error);
     }
   }
 

@@ -19,7 +19,8 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { errorMessage, StoreError } from '../../core/errors.js';
+import type { StoreError } from '../../core/errors.js';
+import { storeFailure } from '../shared/driver-errors.js';
 import type { Statements } from './migrations.js';
 
 /** Most events one group commit holds before it commits early. */
@@ -200,12 +201,13 @@ export class GroupCommit {
       // The held events are gone: a cached tail past them would let the next append leave a gap.
       this.#onLost();
       if (db.isTransaction) sql.rollback.run();
-      const failure = new StoreError(
+      const failure = storeFailure(
+        'sqlite',
         `SQLite event store at '${path}' could not commit ${group.events} streamed event(s) ` +
           `whose appends had already resolved, nor ${group.waiters.length} waiting write(s); ` +
-          `they are lost: ${errorMessage(error)}`,
-        { cause: error },
-      );
+          'they are lost',
+        error,
+      ) as StoreError;
       for (const waiter of group.waiters) waiter.reject(failure);
       throw failure;
     }

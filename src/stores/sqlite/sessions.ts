@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { errorMessage, StoreError } from '../../core/errors.js';
 import type { ConversationSession, SessionBackend, SessionItem } from '../../core/sessions.js';
+import { storeFailure } from '../shared/driver-errors.js';
 
 /** Options for {@link SqliteSessionBackend}. */
 export interface SqliteSessionBackendOptions {
@@ -155,9 +156,10 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       return operation();
     } catch (error) {
-      throw new StoreError(
-        `SQLite session store '${this.path}' could not ${what} session '${sessionId}': ${errorMessage(error)}`,
-        { cause: error },
+      throw storeFailure(
+        'sqlite',
+        `SQLite session store '${this.path}' could not ${what} session '${sessionId}'`,
+        error,
       );
     }
   }

@@ -180,6 +180,7 @@ describe('GET /openapi.json', () => {
     expect(documented).toEqual(
       [
         'get /health',
+        'get /health/ready',
         'post /agents/{name}/chat',
         'post /workflows/{name}',
         'get /workflows/{name}/pending',

@@ -9,7 +9,7 @@ import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
 import { type DeckGrants, makeDeps } from './deps.js';
-import { healthRoute } from './health.js';
+import { healthRoute, readinessRoute } from './health.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
 import { workflowRoutes } from './workflows.js';
@@ -31,6 +31,7 @@ export function createApp<C>(
     deps,
     [
       healthRoute(deps.deck),
+      readinessRoute(deps),
       ...agentRoutes(deps),
       ...workflowRoutes(deps),
       ...controlRoutes(deps),

@@ -7,6 +7,7 @@
 import type { Event } from '../../core/events.js';
 import type { AppendNotifier, EventStore } from '../../core/store.js';
 import type { Deck } from '../../deck/deck.js';
+import type { Readiness } from '../../deck/readiness.js';
 import { type ErrorLog, HttpError } from './errors.js';
 import type { AppOptions } from './options.js';
 
@@ -19,6 +20,8 @@ export interface DeckGrants {
   eventLog(): EventLog | null;
   /** Stop a run this process plays now, for a client that left; whether it was playing. */
   stopRun(runId: string, reason: string): boolean;
+  /** Whether every configured backend answers now, or `null` before the deck opens. */
+  readiness(): Promise<Readiness> | null;
   /**
    * `deck.stream` for a caller that only wants the result (a JSON response): recorded the
    * same way, except that an agent's replies are asked for whole (one `text.delta` each).
@@ -38,6 +41,8 @@ export interface HttpDeps {
   eventLog(): EventLog;
   /** Stop a live run of this process (an SSE client disconnected). */
   stopRun(runId: string, reason: string): boolean;
+  /** Whether every configured backend answers now, or `null` before the deck opens. */
+  readiness(): Promise<Readiness> | null;
   /** Play an agent turn whose events are read for its result only (see {@link DeckGrants}). */
   streamForResult: StreamFn;
   /** The run options every HTTP-started run gets: its context, from the request (or none). */
@@ -52,6 +57,7 @@ export function makeDeps<C>(deck: Deck<C>, grants: DeckGrants, options: AppOptio
   return {
     deck: deck as Deck<unknown>,
     stopRun: grants.stopRun,
+    readiness: grants.readiness,
     streamForResult: grants.streamForResult,
     eventLog() {
       const log = grants.eventLog();

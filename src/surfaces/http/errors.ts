@@ -1,10 +1,19 @@
 /**
  * The one place errors become HTTP responses (WIRE.md "General"): every body is
- * `{"detail": "<message>"}`. A DeckError's `code` picks the status; anything else, and any
- * failure inside a run, is 500 `internal error`, its message written to the server log only
- * (it may hold secrets).
+ * `{"detail": "<message>"}`. A DeckError's `code` picks the status; a backend that is down
+ * (`StoreUnavailableError`) is 503 and a full disk (`StorageFullError`) 507, each naming the
+ * backend and what failed, with `Retry-After`; anything else, and any failure inside a run,
+ * is 500 `internal error`, its message written to the server log only (it may hold secrets).
  */
-import { DeckError, type DeckErrorCode, errorMessage, errorTypeName } from '../../core/errors.js';
+import {
+  DeckError,
+  type DeckErrorCode,
+  errorMessage,
+  errorTypeName,
+  isBackendOutage,
+  type StorageFullError,
+  type StoreUnavailableError,
+} from '../../core/errors.js';
 
 /** The status of each DeckError code, when it reaches a handler before a run began. */
 const STATUS: Record<DeckErrorCode, number> = {
@@ -17,6 +26,8 @@ const STATUS: Record<DeckErrorCode, number> = {
   config: 500,
   context_type: 500,
   store: 500,
+  unavailable: 503,
+  storage_full: 507,
   run_failed: 500,
   run_cancelled: 500,
 };
@@ -48,9 +59,43 @@ export function detailResponse(
 /** The response for an error thrown by a handler. */
 export function errorResponse(error: unknown, log: ErrorLog): Response {
   if (error instanceof HttpError) return detailResponse(error.status, error.detail, error.headers);
+  if (isBackendOutage(error)) {
+    // Temporary: say which backend and what failed, and when to try again (never a 500).
+    outageLog(error, log);
+    return backendResponse(error);
+  }
   const status = error instanceof DeckError ? STATUS[error.code] : 500;
   if (status === 503) return detailResponse(503, `${errorMessage(error)}; not started`);
   if (status < 500) return detailResponse(status, errorMessage(error));
   log(`[agentdeck] request failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
   return detailResponse(500, INTERNAL_ERROR);
+}
+
+/** How often an outage that keeps refusing requests is logged again, in ms. */
+const OUTAGE_LOG_EVERY_MS = 30_000;
+const outageLogged = new WeakMap<ErrorLog, { at: number; refused: number }>();
+
+/**
+ * Log a refusal for an outage: the first at once, then one line per 30 s with the count,
+ * so a down database does not write a line per request.
+ */
+function outageLog(error: StoreUnavailableError | StorageFullError, log: ErrorLog): void {
+  const now = Date.now();
+  const last = outageLogged.get(log);
+  if (last && now - last.at < OUTAGE_LOG_EVERY_MS) {
+    last.refused += 1;
+    return;
+  }
+  const since = last?.refused ? ` (${last.refused} more refused since the last line)` : '';
+  outageLogged.set(log, { at: now, refused: 0 });
+  log(
+    `[agentdeck] refusing requests while ${error.backend} is out: ${errorMessage(error)}${since}`,
+  );
+}
+
+/** 503 (unreachable) or 507 (full) for a backend's failure, with `Retry-After`. */
+export function backendResponse(error: StoreUnavailableError | StorageFullError): Response {
+  return detailResponse(STATUS[error.code], errorMessage(error), {
+    'retry-after': String(error.retryAfterSeconds),
+  });
 }

@@ -1,7 +1,13 @@
-/** `GET /health`: 503 `{"status":"starting"}` until the deck is open, then the catalog's names. */
+/**
+ * `GET /health` (liveness, as 1.2.1 has it): 503 `{"status":"starting"}` until the deck is
+ * open, then the catalog's names. `GET /health/ready` (readiness): 200 only while every
+ * backend the deck was configured with answers (deck/readiness.ts), else 503 naming the one
+ * that does not, with `Retry-After`.
+ */
 import type { Deck } from '../../deck/deck.js';
+import type { HttpDeps } from './deps.js';
 import { route } from './routes.js';
-import { Health } from './schemas.js';
+import { Health, Ready } from './schemas.js';
 
 export interface CatalogNames {
   agents: string[];
@@ -32,5 +38,39 @@ export function healthRoute(deck: Deck<unknown>) {
       deck.state === 'open'
         ? Response.json({ status: 'ok', ...catalogNames(deck) })
         : Response.json({ status: 'starting' }, { status: 503 }),
+  });
+}
+
+export function readinessRoute(deps: HttpDeps) {
+  return route({
+    method: 'get',
+    path: '/health/ready',
+    summary: 'Whether every backend the deck uses answers now (readiness)',
+    description:
+      'Asks the event store, the session backend and the checkpointer (when it has a server ' +
+      'of its own) at once, each within 2 s. For a load balancer or an orchestrator: take the ' +
+      'process out of rotation on 503, do not restart it (`GET /health` is liveness).',
+    public: true,
+    responses: {
+      200: { description: 'Every backend answers.', schema: Ready },
+      503: {
+        description: 'A backend does not answer, or the deck is not open yet.',
+        schema: Ready,
+      },
+    },
+    handle: async () => {
+      const readiness = deps.readiness();
+      if (!readiness) return Response.json({ status: 'starting', checks: [] }, { status: 503 });
+      const { ready, checks, retryAfterSeconds } = await readiness;
+      if (ready) return Response.json({ status: 'ready', checks });
+      const detail = checks
+        .filter((check) => !check.ok)
+        .map((check) => check.detail ?? `${check.backend} (${check.role}) failed`)
+        .join('; ');
+      return Response.json(
+        { status: 'unavailable', detail, checks },
+        { status: 503, headers: { 'retry-after': String(retryAfterSeconds) } },
+      );
+    },
   });
 }

@@ -49,6 +49,7 @@ export function createNativeApp<C>(deck: Deck<C>, options: AppOptions<C> = {}) {
   const grants = {
     eventLog: () => null,
     stopRun: () => false,
+    readiness: () => null,
     streamForResult: deck.stream.bind(deck) as DeckGrants['streamForResult'],
   };
   const deps = makeDeps(deck, grants, options);

@@ -8,8 +8,11 @@
  * How it learns of new events: a store that announces appends (`AppendNotifier`: Postgres,
  * through LISTEN/NOTIFY) wakes it as each commit lands, in any process, and it then reads
  * after its last seq; it still reads once a second without a notice, in case one was lost.
- * Other stores (SQLite, memory) are polled, 10 ms at first, backing off to 250 ms.
+ * Other stores (SQLite, memory) are polled, 10 ms at first, backing off to 250 ms. While the
+ * store is down (`StoreUnavailableError`) the tail keeps its client and reads again each
+ * second until the store is back.
  */
+import { isBackendOutage } from '../../core/errors.js';
 import { isTerminal, toWire } from '../../core/events.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { isAppendNotifier } from '../../core/store.js';
@@ -44,7 +47,16 @@ export async function* runEventFrames(
   let idleSince = Date.now();
   try {
     while (!options.signal.aborted) {
-      const events = await log.read(runId, { afterSeq: after });
+      const events = await readThroughOutage(log, runId, after);
+      if (events === null) {
+        // The store is down: keep the client, say we are alive, and read again after a pause.
+        if (Date.now() - idleSince >= keepAliveMs) {
+          yield KEEPALIVE;
+          idleSince = Date.now();
+        }
+        await sleep(ceiling, options.signal);
+        continue;
+      }
       for (const event of events) {
         yield formatFrame({ id: event.seq, data: toWire(event) });
         after = event.seq;
@@ -56,7 +68,11 @@ export async function* runEventFrames(
         idleSince = Date.now();
       } else {
         // Nothing new: a client already past the terminal event (a reconnect with its seq) ends here.
-        const run = await log.getRun(runId);
+        const run = await log.getRun(runId).catch((error: unknown) => {
+          if (isBackendOutage(error)) return undefined;
+          throw error;
+        });
+        if (run === undefined) continue; // the store went down between two reads
         if (!run) return;
         if (TERMINAL_STATUSES.includes(run.status)) {
           // Ended between the read and now: read its last events (the terminal one ends the loop).
@@ -73,6 +89,19 @@ export async function* runEventFrames(
     }
   } finally {
     notices?.stop();
+  }
+}
+
+/**
+ * The events after `after`, or `null` while the store is down (a Postgres restart): a tail
+ * outlives an outage and catches up by reading once the store is back, so it misses nothing.
+ */
+async function readThroughOutage(log: EventLog, runId: string, after: number) {
+  try {
+    return await log.read(runId, { afterSeq: after });
+  } catch (error) {
+    if (isBackendOutage(error)) return null;
+    throw error;
   }
 }
 

@@ -67,6 +67,20 @@ export const Health = z.object({
   skills: z.array(z.string()),
 });
 
+const BackendCheck = z.object({
+  role: z.enum(['events', 'sessions', 'checkpoints']),
+  backend: z.string().describe('postgres, redis, sqlite, memory, or custom'),
+  ok: z.boolean(),
+  ms: z.number().describe('How long it took to answer, or to fail.'),
+  detail: z.string().optional().describe('What failed.'),
+});
+
+export const Ready = z.object({
+  status: z.enum(['ready', 'unavailable', 'starting']),
+  detail: z.string().optional().describe('The failing backends and what failed.'),
+  checks: z.array(BackendCheck),
+});
+
 export const ControlRecorded = z.object({
   run_id: z.string(),
   verb: z.enum(['pause', 'cancel']),

@@ -1,0 +1,100 @@
+/**
+ * Readiness: whether every backend an open deck was configured with answers now (the event
+ * store, the session backend, the checkpointer when it has a server of its own), for a load
+ * balancer or an orchestrator's probe (`GET /health/ready`). Liveness stays `GET /health`:
+ * a process whose database is down is alive, keeps its runs and serves again when the
+ * database is back, so it must not be restarted, only taken out of rotation.
+ */
+import { DEFAULT_RETRY_AFTER_SECONDS, errorMessage, isBackendOutage } from '../core/errors.js';
+import { isPingable, type Pingable } from '../core/store.js';
+import { MemoryEventStore } from '../stores/memory/events.js';
+import { PostgresEventStore } from '../stores/postgres/events.js';
+import { RedisSessionBackend } from '../stores/redis/sessions.js';
+import { SqliteEventStore } from '../stores/sqlite/events.js';
+import { SqliteSessionBackend } from '../stores/sqlite/sessions.js';
+import type { OpenParts } from './open-parts.js';
+
+/** How long one backend may take to answer before it counts as down, in ms. */
+export const READINESS_TIMEOUT_MS = 2_000;
+
+/** One backend's answer. */
+export interface BackendCheck {
+  /** What the deck uses it for. */
+  role: 'events' | 'sessions' | 'checkpoints';
+  /** `postgres`, `redis`, `sqlite`, `memory`, or `custom` for one passed in. */
+  backend: string;
+  ok: boolean;
+  /** How long it took to answer (or to fail), in ms. */
+  ms: number;
+  /** What failed, when it did. */
+  detail?: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: BackendCheck[];
+  /** Seconds a client should wait before trying again, when not ready. */
+  retryAfterSeconds: number;
+}
+
+/** Ask every configured backend at once; each gets {@link READINESS_TIMEOUT_MS}. */
+export async function checkReadiness(
+  parts: Pick<OpenParts, 'store' | 'sessions' | 'checkpointer'>,
+  timeoutMs = READINESS_TIMEOUT_MS,
+): Promise<Readiness> {
+  const probes: Promise<BackendCheck>[] = [];
+  // A backend that cannot be asked (memory, an in-process SQLite session file) is not listed.
+  if (isPingable(parts.store)) {
+    probes.push(probe('events', backendOf(parts.store), parts.store, timeoutMs));
+  }
+  if (parts.sessions && isPingable(parts.sessions)) {
+    probes.push(probe('sessions', backendOf(parts.sessions), parts.sessions, timeoutMs));
+  }
+  const { checkpointer } = parts;
+  if (checkpointer.ping) {
+    const ping = checkpointer.ping;
+    probes.push(probe('checkpoints', checkpointer.location.backend, { ping }, timeoutMs));
+  }
+  const checks = await Promise.all(probes);
+  return {
+    ready: checks.every((check) => check.ok),
+    checks,
+    retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+  };
+}
+
+async function probe(
+  role: BackendCheck['role'],
+  backend: string,
+  target: Pingable,
+  timeoutMs: number,
+): Promise<BackendCheck> {
+  const started = performance.now();
+  const ms = () => Math.round((performance.now() - started) * 10) / 10;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, fail) => {
+    timer = setTimeout(
+      () => fail(new Error(`${backend} (${role}) did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([target.ping(), timeout]);
+    return { role, backend, ok: true, ms: ms() };
+  } catch (error) {
+    const detail = isBackendOutage(error)
+      ? errorMessage(error)
+      : `${backend} (${role}): ${errorMessage(error)}`;
+    return { role, backend, ok: false, ms: ms(), detail };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function backendOf(part: object): string {
+  if (part instanceof PostgresEventStore) return 'postgres';
+  if (part instanceof SqliteEventStore || part instanceof SqliteSessionBackend) return 'sqlite';
+  if (part instanceof RedisSessionBackend) return 'redis';
+  if (part instanceof MemoryEventStore) return 'memory';
+  return 'custom';
+}
