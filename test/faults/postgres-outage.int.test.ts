@@ -91,7 +91,10 @@ describe.skipIf(skipReason !== null)(`a Postgres restart under load ${skipReason
     expect(answers.filter((a) => a.status === 500 || a.status === 0)).toEqual([]);
     expect(during.length).toBeGreaterThan(0);
     for (const answer of during) expectUnavailable(answer, /postgres/i);
-    expect(after.length, `answers after ${upAt}: ${answers.filter((a) => a.at > upAt).length}`).toBeGreaterThan(0);
+    expect(
+      after.length,
+      `answers after ${upAt}: ${answers.filter((a) => a.at > upAt).length}`,
+    ).toBeGreaterThan(0);
     expect(after.filter((a) => a.status !== 200)).toEqual([]);
     for (const [i, response] of whileDown.entries()) {
       expect(response.status, readyBodies[i]).toBe(503);

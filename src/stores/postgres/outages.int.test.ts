@@ -102,7 +102,9 @@ describe.skipIf(skipReason !== null)(
         const stop = await store.watchRun('r-outage', () => woken.push(Date.now()));
         await server.stop('immediate');
         await expect(store.read('r-outage')).rejects.toBeInstanceOf(StoreUnavailableError);
-        await expect(store.ping()).rejects.toThrow(/Postgres event store .* postgres is unavailable/);
+        await expect(store.ping()).rejects.toThrow(
+          /Postgres event store .* postgres is unavailable/,
+        );
         await expect(store.append([pgEvents.delta('r-outage', 'x')])).resolves.toHaveLength(1); // held
         await settle(); // its write behind fails
         await server.start();

@@ -201,11 +201,14 @@ export class GroupCommit {
       // The held events are gone: a cached tail past them would let the next append leave a gap.
       this.#onLost();
       if (db.isTransaction) sql.rollback.run();
+      const what =
+        group.events > 0
+          ? `could not commit ${group.events} streamed event(s) whose appends had already ` +
+            `resolved (they are lost), nor ${group.waiters.length} waiting write(s)`
+          : `could not commit ${group.waiters.length} write(s)`;
       const failure = storeFailure(
         'sqlite',
-        `SQLite event store at '${path}' could not commit ${group.events} streamed event(s) ` +
-          `whose appends had already resolved, nor ${group.waiters.length} waiting write(s); ` +
-          'they are lost',
+        `SQLite event store at '${path}' ${what}`,
         error,
       ) as StoreError;
       for (const waiter of group.waiters) waiter.reject(failure);

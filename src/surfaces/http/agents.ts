@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import { type HttpDeps, unknownName } from './deps.js';
-import { detailResponse, INTERNAL_ERROR } from './errors.js';
+import { failedRunResponse } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
 import { ChatBody, ChatResult, Detail, StreamQuery } from './schemas.js';
@@ -52,10 +52,8 @@ export function agentRoutes(deps: HttpDeps) {
         }
         const end = await drainToEnd(first, events);
         if (end?.kind === 'run.completed') return Response.json({ output: answerOf(end) });
-        if (end?.kind === 'run.failed') {
-          deps.log(failureLine(end));
-          return detailResponse(500, INTERNAL_ERROR);
-        }
+        if (end?.kind === 'run.failed')
+          return failedRunResponse(end.payload, failureLine(end), deps.log);
         return Response.json({ output: null });
       },
     }),

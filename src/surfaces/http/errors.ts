@@ -6,6 +6,7 @@
  * is 500 `internal error`, its message written to the server log only (it may hold secrets).
  */
 import {
+  DEFAULT_RETRY_AFTER_SECONDS,
   DeckError,
   type DeckErrorCode,
   errorMessage,
@@ -91,6 +92,32 @@ function outageLog(error: StoreUnavailableError | StorageFullError, log: ErrorLo
   log(
     `[agentdeck] refusing requests while ${error.backend} is out: ${errorMessage(error)}${since}`,
   );
+}
+
+/** What a run that failed because a backend was out answers: its status, by recorded error type. */
+const OUTAGE_TYPES: Record<string, { status: number; retryAfter: number }> = {
+  StoreUnavailableError: { status: 503, retryAfter: DEFAULT_RETRY_AFTER_SECONDS },
+  StorageFullError: { status: 507, retryAfter: DEFAULT_RETRY_AFTER_SECONDS * 6 },
+};
+
+/**
+ * The JSON answer for a run that ended with `run.failed`: 503/507 with the recorded message
+ * when a backend was out (a session server down mid-turn), else 500 `internal error` with
+ * the failure logged (its message may hold secrets).
+ */
+export function failedRunResponse(
+  failed: { errorType: string; message: string },
+  logLine: string,
+  log: ErrorLog,
+): Response {
+  const outage = OUTAGE_TYPES[failed.errorType];
+  if (outage) {
+    return detailResponse(outage.status, failed.message, {
+      'retry-after': String(outage.retryAfter),
+    });
+  }
+  log(logLine);
+  return detailResponse(500, INTERNAL_ERROR);
 }
 
 /** 503 (unreachable) or 507 (full) for a backend's failure, with `Retry-After`. */

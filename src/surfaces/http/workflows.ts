@@ -8,7 +8,7 @@ import { errorMessage, errorTypeName, NotFoundError } from '../../core/errors.js
 import type { Event } from '../../core/events.js';
 import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
 import { type HttpDeps, unknownName } from './deps.js';
-import { detailResponse, HttpError, INTERNAL_ERROR } from './errors.js';
+import { detailResponse, failedRunResponse, HttpError, INTERNAL_ERROR } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, drainToEnd, failureLine, interruptBody } from './run-results.js';
 import { Detail, InitialState, Interrupt, ResumeBody, WorkflowQuery } from './schemas.js';
@@ -68,11 +68,11 @@ export function workflowRoutes(deps: HttpDeps) {
         if (end?.kind === 'run.interrupted' || end?.kind === 'run.paused') {
           return Response.json(interruptBody(end));
         }
-        if (end?.kind === 'run.failed') deps.log(failureLine(end));
-        else
-          deps.log(
-            `[agentdeck] workflow '${name}' ended without a result (${end?.kind ?? 'no events'})`,
-          );
+        if (end?.kind === 'run.failed')
+          return failedRunResponse(end.payload, failureLine(end), deps.log);
+        deps.log(
+          `[agentdeck] workflow '${name}' ended without a result (${end?.kind ?? 'no events'})`,
+        );
         return detailResponse(500, INTERNAL_ERROR);
       },
     }),
