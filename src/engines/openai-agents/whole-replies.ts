@@ -11,6 +11,7 @@
  * The mode travels with the turn's async context, because a compiled agent (and its model)
  * is shared by every turn of that agent, streamed or not.
  */
+
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   Model,
@@ -21,6 +22,7 @@ import type {
   RunContext,
   StreamEvent,
 } from '@openai/agents-core';
+import { APIUserAbortError } from 'openai';
 
 /** What a turn's model calls share: the mode, and whether one is streaming right now. */
 export interface TurnModelCalls {
@@ -77,7 +79,9 @@ export class ReplyModeModel implements Model {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const calls = turnCalls.getStore();
     calls?.beforeCall?.(request);
-    const response = await this.inner.getResponse(request);
+    const response = await this.inner.getResponse(request).catch((error: unknown) => {
+      throw asAbortError(error, request.signal);
+    });
     calls?.onResponse?.(response);
     return response;
   }
@@ -88,7 +92,7 @@ export class ReplyModeModel implements Model {
     const source = calls.whole
       ? replay(this.inner, request)
       : this.inner.getStreamedResponse(request);
-    return tracked(source, calls);
+    return tracked(source, calls, request.signal);
   }
 
   getRetryAdvice(args: ModelRetryAdviceRequest) {
@@ -110,13 +114,30 @@ export function replyModeProvider(provider: ModelProvider): ModelProvider {
 async function* tracked(
   source: AsyncIterable<StreamEvent>,
   calls: TurnModelCalls,
+  signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEvent> {
   calls.streaming += 1;
   try {
     yield* source;
+  } catch (error) {
+    throw asAbortError(error, signal);
   } finally {
     calls.streaming -= 1;
   }
+}
+
+/**
+ * The OpenAI client reports a request its signal aborted as `APIUserAbortError`, while the
+ * engine's loop ends quietly (a pause, a cancel) only on an error named `AbortError`, which is
+ * what an in-process model throws. Without this, a pause that stops a request before its
+ * response began (the run's first moment, or right after a tool) was recorded as
+ * `run.failed {"errorType":"APIUserAbortError"}` on the real client path only.
+ */
+export function asAbortError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (!signal?.aborted || !(error instanceof APIUserAbortError)) return error;
+  const abort = new Error(error.message, { cause: error });
+  abort.name = 'AbortError';
+  return abort;
 }
 
 /** One non-streamed request, told as the end of a stream: its text, then `response_done`. */
