@@ -53,7 +53,15 @@ describe('public generics', () => {
     expectTypeOf(deck.answer('run-1', true)).resolves.toEqualTypeOf<WorkflowResult>();
     type Run = Deck<Calendar>['stream'];
     expectTypeOf<Parameters<Run>[2]>().toEqualTypeOf<
-      { context?: Calendar; sessionId?: string; namespace?: string; runId?: string } | undefined
+      | {
+          context?: Calendar;
+          sessionId?: string;
+          namespace?: string;
+          runId?: string;
+          recursionLimit?: number;
+          maxConcurrency?: number;
+        }
+      | undefined
     >();
   });
 });

@@ -29,6 +29,24 @@ export interface WorkflowOptions<S = unknown> {
    * Called at `build()` and again at `open()`; do not call `.compile()` yourself.
    */
   graph: (state: S) => GraphBuilder;
+  /**
+   * LangGraph's `recursionLimit`: the most steps (supersteps) one call may take (a start, an
+   * answer, a resume) before it fails with `GraphRecursionError`. Raise it for long graphs or
+   * loops; a run may override it (`deck.run(name, state, { recursionLimit })`).
+   * @default 25 (LangGraph's)
+   */
+  recursionLimit?: number;
+  /**
+   * LangGraph's `maxConcurrency`: the most nodes one step runs at once (a fan-out of `Send`s
+   * or parallel branches); a run may override it. @default no limit (LangGraph's)
+   */
+  maxConcurrency?: number;
+}
+
+/** LangGraph run settings a workflow declares, which a run may override. */
+export interface WorkflowRunSettings {
+  recursionLimit?: number;
+  maxConcurrency?: number;
 }
 
 /** What the engine and runtime read of a workflow. */
@@ -37,6 +55,30 @@ export interface WorkflowDefinition {
   readonly state: unknown;
   readonly durable: boolean;
   readonly graph: (state: unknown) => GraphBuilder;
+  /** The LangGraph run settings its calls use unless a run overrides them. */
+  readonly runSettings: Readonly<WorkflowRunSettings>;
+}
+
+/**
+ * Check run settings (a workflow's or a run's override): each a positive whole number.
+ * `where` names them in the error, e.g. "workflow 'approval'".
+ */
+export function checkRunSettings(
+  where: string,
+  settings: WorkflowRunSettings,
+): WorkflowRunSettings {
+  const checked: WorkflowRunSettings = {};
+  for (const key of ['recursionLimit', 'maxConcurrency'] as const) {
+    const value = settings[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new InvalidInputError(
+        `${where}: \`${key}\` must be a positive whole number, got ${JSON.stringify(value)}`,
+      );
+    }
+    checked[key] = value;
+  }
+  return checked;
 }
 
 /**
@@ -58,6 +100,7 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
   readonly state: S;
   readonly durable: boolean;
   readonly graph: (state: unknown) => GraphBuilder;
+  readonly runSettings: Readonly<WorkflowRunSettings>;
 
   constructor(options: WorkflowOptions<S>) {
     if (typeof options?.name !== 'string' || options.name.trim() === '') {
@@ -75,6 +118,11 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
     this.state = options.state;
     this.durable = options.durable ?? false;
     this.graph = options.graph as (state: unknown) => GraphBuilder;
+    try {
+      this.runSettings = Object.freeze(checkRunSettings(`workflow '${options.name}'`, options));
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
   }
 
   /**

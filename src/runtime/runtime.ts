@@ -5,12 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentDefinition } from '../authoring/agent.js';
-import { checkWorkflowInput, type WorkflowDefinition } from '../authoring/workflow.js';
+import {
+  checkRunSettings,
+  checkWorkflowInput,
+  type WorkflowDefinition,
+} from '../authoring/workflow.js';
 import { type AgentInput, toBlocks } from '../core/blocks.js';
 import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
-import { newRunId } from '../core/run-ids.js';
 import type { ConversationSession } from '../core/sessions.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
 import type { EventStore, RunSummary } from '../core/store.js';
@@ -21,6 +24,7 @@ import { LiveTurns } from './live-turns.js';
 import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
 import { cancelAtRest, RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
+import { optionalId, reserveRunId } from './run-id-reservation.js';
 import type { RuntimeSettings } from './settings.js';
 import type { OpenPause, SegmentStart, WorkflowEngine } from './workflow-engine.js';
 import {
@@ -41,6 +45,10 @@ export interface RunOptions<C = unknown> {
   namespace?: string;
   /** Use this run id instead of a generated one; must be new. */
   runId?: string;
+  /** A workflow run's `recursionLimit`, over the workflow's own (see `WorkflowOptions`). */
+  recursionLimit?: number;
+  /** A workflow run's `maxConcurrency`, over the workflow's own. */
+  maxConcurrency?: number;
 }
 
 export interface RuntimeDeps {
@@ -275,11 +283,13 @@ export class Runtime {
           'an answer or a restart can find the thread again',
       );
     }
+    const settings = checkRunSettings(`a run of workflow '${workflow.name}'`, options);
     const runId = await this.runIdFor(options.runId);
     const outcome = yield* playWorkflowSegment(this.#workflowDeps(), {
       workflow,
       threadId: sessionId ?? runId,
       start: { input: state },
+      settings,
       context: options.context,
       ...(parentRunId !== undefined ? { parentRunId } : {}),
       identity: { runId, sessionId, namespace: options.namespace ?? null, origin: workflow.name },
@@ -448,29 +458,9 @@ export class Runtime {
     return foldStatus(await this.deps.store.read(runId));
   }
 
-  private async runIdFor(requested: string | undefined): Promise<string> {
-    if (requested === undefined) return newRunId();
-    const runId = optionalId('runId', requested) as string;
-    const taken = () =>
-      new ConflictError(`run id '${runId}' is already used; pass a new runId or omit it`);
-    if (await this.deps.store.getRun(runId)) throw taken();
-    // Reserve the id atomically: two callers racing with the same id cannot both pass.
-    const reservation = await this.deps.store.claim({
-      key: `run-id:${runId}`,
-      runId: randomUUID(),
-      staleAfterMs: Number.MAX_SAFE_INTEGER,
-    });
-    if (!reservation.acquired) throw taken();
-    return runId;
+  private runIdFor(requested: string | undefined): Promise<string> {
+    return reserveRunId(this.deps.store, requested);
   }
-}
-
-function optionalId(name: string, value: string | undefined): string | null {
-  if (value === undefined) return null;
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidInputError(`${name} must be a non-empty string, got ${JSON.stringify(value)}`);
-  }
-  return value;
 }
 
 function notResumableMessage(

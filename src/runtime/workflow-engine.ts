@@ -4,7 +4,7 @@
  * from an answer or a wake-up) and reports node updates live and how the segment ended.
  */
 import type { RunScope } from '../authoring/context.js';
-import type { WorkflowDefinition } from '../authoring/workflow.js';
+import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow.js';
 import type { EventDraft } from '../core/events.js';
 
 /** A workflow's state mapping (its channels' values). */
@@ -38,6 +38,8 @@ export interface SegmentRequest {
   start: SegmentStart;
   /** What nodes receive as their context; its signal stops the segment. */
   scope: RunScope;
+  /** This run's overrides of the workflow's LangGraph run settings (`recursionLimit`...). */
+  settings?: WorkflowRunSettings;
 }
 
 /** How a segment ended, when it did not throw. */

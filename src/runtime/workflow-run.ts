@@ -8,7 +8,7 @@
  * `run.failed`, or `run.cancelled`.
  */
 import { createRunScope } from '../authoring/context.js';
-import type { WorkflowDefinition } from '../authoring/workflow.js';
+import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow.js';
 import { DataBlock } from '../core/blocks.js';
 import { isBackendOutage, RunCancelledError } from '../core/errors.js';
 import type { Event, EventDraft } from '../core/events.js';
@@ -36,6 +36,8 @@ export interface WorkflowSegmentRequest {
   resumeRequestId?: string | null;
   /** Control requests addressed before this segment (see `RunControl`). */
   handled?: readonly string[];
+  /** This run's overrides of the workflow's LangGraph run settings. */
+  settings?: WorkflowRunSettings;
 }
 
 /** How the segment ended, for callers that want the result or the original exception. */
@@ -141,7 +143,13 @@ export async function* playWorkflowSegment(
   try {
     try {
       yield lease.started ? recorder.adopt(lease.started) : await recorder.record(first);
-      segment = deps.engine.playSegment({ workflow, threadId, start, scope });
+      segment = deps.engine.playSegment({
+        workflow,
+        threadId,
+        start,
+        scope,
+        ...(request.settings ? { settings: request.settings } : {}),
+      });
       let step = await segment.next();
       while (!step.done) {
         yield await recorder.record(step.value);

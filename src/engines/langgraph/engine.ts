@@ -64,7 +64,7 @@ export class LangGraphEngine implements WorkflowEngine {
   }
 
   async *playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined> {
-    const { workflow, threadId, start, scope } = request;
+    const { workflow, threadId, start, scope, settings } = request;
     const graph = this.#graph(workflow.name);
     const input =
       'input' in start
@@ -78,6 +78,8 @@ export class LangGraphEngine implements WorkflowEngine {
             });
     const stream = await graph.stream(input, {
       configurable: { thread_id: storedThreadId(workflow.name, threadId) },
+      ...workflow.runSettings,
+      ...settings,
       context: scope,
       signal: scope.signal,
       streamMode: ['updates', 'custom', 'values'],

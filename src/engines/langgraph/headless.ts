@@ -47,7 +47,7 @@ async function play(
 ): Promise<WorkflowResult> {
   const graph = graphOf(workflow);
   const config = { configurable: { thread_id: threadId } };
-  await graph.invoke(input, config);
+  await graph.invoke(input, { ...config, ...workflow.runSettings });
   const [pause] = await openPausesOf(graph, threadId);
   if (pause) return new InterruptResult(pause.payload, threadId, null);
   return (await graph.getState(config)).values as WorkflowState;
