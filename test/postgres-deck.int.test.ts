@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Deck, InterruptResult } from '../src/index.js';
 import { PostgresEventStore } from '../src/stores/postgres/events.js';
 import { adminQuery, scratchDatabase } from './support/postgres.js';
+import { parseExposition } from './support/prometheus.js';
 import { approval } from './support/workflows.js';
 
 const { name: database, url } = scratchDatabase();
@@ -36,6 +37,11 @@ it('keeps events and checkpoints in the SERVICE_EVENTS database: another deck an
       note: 'amount 5 approved',
     });
     expect(await second.status(runId)).toBe('completed');
+    // The store and checkpointer timed under their backend's name (GET /metrics).
+    const scrape = parseExposition(await (await second.app().request('/metrics')).text());
+    const ops = 'agentdeck_store_operation_duration_seconds_count';
+    expect(scrape.value(ops, { store: 'events', backend: 'postgres' })).toBeGreaterThan(0);
+    expect(scrape.value(ops, { store: 'checkpoints', backend: 'postgres' })).toBeGreaterThan(0);
   } finally {
     await second.close();
   }

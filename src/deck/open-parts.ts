@@ -2,7 +2,8 @@
  * What an open deck holds, and `open()`'s work of starting it: the event store (from
  * `SERVICE_EVENTS` unless one was passed in), the session backend, the checkpointer, the
  * observers (each started in order; one that throws refuses the open, and what was opened is
- * closed again), the MCP servers, and the Runtime that plays every run.
+ * closed again), the MCP servers, and the Runtime that plays every run; and the deck's metrics,
+ * whose timing proxies stand in front of the event store, the sessions and the checkpointer.
  */
 import type { Workflow } from '../authoring/workflow.js';
 import type { ConversationSession, SessionBackend } from '../core/sessions.js';
@@ -10,12 +11,14 @@ import type { EventStore } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import type { McpConnections, OpenAIAgentsEngine } from '../engines/openai-agents/index.js';
 import { resolveObservers } from '../observers/defaults.js';
+import { DeckMetrics } from '../observers/metrics/deck-metrics.js';
 import { ObserverSet } from '../observers/observer-set.js';
 import { Runtime } from '../runtime/runtime.js';
 import { runtimeSettingsFromEnv } from '../runtime/settings.js';
 import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-url.js';
 import { openEventStore } from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
+import { eventStoreBackend, meteredSessions } from './metered-stores.js';
 import type { DeckOptions } from './options.js';
 import { startStaleSweep } from './stale-sweep.js';
 import type { WorkflowOps } from './workflow-ops.js';
@@ -29,6 +32,8 @@ export interface OpenParts {
   checkpointer: OpenCheckpointer;
   observers: ObserverSet;
   workflowOps: WorkflowOps;
+  /** This open deck's metrics (`GET /metrics`). */
+  metrics: DeckMetrics;
   /** Stops closing the runs of gone processes (stale-sweep.ts). */
   stopSweep(): Promise<void>;
   sessionFor(sessionId: string): ConversationSession;
@@ -46,7 +51,9 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
   const { options, engine, workflowEngine, mcp } = request;
   const settings = runtimeSettingsFromEnv();
   const ownsStore = options.eventStore === undefined;
-  const store = options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
+  const unmetered = options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
+  const metrics = new DeckMetrics();
+  const store = metrics.meterEventStore(unmetered, eventStoreBackend(unmetered));
   let sessions: SessionBackend | null = null;
   let checkpointer: OpenCheckpointer | null = null;
   let observers: ObserverSet;
@@ -58,7 +65,7 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     checkpointer = await openCheckpointer(
       options.checkpoints ?? process.env.SERVICE_CHECKPOINT,
       process.env.SERVICE_EVENTS,
-      store,
+      unmetered,
     );
     observers = await ObserverSet.start(resolveObservers(options.observers));
   } catch (error) {
@@ -67,13 +74,13 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     if (ownsStore) await store.close();
     throw error;
   }
-  workflowEngine.attach(checkpointer.saver);
+  const { saver, location } = checkpointer;
+  workflowEngine.attach(metrics.meter(saver, 'checkpoints', location.backend));
   // Never throws: a server that fails is reported and its agents run without its tools.
   await mcp?.open();
   const engineSpans = observers.engineSpanSink(); // an observer's sdkSpans
   if (engineSpans) engine.exportSpans(engineSpans);
-  const sessionFor =
-    options.sessionFactory ?? ((id: string) => (sessions as SessionBackend).sessionFor(id));
+  const sessionFor = options.sessionFactory ?? meteredSessions(metrics, sessions as SessionBackend);
   const runtime = new Runtime({
     store,
     agentEngine: engine,
@@ -95,7 +102,13 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     workflows: new Set(request.workflows.keys()),
     taps: [observers.tap],
   });
+  metrics.watch({
+    liveRuns: () => runtime.liveRuns,
+    observers: observers.queues,
+    runs: store,
+  });
   return {
+    metrics,
     stopSweep,
     runtime,
     store,

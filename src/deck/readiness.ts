@@ -7,11 +7,7 @@
  */
 import { DEFAULT_RETRY_AFTER_SECONDS, errorMessage, isBackendOutage } from '../core/errors.js';
 import { isPingable, type Pingable } from '../core/store.js';
-import { MemoryEventStore } from '../stores/memory/events.js';
-import { PostgresEventStore } from '../stores/postgres/events.js';
-import { RedisSessionBackend } from '../stores/redis/sessions.js';
-import { SqliteEventStore } from '../stores/sqlite/events.js';
-import { SqliteSessionBackend } from '../stores/sqlite/sessions.js';
+import { eventStoreBackend, sessionBackendName } from './metered-stores.js';
 import type { OpenParts } from './open-parts.js';
 
 /** How long one backend may take to answer before it counts as down, in ms. */
@@ -45,10 +41,10 @@ export async function checkReadiness(
   const probes: Promise<BackendCheck>[] = [];
   // A backend that cannot be asked (memory, an in-process SQLite session file) is not listed.
   if (isPingable(parts.store)) {
-    probes.push(probe('events', backendOf(parts.store), parts.store, timeoutMs));
+    probes.push(probe('events', eventStoreBackend(parts.store), parts.store, timeoutMs));
   }
   if (parts.sessions && isPingable(parts.sessions)) {
-    probes.push(probe('sessions', backendOf(parts.sessions), parts.sessions, timeoutMs));
+    probes.push(probe('sessions', sessionBackendName(parts.sessions), parts.sessions, timeoutMs));
   }
   const { checkpointer } = parts;
   if (checkpointer.ping) {
@@ -89,12 +85,4 @@ async function probe(
   } finally {
     clearTimeout(timer);
   }
-}
-
-function backendOf(part: object): string {
-  if (part instanceof PostgresEventStore) return 'postgres';
-  if (part instanceof SqliteEventStore || part instanceof SqliteSessionBackend) return 'sqlite';
-  if (part instanceof RedisSessionBackend) return 'redis';
-  if (part instanceof MemoryEventStore) return 'memory';
-  return 'custom';
 }

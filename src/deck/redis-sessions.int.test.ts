@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { testDeck } from '../../test/support/decks.js';
+import { parseExposition } from '../../test/support/prometheus.js';
 import { Agent } from '../index.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
@@ -44,5 +45,13 @@ describe('Redis sessions', () => {
     await b.run('A', 'Who am I?', { sessionId: 'conv' });
     expect(JSON.stringify(second.calls[0]?.input)).toContain('I am Ada.');
     expect(await b.sessionFor('conv').getItems()).toHaveLength(4);
+    const scrape = parseExposition(await (await b.app().request('/metrics')).text());
+    expect(
+      scrape.value('agentdeck_store_operation_duration_seconds_count', {
+        store: 'sessions',
+        backend: 'redis',
+        operation: 'getItems',
+      }),
+    ).toBeGreaterThan(0);
   });
 });

@@ -79,6 +79,7 @@ describe('ObserverQueue', () => {
     await until(() => lines.length === 2);
     expect(seen).toEqual([0, 1, 2, 3]);
     expect(lines[1]).toMatch(/caught up; 3 events were dropped/);
+    expect(queue.droppedTotal).toBe(3); // kept for the metrics after the log's count resets
   });
 
   it('disables an observer that keeps failing, then retries it; each logged once', async () => {
@@ -100,7 +101,9 @@ describe('ObserverQueue', () => {
     expect(lines[1]).toMatch(
       /failed 3 times in a row \(last: collector down\); disabled.*retrying/,
     );
+    expect(queue.droppedTotal).toBe(2); // events 3 and 4, with the backlog
     queue.push(event(5)); // dropped while disabled
+    expect(queue.droppedTotal).toBe(3);
     failing = false;
     await until(() => !queue.disabled);
     expect(lines[2]).toMatch(/re-enabled/);

@@ -52,6 +52,7 @@ export class ObserverQueue {
   #restMs: number;
   #retryTimer: NodeJS.Timeout | null = null;
   #dropped = 0;
+  #droppedTotal = 0;
 
   constructor(
     readonly observer: Observer,
@@ -67,6 +68,11 @@ export class ObserverQueue {
     return this.#events.length - this.#head;
   }
 
+  /** Events this observer never got because its queue was full or it was disabled (for metrics). */
+  get droppedTotal(): number {
+    return this.#droppedTotal;
+  }
+
   /** Whether the observer is currently disabled after repeated failures. */
   get disabled(): boolean {
     return this.#state === 'disabled';
@@ -74,7 +80,10 @@ export class ObserverQueue {
 
   /** Queue an event; returns at once. Dropped when the observer is disabled, closed or too far behind. */
   push(event: Event): void {
-    if (this.#state !== 'active') return;
+    if (this.#state !== 'active') {
+      if (this.#state === 'disabled') this.#droppedTotal += 1;
+      return;
+    }
     if (this.backlog >= this.#options.capacity) {
       if (this.#dropped === 0) {
         this.#log(
@@ -83,6 +92,7 @@ export class ObserverQueue {
         );
       }
       this.#dropped += 1;
+      this.#droppedTotal += 1;
       return;
     }
     this.#events.push(event);
@@ -164,6 +174,7 @@ export class ObserverQueue {
         `its ${this.backlog} queued events dropped; retrying in ${Math.round(rest / 1000)} s`,
     );
     this.#state = 'disabled';
+    this.#droppedTotal += this.backlog;
     this.#events = [];
     this.#head = 0;
     this.#restMs = Math.min(rest * 2, this.#options.maxRetryAfterMs);

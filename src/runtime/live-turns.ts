@@ -20,6 +20,11 @@ export interface LiveTurn {
 export class LiveTurns {
   readonly #turns = new Set<LiveTurn>();
 
+  /** How many turns are live. */
+  get size(): number {
+    return this.#turns.size;
+  }
+
   add(turn: LiveTurn): void {
     this.#turns.add(turn);
   }

@@ -94,6 +94,11 @@ export class Runtime {
     return this.#liveTurns.cancelRun(runId, reason);
   }
 
+  /** How many runs this process is playing now (agent turns and workflow segments). */
+  get liveRuns(): number {
+    return this.#liveTurns.size;
+  }
+
   /** Cancel every turn in flight (each ends with `run.cancelled`) and free their claims. */
   async close(): Promise<void> {
     this.#closed = true; // nothing new is resumed from now on

@@ -165,7 +165,13 @@ describe('GET /openapi.json', () => {
       openapi: string;
       paths: Record<
         string,
-        Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>
+        Record<
+          string,
+          {
+            requestBody?: { content: Record<string, { schema: unknown }> };
+            responses?: Record<string, unknown>;
+          }
+        >
       >;
     };
     expect(doc.openapi).toBe('3.1.0');
@@ -191,6 +197,7 @@ describe('GET /openapi.json', () => {
         'get /runs',
         'get /runs/{run_id}',
         'get /runs/{run_id}/events',
+        'get /metrics',
         'get /openapi.json',
       ].sort(),
     );
@@ -199,5 +206,9 @@ describe('GET /openapi.json', () => {
     expect(chat?.schema).toMatchObject({ required: ['session_id', 'message'] });
     const resume = doc.paths['/workflows/{name}/{thread_id}/resume']?.post?.requestBody;
     expect(resume?.content['application/json']?.schema).toEqual(schemaOf(ResumeBody));
+    expect(doc.paths['/metrics']?.get?.responses?.[200]).toEqual({
+      description: expect.any(String),
+      content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+    });
   });
 });

@@ -10,6 +10,7 @@ import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
 import { type DeckGrants, makeDeps } from './deps.js';
 import { healthRoute, readinessRoute } from './health.js';
+import { metricsRoute } from './metrics.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
 import { workflowRoutes } from './workflows.js';
@@ -36,6 +37,7 @@ export function createApp<C>(
       ...workflowRoutes(deps),
       ...controlRoutes(deps),
       ...runRoutes(deps),
+      metricsRoute(deps),
     ],
     options,
   );

@@ -9,6 +9,7 @@ import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import { type AppOptions, appSettingsFromEnv } from './options.js';
+import { countRequests } from './request-metrics.js';
 import { mount, type Route, route } from './routes.js';
 
 export type DeckApp = Hono;
@@ -20,6 +21,7 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   app.onError((error) => errorResponse(error, deps.log));
   app.notFound(() => detailResponse(404, 'Not Found'));
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
+  app.use('*', countRequests(deps.metrics));
 
   app.use('*', async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();

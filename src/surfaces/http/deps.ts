@@ -14,6 +14,14 @@ import type { AppOptions } from './options.js';
 /** The part of the event store the HTTP surface reads (and, if the store has it, its append notices). */
 export type EventLog = Pick<EventStore, 'read' | 'getRun' | 'listRuns'> & Partial<AppendNotifier>;
 
+/** What the HTTP surface needs of the open deck's metrics (observers/metrics/deck-metrics.ts). */
+export interface HttpMetrics {
+  /** Count one answered request; `route` is the matched pattern, or `unmatched`. */
+  recordRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Every metric in the Prometheus text format, with its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
 /** What the deck grants its own HTTP surface beyond its public methods (SPEC.md rule 9). */
 export interface DeckGrants {
   /** The open deck's event log, or `null` before it opens. */
@@ -27,6 +35,8 @@ export interface DeckGrants {
    * same way, except that an agent's replies are asked for whole (one `text.delta` each).
    */
   streamForResult: StreamFn;
+  /** The open deck's metrics, or `null` before it opens (none: no metrics). */
+  metrics?(): HttpMetrics | null;
 }
 
 type StreamFn = (
@@ -45,6 +55,8 @@ export interface HttpDeps {
   readiness(): Promise<Readiness> | null;
   /** Play an agent turn whose events are read for its result only (see {@link DeckGrants}). */
   streamForResult: StreamFn;
+  /** The open deck's metrics, or `null` when it is not open. */
+  metrics(): HttpMetrics | null;
   /** The run options every HTTP-started run gets: its context, from the request (or none). */
   runContext(request: Request): Promise<{ context?: unknown }>;
   log: ErrorLog;
@@ -59,6 +71,7 @@ export function makeDeps<C>(deck: Deck<C>, grants: DeckGrants, options: AppOptio
     stopRun: grants.stopRun,
     readiness: grants.readiness,
     streamForResult: grants.streamForResult,
+    metrics: grants.metrics ?? (() => null),
     eventLog() {
       const log = grants.eventLog();
       if (!log) throw new HttpError(503, `deck '${deck.name}' not started`);

@@ -83,6 +83,7 @@ function responses(r: Route): Json {
     const content: Json = {};
     if (spec.schema) content['application/json'] = { schema: schemaOf(spec.schema) };
     if (spec.sse) content['text/event-stream'] = { schema: { type: 'string' } };
+    if (spec.text) content[spec.text] = { schema: { type: 'string' } };
     out[status] =
       Object.keys(content).length > 0
         ? { description: spec.description, content }

@@ -14,6 +14,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** The response is an SSE stream (`text/event-stream`). */
   sse?: boolean;
+  /** The response is text of this media type (`text/plain; version=0.0.4`), not JSON. */
+  text?: string;
 }
 
 export interface RouteInput<B, Q> {
