@@ -23,6 +23,7 @@ function booker(model: ScriptedModel) {
   return new Agent({ name: 'Greeter', instructions: 'Book.', model, tools: [findSlots] });
 }
 
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const toolStep = {
   toolCalls: [{ name: 'find_slots', arguments: { day: 'tuesday' } }],
   usage: { inputTokens: 12, outputTokens: 4 },
@@ -53,7 +54,11 @@ describe('POST /agents/{name}/chat', () => {
         postJson({ session_id: 's-1', message: 'When?' }),
       );
     expect(response.status).toBe(200);
-    expect(headersOf(response)).toEqual(SSE_HEADERS);
+    // WIRE.md's headers, and the additive X-Run-Id of the run the request started.
+    expect(headersOf(response)).toEqual({
+      ...SSE_HEADERS,
+      'x-run-id': expect.stringMatching(RUN_ID),
+    });
     const text = await response.text();
     expect(text.startsWith('data: {"delta":"Tuesday "}\n\n')).toBe(true);
     expect(parseSse(text)).toEqual([

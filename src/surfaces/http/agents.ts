@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import { type HttpDeps, unknownName } from './deps.js';
-import { failedRunResponse } from './errors.js';
+import { failedRunResponse, runIdHeader, withRunId } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
 import { ChatBody, ChatResult, Detail, StreamQuery } from './schemas.js';
@@ -45,22 +45,33 @@ export function agentRoutes(deps: HttpDeps) {
           ? deck.stream(name, body.message, options)
           : deps.streamForResult(name, body.message, options);
         const first = await events.next(); // the claim is decided here: busy is a 409
+        const runId = runIdHeader(first);
         if (query.stream) {
-          return sseResponse(chatFrames(first, events, deps.log), () =>
-            clientGone(deps, first, events),
+          return sseResponse(
+            chatFrames(first, events, deps.log),
+            () => clientGone(deps, first, events),
+            runId,
           );
         }
         const end = await drainToEnd(first, events);
-        if (end?.kind === 'run.completed') return Response.json({ output: answerOf(end) });
-        if (end?.kind === 'run.failed')
-          return failedRunResponse(end.payload, failureLine(end), deps.log);
-        return Response.json({ output: null });
+        const answer =
+          end?.kind === 'run.completed'
+            ? Response.json({ output: answerOf(end) })
+            : end?.kind === 'run.failed'
+              ? failedRunResponse(end.payload, failureLine(end), deps.log)
+              : Response.json({ output: null });
+        return withRunId(answer, runId);
       },
     }),
   ];
 }
 
-/** The chat SSE frames. Tool, control and pause events are not rendered; a paused stream just ends. */
+/**
+ * The chat SSE frames. Tool and control events are not rendered. A stream that ends without
+ * `done` or `error` says why in a last frame (additive: a 1.2.1 client ignores an event it
+ * does not know and sees the stream end as before): `event: paused` with `{run_id, status,
+ * reason}` for a run stopped by a pause request.
+ */
 async function* chatFrames(
   first: IteratorResult<Event, void>,
   events: Events,
@@ -77,6 +88,9 @@ async function* chatFrames(
       } else if (event.kind === 'run.failed') {
         log(failureLine(event));
         yield formatFrame({ event: 'error', data: { error: event.payload.errorType } });
+      } else if (event.kind === 'run.paused') {
+        const data = { run_id: event.runId, status: 'paused', reason: event.payload.reason };
+        yield formatFrame({ event: 'paused', data });
       }
     }
   } catch (error) {

@@ -1,14 +1,16 @@
 /**
- * Assembles a Hono app from routes: the error handler (errors.ts), the 503 gate until the
- * deck is open, bearer keys, the body-size limit, then the routes and `/openapi.json`.
+ * Assembles a Hono app from routes: the error handler (errors.ts), request metrics, CORS and
+ * cross-origin protection (browsers.ts), the 503 gate until the deck is open, bearer keys,
+ * the body-size limit, then the routes and `/openapi.json`.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
 import { openApiDocument } from './openapi.js';
-import { type AppOptions, appSettingsFromEnv } from './options.js';
+import { type AppOptions, appSettingsFromEnv, checkOrigins } from './options.js';
 import { countRequests } from './request-metrics.js';
 import { mount, type Route, route } from './routes.js';
 
@@ -22,6 +24,10 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   app.notFound(() => detailResponse(404, 'Not Found'));
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
   app.use('*', countRequests(deps.metrics));
+  // CORS answers preflights before the key gate; cross-origin protection refuses the rest.
+  const allowCors = corsFor(settings.corsOrigins);
+  if (allowCors) app.use('*', allowCors);
+  app.use('*', crossOriginProtection(settings.corsOrigins));
 
   app.use('*', async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();
@@ -80,8 +86,13 @@ function authorized(header: string | undefined, keys: readonly Buffer[]): boolea
 }
 
 function definedOptions(options: AppOptions<unknown>) {
-  const out: { apiKeys?: readonly string[]; maxBodyBytes?: number } = {};
+  const out: {
+    apiKeys?: readonly string[];
+    maxBodyBytes?: number;
+    corsOrigins?: readonly string[];
+  } = {};
   if (options.apiKeys !== undefined) out.apiKeys = options.apiKeys;
+  if (options.corsOrigins !== undefined) out.corsOrigins = checkOrigins(options.corsOrigins);
   if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
   return out;
 }

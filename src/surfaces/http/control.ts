@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { HttpDeps } from './deps.js';
-import { HttpError } from './errors.js';
+import { HttpError, withRunId } from './errors.js';
 import { route } from './routes.js';
 import { ControlBody, ControlRecorded, Detail, Resumed } from './schemas.js';
 
@@ -46,7 +46,7 @@ export function controlRoutes(deps: HttpDeps) {
         const events = await deck.resume(runId, await deps.runContext(httpRequest));
         if (events.length === 0) throw new HttpError(409, `run '${runId}' is not paused`);
         const status = await deck.status(runId);
-        return Response.json({ run_id: runId, status, events: events.length });
+        return withRunId(Response.json({ run_id: runId, status, events: events.length }), runId);
       },
     }),
   ];

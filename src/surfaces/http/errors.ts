@@ -49,6 +49,26 @@ export type ErrorLog = (message: string) => void;
 
 export const INTERNAL_ERROR = 'internal error';
 
+/**
+ * The header naming the run a request started or continued (additive to 1.2.1's bodies), so
+ * a client can pause, cancel or follow it without listing runs.
+ */
+export const RUN_ID_HEADER = 'x-run-id';
+
+/** The `X-Run-Id` header of the run whose first event is `first`, if any. */
+export function runIdHeader(
+  first: IteratorResult<{ runId: string }, unknown>,
+): Record<string, string> {
+  return first.done ? {} : { [RUN_ID_HEADER]: first.value.runId };
+}
+
+/** `response` with the `X-Run-Id` header added (`runId`: an id, or {@link runIdHeader}'s record). */
+export function withRunId(response: Response, runId: string | Record<string, string>): Response {
+  const headers = typeof runId === 'string' ? { [RUN_ID_HEADER]: runId } : runId;
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
 export function detailResponse(
   status: number,
   detail: string,

@@ -6,6 +6,23 @@
 import type { z } from 'zod';
 import { HttpError } from './errors.js';
 
+/**
+ * Refuse a request body sent as anything but JSON (415). A browser page on another origin can
+ * send `text/plain`, a form or `multipart` without asking first (no CORS preflight); only a
+ * JSON content type makes it ask, so refusing the others keeps such a page from starting a run.
+ * A request that names no type is read as JSON, as release 1.2.1 read it.
+ */
+export function requireJsonType(contentType: string | undefined): void {
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (media === '' || media === 'application/json' || /^application\/[\w.+-]+\+json$/.test(media)) {
+    return;
+  }
+  throw new HttpError(
+    415,
+    `the request body must be JSON sent with Content-Type: application/json, got '${media}'`,
+  );
+}
+
 /** Read the body as a JSON object; an empty body is `undefined` when `optional`. */
 export async function readJsonObject(
   request: Request,

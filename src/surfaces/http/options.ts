@@ -17,6 +17,13 @@ export interface AppOptions<C = unknown> {
    * @default SERVICE_API_KEYS (comma-separated), else none: every route is open
    */
   apiKeys?: readonly string[];
+  /**
+   * Origins of the browser apps allowed to call the service (`https://app.example.com`,
+   * `http://localhost:3000`; `*` for any): their CORS preflights are answered and their
+   * state-changing requests accepted. Every other origin's are refused (403).
+   * @default SERVICE_CORS_ORIGINS (comma-separated), else none: CORS off
+   */
+  corsOrigins?: readonly string[];
   /** Largest request body accepted; a larger one gets 413. @default SERVICE_MAX_BODY_BYTES, else 4 MiB */
   maxBodyBytes?: number;
   /**
@@ -50,10 +57,38 @@ export function appSettingsFromEnv(env: Env = process.env) {
     .split(',')
     .map((k) => k.trim())
     .filter((k) => k !== '');
+  const origins = (env.SERVICE_CORS_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   return {
     apiKeys: keys,
     maxBodyBytes: positiveInt(env, 'SERVICE_MAX_BODY_BYTES') ?? DEFAULT_MAX_BODY_BYTES,
+    corsOrigins: checkOrigins(origins, 'SERVICE_CORS_ORIGINS'),
   };
+}
+
+/**
+ * Check allowed origins: each `*` or a scheme, host and optional port with nothing after
+ * (`https://app.example.com`, `http://localhost:3000`), as a browser sends `Origin`.
+ */
+export function checkOrigins(origins: readonly string[], where = 'corsOrigins'): string[] {
+  return origins.map((origin) => {
+    if (origin === '*') return origin;
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigError(
+        `${where}: '${origin}' is not an origin; write a scheme, host and optional port with ` +
+          "no path or trailing slash, such as 'http://localhost:3000', or '*' for any",
+      );
+    }
+    return origin;
+  });
 }
 
 /** Where `serve()` listens unless told: `HOST` (default 0.0.0.0) and `PORT` (default 8000). */

@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { check, readJsonObject } from './json-body.js';
+import { check, readJsonObject, requireJsonType } from './json-body.js';
 
 export interface ResponseSpec {
   description: string;
@@ -50,6 +50,8 @@ export function mount(app: Hono, routes: readonly Route[]): void {
   for (const spec of routes) {
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     app.on(spec.method.toUpperCase(), honoPath, async (c) => {
+      // Every POST changes state: refuse what a cross-site form could send (json-body.ts).
+      if (spec.method === 'post') requireJsonType(c.req.header('content-type'));
       const query = spec.query ? check(spec.query, c.req.query(), 'query parameter') : undefined;
       let body: unknown;
       if (spec.body) {

@@ -3,7 +3,9 @@
  * paged with a `before` cursor), `GET /runs/{run_id}` (one run with its usage) and
  * `GET /runs/{run_id}/events` (its canonical events as SSE, resumable with `Last-Event-ID`).
  */
+
 import type { z } from 'zod';
+import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { RunSummary } from '../../core/store.js';
 import { sumUsage, usageReports } from '../../runtime/turn-result.js';
 import type { HttpDeps } from './deps.js';
@@ -87,6 +89,11 @@ export function runRoutes(deps: HttpDeps) {
       query: EventsQuery,
       responses: {
         200: { description: 'The events.', sse: true },
+        204: {
+          description:
+            'The run has ended and `Last-Event-ID` (or `after`) is at or past its last event: ' +
+            'nothing more will come (an `EventSource` stops reconnecting).',
+        },
         404: { description: 'No run by that id.', schema: Detail },
       },
       async handle({ params, query, request }) {
@@ -96,6 +103,12 @@ export function runRoutes(deps: HttpDeps) {
           lastEventId === null || lastEventId.trim() === ''
             ? (query.after ?? -1)
             : (check(EventsQuery.shape.after, lastEventId, 'header Last-Event-ID') ?? -1);
+        // An ended run read from at or past its last event has nothing more, ever: 204 is how
+        // SSE tells a browser's EventSource to stop reconnecting (a 200 with an empty body
+        // makes it try again every few seconds, forever).
+        if (TERMINAL_STATUSES.includes(run.status) && afterSeq >= run.lastSeq) {
+          return new Response(null, { status: 204 });
+        }
         const stop = new AbortController();
         for (const signal of [request.signal, deps.shutdown]) {
           if (signal?.aborted) stop.abort();

@@ -32,6 +32,8 @@ export function sseResponse(
   frames: AsyncIterator<string, unknown, undefined>,
   /** Called when the client goes away, even before the first frame was pulled. */
   onCancel: () => unknown = () => {},
+  /** Headers beyond WIRE.md's (additive, such as `X-Run-Id`). */
+  headers: Record<string, string> = {},
 ): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>(
@@ -54,7 +56,7 @@ export function sseResponse(
     },
     { highWaterMark: 0 },
   );
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
 }
 
 /**

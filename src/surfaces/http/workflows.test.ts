@@ -11,6 +11,7 @@ import { threeSteps } from '../../../test/support/workflows.js';
 import { interrupt, Workflow } from '../../index.js';
 import { MemoryEventStore } from '../../stores/memory/index.js';
 
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const Text = z.object({
   text: z.string(),
   upper: z.string().optional(),
@@ -84,7 +85,11 @@ describe('POST /workflows/{name}', () => {
   it('streams one frame per completed node, custom writes, then done with the final state', async () => {
     const { app } = await open([shout]);
     const response = await app.request('/workflows/shout?stream=true', postJson({ text: 'hello' }));
-    expect(headersOf(response)).toEqual(SSE_HEADERS);
+    // WIRE.md's headers, and the additive X-Run-Id of the run the request started.
+    expect(headersOf(response)).toEqual({
+      ...SSE_HEADERS,
+      'x-run-id': expect.stringMatching(RUN_ID),
+    });
     expect(parseSse(await response.text())).toEqual([
       { data: { type: 'node_update', node: 'shout', delta: { upper: 'HELLO' } } },
       { data: { type: 'custom', data: { sent: true } } },

@@ -8,7 +8,14 @@ import { errorMessage, errorTypeName, NotFoundError } from '../../core/errors.js
 import type { Event } from '../../core/events.js';
 import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
 import { type HttpDeps, unknownName } from './deps.js';
-import { detailResponse, failedRunResponse, HttpError, INTERNAL_ERROR } from './errors.js';
+import {
+  detailResponse,
+  failedRunResponse,
+  HttpError,
+  INTERNAL_ERROR,
+  runIdHeader,
+  withRunId,
+} from './errors.js';
 import { route } from './routes.js';
 import { answerOf, drainToEnd, failureLine, interruptBody } from './run-results.js';
 import { Detail, InitialState, Interrupt, ResumeBody, WorkflowQuery } from './schemas.js';
@@ -58,18 +65,22 @@ export function workflowRoutes(deps: HttpDeps) {
         };
         const events = deck.stream(name, body, options);
         const first = await events.next(); // input and claim are decided here
+        const runId = runIdHeader(first);
         if (query.stream) {
-          return sseResponse(workflowFrames(first, events, deps.log), () =>
-            clientGone(deps, first, events),
+          return sseResponse(
+            workflowFrames(first, events, deps.log),
+            () => clientGone(deps, first, events),
+            runId,
           );
         }
         const end = await drainToEnd(first, events);
-        if (end?.kind === 'run.completed') return Response.json(answerOf(end));
+        if (end?.kind === 'run.completed') return Response.json(answerOf(end), { headers: runId });
         if (end?.kind === 'run.interrupted' || end?.kind === 'run.paused') {
-          return Response.json(interruptBody(end));
+          return Response.json(interruptBody(end), { headers: runId });
         }
-        if (end?.kind === 'run.failed')
-          return failedRunResponse(end.payload, failureLine(end), deps.log);
+        if (end?.kind === 'run.failed') {
+          return withRunId(failedRunResponse(end.payload, failureLine(end), deps.log), runId);
+        }
         deps.log(
           `[agentdeck] workflow '${name}' ended without a result (${end?.kind ?? 'no events'})`,
         );
@@ -124,7 +135,7 @@ export function workflowRoutes(deps: HttpDeps) {
           if (error instanceof NotFoundError) throw notPaused;
           throw error;
         }
-        return Response.json(resultBody(result));
+        return withRunId(Response.json(resultBody(result)), item.runId);
       },
     }),
   ];
