@@ -1,0 +1,164 @@
+/**
+ * `agentdeck runs ...` (also `service runs ...`): the run-control command (SPEC.md point 7). It works on the shared
+ * store (`SERVICE_EVENTS`; by default `./.agentdeck/state.db`, the file a server in the same
+ * directory writes), so it reaches a run that another process plays, with no other
+ * configuration. It writes requests and reads runs; it never starts or renders a
+ * conversation.
+ *
+ *   service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
+ *   service runs show <run_id> [--json]
+ *   service runs ls [--status S] [--origin NAME] [--session ID] [--limit N] [--json]
+ */
+import { parseArgs } from 'node:util';
+import { errorMessage } from '../../core/errors.js';
+import type { ControlVerb } from '../../core/event-kinds.js';
+import { toWire } from '../../core/events.js';
+import type { RunStatus } from '../../core/status.js';
+import type { EventStore } from '../../core/store.js';
+import { requestControl } from '../../deck/run-control.js';
+import { openEventStore } from '../../stores/events-url.js';
+import { eventLine, runHeader, runsTable, runToWire } from './runs-format.js';
+
+const USAGE = `Usage:
+  service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
+  service runs show <run_id> [--json]
+  service runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
+
+Works on the event store SERVICE_EVENTS names (default: ./.agentdeck/state.db), shared
+with the servers that play the runs. \`signal\` records a request; it does not change the
+run's status itself. The process playing the run acts on pause and cancel within
+SERVICE_RUNTIME_CONTROL_POLL_MS (default 200 ms): a pause at the run's next safe point, a
+cancel at once. A cancel of a paused or waiting run ends it here. A resume of a paused run
+is played by a server open on the same store, within a second, with no context.`;
+
+const VERBS: readonly ControlVerb[] = ['pause', 'cancel', 'resume'];
+const STATUSES: readonly RunStatus[] = [
+  'pending',
+  'running',
+  'paused',
+  'waiting_human',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+/** Thrown for a bad command line: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+export async function main(argv: readonly string[], program = 'agentdeck'): Promise<number> {
+  const usage = USAGE.replaceAll('service runs', `${program} runs`);
+  let command: ReturnType<typeof parse>;
+  try {
+    command = parse(argv);
+  } catch (error) {
+    console.error(`${program}: ${errorMessage(error)}\n\n${usage}`);
+    return 2;
+  }
+  if (command.values.help || command.positionals.length === 0) {
+    console.log(usage);
+    return command.values.help ? 0 : 2;
+  }
+  let store: EventStore | null = null;
+  try {
+    const [group, action, ...rest] = command.positionals;
+    if (group !== 'runs') throw new UsageError(`unknown command '${group}'; the command is 'runs'`);
+    store = openEventStore(process.env.SERVICE_EVENTS);
+    switch (action) {
+      case 'signal':
+        return await signal(store, rest, command.values.reason ?? null);
+      case 'show':
+        return await show(store, rest, command.values.json ?? false, program);
+      case 'ls':
+        return await list(store, command.values);
+      default:
+        throw new UsageError(`unknown action '${action ?? ''}'; use signal, show or ls`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${program}: ${error.message}\n\n${usage}`);
+      return 2;
+    }
+    console.error(`${program}: ${errorMessage(error)}`);
+    return 1;
+  } finally {
+    await store?.close().catch(() => undefined);
+  }
+}
+
+async function signal(store: EventStore, args: string[], reason: string | null): Promise<number> {
+  const [runId, verb] = args;
+  if (!runId || !verb) throw new UsageError('signal needs a run id and a verb');
+  if (!VERBS.includes(verb as ControlVerb)) {
+    throw new UsageError(`unknown verb '${verb}'; use pause, cancel or resume`);
+  }
+  const request = await requestControl(store, null, runId, verb as ControlVerb, reason);
+  const run = await store.getRun(runId);
+  console.log(
+    `recorded ${request.verb} request ${request.requestId} for run ${runId} (${run?.origin}, status ${run?.status})`,
+  );
+  if (run?.status === 'paused' && request.verb === 'resume') {
+    console.log('a server open on this store continues it within a second');
+  }
+  return 0;
+}
+
+async function show(
+  store: EventStore,
+  args: string[],
+  asJson: boolean,
+  program: string,
+): Promise<number> {
+  const [runId] = args;
+  if (!runId) throw new UsageError('show needs a run id');
+  const run = await store.getRun(runId);
+  if (!run) {
+    console.error(
+      `${program}: no run '${runId}' in the event store; list runs with: ${program} runs ls`,
+    );
+    return 1;
+  }
+  const events = await store.read(runId);
+  if (asJson) {
+    console.log(JSON.stringify({ run: runToWire(run), events: events.map(toWire) }, null, 2));
+  } else {
+    console.log(`${runHeader(run)}\n\n${events.map(eventLine).join('\n')}`);
+  }
+  return 0;
+}
+
+async function list(
+  store: EventStore,
+  values: { status?: string; origin?: string; session?: string; limit?: string; json?: boolean },
+): Promise<number> {
+  if (values.status !== undefined && !STATUSES.includes(values.status as RunStatus)) {
+    throw new UsageError(`unknown status '${values.status}'; use one of ${STATUSES.join(', ')}`);
+  }
+  const limit = values.limit === undefined ? 20 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new UsageError(`--limit must be a positive whole number, got '${values.limit}'`);
+  }
+  const runs = await store.listRuns({
+    ...(values.status !== undefined ? { status: values.status as RunStatus } : {}),
+    ...(values.origin !== undefined ? { origin: values.origin } : {}),
+    ...(values.session !== undefined ? { sessionId: values.session } : {}),
+    limit,
+  });
+  console.log(values.json ? JSON.stringify(runs.map(runToWire), null, 2) : runsTable(runs));
+  return 0;
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      reason: { type: 'string' },
+      json: { type: 'boolean' },
+      status: { type: 'string' },
+      origin: { type: 'string' },
+      session: { type: 'string' },
+      limit: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * `service-serve [project]`: serve a project directory over HTTP. Discovers the catalog
+ * (`Deck.fromProject`, default `./.agentdeck`), opens the deck, listens on `HOST`:`PORT`
+ * (default 0.0.0.0:8000), and on SIGTERM/SIGINT lets in-flight requests end and closes the
+ * deck. Settings come from the environment (README "Settings").
+ */
+import { parseArgs } from 'node:util';
+import { errorMessage } from '../../core/errors.js';
+import { Deck } from '../../deck/deck.js';
+import {
+  engineSettingsFromEnv,
+  modelConfigured,
+  NO_MODEL_CONFIGURED,
+} from '../../engines/openai-agents/settings.js';
+import { appSettingsFromEnv, checkOrigins, serveSettingsFromEnv } from '../http/options.js';
+import { serve } from '../http/serve.js';
+
+const USAGE = `Usage: service-serve [project] [--host HOST] [--port PORT] [--cors-origin ORIGIN]...
+       (also: agentdeck serve [project] ...)
+
+Serve an agentdeck project over HTTP (the 1.2.1 routes, /runs, /openapi.json).
+
+  project        the project directory: agents/<name>/agent.ts, workflows/<name>/workflow.ts,
+                 skills/<name>/SKILL.md, and ../.mcp.json (default: ./.agentdeck)
+  --host HOST    the address to bind (default: $HOST, else 0.0.0.0)
+  --port PORT    the port (default: $PORT, else 8000; 0 picks a free one)
+  --cors-origin ORIGIN
+                 a browser app's origin allowed to call the service (repeatable;
+                 default: $SERVICE_CORS_ORIGINS, comma-separated, else none)
+  -h, --help     show this help
+  -v, --version  print the version
+
+Environment: SERVICE_EVENTS, SERVICE_CHECKPOINT, SERVICE_SESSION, SERVICE_API_KEYS,
+SERVICE_MAX_BODY_BYTES, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see the README).
+
+Several processes (behind a load balancer) serve as one when they share one Postgres and
+one Redis: SERVICE_EVENTS=postgres://... (events, claims, control requests and, unless
+SERVICE_CHECKPOINT says otherwise, workflow checkpoints) and SERVICE_SESSION=redis://...
+(conversations). Any process answers, resumes or follows any run; see docs/deployment.md.`;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (error) {
+    console.error(`service-serve: ${errorMessage(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const project = parsed.positionals[0] ?? '.agentdeck';
+  try {
+    const deck = await Deck.fromProject(project);
+    const port = parsed.values.port === undefined ? undefined : Number(parsed.values.port);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
+      throw new Error(`--port must be a port number (0-65535), got '${parsed.values.port}'`);
+    }
+    const corsOrigins = parsed.values['cors-origin'];
+    const server = await serve(deck, {
+      ...(parsed.values.host !== undefined ? { host: parsed.values.host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(corsOrigins ? { app: { corsOrigins: checkOrigins(corsOrigins, '--cors-origin') } } : {}),
+    });
+    console.log(
+      `agentdeck: serving '${deck.name}' (${list('agent', deck.agents.keys())}, ${list('workflow', deck.workflows.keys())}, ${list('skill', deck.skills.keys())}) on ${server.url}`,
+    );
+    const host = parsed.values.host ?? serveSettingsFromEnv().host;
+    if (appSettingsFromEnv().apiKeys.length === 0 && !isLoopback(host)) {
+      console.log(
+        `agentdeck: every route is open to anyone who can reach ${host}: no API keys are set. ` +
+          'Set SERVICE_API_KEYS, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.',
+      );
+    }
+    if (deck.agents.size > 0 && !modelConfigured(engineSettingsFromEnv())) {
+      console.log(`agentdeck: workflows are ready; ${NO_MODEL_CONFIGURED}.`);
+    }
+    await server.closed;
+    return 0;
+  } catch (error) {
+    console.error(`service-serve: ${errorMessage(error)}`);
+    return 1;
+  }
+}
+
+function parseOptions(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** An address only this machine reaches. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function list(what: string, names: Iterable<string>): string {
+  const all = [...names];
+  if (all.length === 0) return `no ${what}s`;
+  return `${all.length} ${what}${all.length === 1 ? '' : 's'}: ${all.join(', ')}`;
+}
