@@ -11,6 +11,7 @@ import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
 import type { EventStore } from '../core/store.js';
 import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
+import { guardedPostgresSaver } from './postgres/checkpointer.js';
 import { withAdvisoryLock } from './postgres/migrations.js';
 import { resilientPool } from './postgres/pool.js';
 import { storeFailure } from './shared/driver-errors.js';
@@ -117,7 +118,8 @@ export async function openCheckpointer(
     connectionString: location.url,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
   });
-  const saver = new PostgresSaver(pool);
+  const where = `the Postgres checkpointer at '${redactUrl(location.url)}'`;
+  const saver = guardedPostgresSaver(PostgresSaver, pool, where);
   try {
     // Serialized across processes: several servers may start at once on a fresh database.
     await withAdvisoryLock(location.url, 'agentdeck.migrate:checkpoints', () => saver.setup());
@@ -129,7 +131,6 @@ export async function openCheckpointer(
       { cause: error },
     );
   }
-  const where = `the Postgres checkpointer at '${redactUrl(location.url)}'`;
   const ping = async () => {
     try {
       await pool.query('SELECT 1');

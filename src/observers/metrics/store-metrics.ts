@@ -40,24 +40,39 @@ export class StoreMetrics {
    * one that succeeded, with its value.
    */
   meter<T extends object>(target: T, store: StoreKind, backend: string, then?: OperationReport): T {
-    const children = new Map<string, { observe(seconds: number): void; fail(): void }>();
-    const childOf = (operation: string) => {
+    // Shared by every target metered with these labels: a deck meters each session it opens
+    // (one per request), and the label children are made once, not once per session.
+    const children = this.#childrenOf(store, backend);
+    return timeOperations(target, (operation, seconds, failed, value) => {
       let child = children.get(operation);
       if (!child) {
         const labels = { store, backend, operation };
         const duration = this.#duration.labels(labels);
         const errors = this.#errors.labels(labels);
         errors.inc(0); // the series reads 0 before a first error, so a rate() over it works
-        child = { observe: (seconds) => duration.observe(seconds), fail: () => errors.inc() };
+        child = { observe: (s) => duration.observe(s), fail: () => errors.inc() };
         children.set(operation, child);
       }
-      return child;
-    };
-    return timeOperations(target, (operation, seconds, failed, value) => {
-      const child = childOf(operation);
       child.observe(seconds);
       if (failed) child.fail();
       else then?.(operation, seconds, failed, value);
     });
   }
+
+  readonly #children = new Map<string, Map<string, Child>>();
+
+  #childrenOf(store: StoreKind, backend: string): Map<string, Child> {
+    const key = `${store} ${backend}`;
+    let children = this.#children.get(key);
+    if (!children) {
+      children = new Map();
+      this.#children.set(key, children);
+    }
+    return children;
+  }
+}
+
+interface Child {
+  observe(seconds: number): void;
+  fail(): void;
 }

@@ -77,7 +77,7 @@ describe.skipIf(skipReason !== null)(
       }
     });
 
-    it("the checkpointer's pool survives a broken connection checked out of it", async () => {
+    it("the checkpointer's pool survives a broken connection checked out of it; down, it is an outage", async () => {
       const checkpointer = await openCheckpointer(server.url, undefined);
       try {
         const pool = (checkpointer.saver as unknown as { pool: pg.Pool }).pool;
@@ -88,6 +88,20 @@ describe.skipIf(skipReason !== null)(
         client.release(true);
         await checkpointer.ping?.();
         const config = { configurable: { thread_id: 't-outage', checkpoint_ns: '' } };
+        expect(await checkpointer.saver.getTuple(config)).toBeUndefined();
+        // Down: a workflow step's read fails as an outage naming the checkpointer (503, not 500).
+        await server.stop('immediate');
+        try {
+          const failure = await checkpointer.saver
+            .getTuple(config)
+            .catch((error: unknown) => error);
+          expect(failure).toBeInstanceOf(StoreUnavailableError);
+          expect(String(failure)).toMatch(
+            /the Postgres checkpointer at .* could not read a checkpoint/,
+          );
+        } finally {
+          await server.start();
+        }
         expect(await checkpointer.saver.getTuple(config)).toBeUndefined();
       } finally {
         await checkpointer.close();

@@ -11,7 +11,7 @@ import { type HttpDeps, unknownName } from './deps.js';
 import { failedRunResponse, runIdHeader, withRunId } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
-import { ChatBody, ChatResult, Detail, StreamQuery } from './schemas.js';
+import { ChatAnswer, ChatBody, Detail, StreamQuery } from './schemas.js';
 import { clientGone, formatFrame, sseResponse } from './sse.js';
 
 type Events = AsyncGenerator<Event, void, undefined>;
@@ -26,13 +26,24 @@ export function agentRoutes(deps: HttpDeps) {
         'JSON `{"output": ...}` (null when the turn was paused or cancelled), or with `?stream=true` ' +
         'server-sent events: `data: {"delta": "..."}` per chunk, then `event: done` with ' +
         '`{"output", "usage"}`, or `event: error` with `{"error": "<ExceptionTypeName>"}`.',
+      tag: 'agents',
       query: StreamQuery,
       body: { schema: ChatBody, description: 'The session and the message.' },
       responses: {
-        200: { description: 'The answer.', schema: ChatResult, sse: true },
+        200: {
+          description:
+            'The answer: `application/json` by default, `text/event-stream` with `?stream=true`.',
+          schema: ChatAnswer,
+          sse:
+            'Server-sent events: `data: {"delta": "<text>"}` per chunk of the answer, then one ' +
+            'end frame: `event: done` with `{"output", "usage"}`; `event: error` with ' +
+            '`{"error": "<ExceptionTypeName>"}`; or `event: paused` / `event: waiting` with ' +
+            '`{"run_id", "status", "reason"}` when the run stopped before it answered.',
+          headers: ['X-Run-Id'],
+        },
         404: { description: 'No agent by that name.', schema: Detail },
         409: { description: 'The session is busy with another turn.', schema: Detail },
-        422: { description: 'A malformed body.', schema: Detail },
+        422: { description: 'A malformed body or `stream` parameter.', schema: Detail },
         500: { description: 'The turn failed (details in the server log).', schema: Detail },
       },
       async handle({ params, body, query, request }) {

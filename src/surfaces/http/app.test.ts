@@ -11,7 +11,7 @@ import { postJson } from '../../../test/support/http.js';
 import { approval, threeSteps } from '../../../test/support/workflows.js';
 import { Agent } from '../../index.js';
 import { ScriptedModel } from '../../testing/index.js';
-import { schemaOf } from './openapi.js';
+import { SchemaComponents } from './openapi-components.js';
 import { ChatBody, ResumeBody } from './schemas.js';
 
 const agents = () => [
@@ -163,6 +163,7 @@ describe('GET /openapi.json', () => {
     const app = deck.app();
     const doc = (await (await app.request('/openapi.json')).json()) as {
       openapi: string;
+      components: { schemas: Record<string, unknown> };
       paths: Record<
         string,
         Record<
@@ -201,11 +202,17 @@ describe('GET /openapi.json', () => {
         'get /openapi.json',
       ].sort(),
     );
+    // A request body is a reference to the named schema the app validates it with.
+    const expected = new SchemaComponents();
     const chat = doc.paths['/agents/{name}/chat']?.post?.requestBody?.content['application/json'];
-    expect(chat?.schema).toEqual(schemaOf(ChatBody));
-    expect(chat?.schema).toMatchObject({ required: ['session_id', 'message'] });
+    expect(chat?.schema).toEqual(expected.use(ChatBody));
+    expect(chat?.schema).toEqual({ $ref: '#/components/schemas/ChatBody' });
+    expect(doc.components.schemas.ChatBody).toEqual(expected.schemas.ChatBody);
+    expect(doc.components.schemas.ChatBody).toMatchObject({ required: ['session_id', 'message'] });
     const resume = doc.paths['/workflows/{name}/{thread_id}/resume']?.post?.requestBody;
-    expect(resume?.content['application/json']?.schema).toEqual(schemaOf(ResumeBody));
+    expect(resume?.content['application/json']?.schema).toEqual(expected.use(ResumeBody));
+    expect(doc.components.schemas.ResumeBody).toEqual(expected.schemas.ResumeBody);
+    expect(doc.components.schemas.ResumeBody).toMatchObject({ required: ['value'] });
     expect(doc.paths['/metrics']?.get?.responses?.[200]).toEqual({
       description: expect.any(String),
       content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },

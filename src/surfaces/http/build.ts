@@ -13,6 +13,7 @@ import { openApiDocument } from './openapi.js';
 import { type AppOptions, appSettingsFromEnv, checkOrigins } from './options.js';
 import { countRequests } from './request-metrics.js';
 import { mount, type Route, route } from './routes.js';
+import { OpenApiDocument } from './schemas.js';
 
 export type DeckApp = Hono;
 
@@ -59,7 +60,8 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
       method: 'get',
       path: '/openapi.json',
       summary: 'This OpenAPI document',
-      responses: { 200: { description: 'An OpenAPI 3.1 document.' } },
+      tag: 'openapi',
+      responses: { 200: { description: 'An OpenAPI 3.1 document.', schema: OpenApiDocument } },
       handle: () => Response.json(document),
     }),
   ];

@@ -17,6 +17,7 @@ export function controlRoutes(deps: HttpDeps) {
       path: `/runs/{run_id}/${verb}`,
       summary: `Ask a run to ${verb}`,
       description: 'Records a request and returns at once; a request is not a status change.',
+      tag: 'control',
       body: { schema: ControlBody, description: 'An optional reason.', optional: true },
       responses: {
         200: { description: 'The request was recorded.', schema: ControlRecorded },
@@ -37,8 +38,9 @@ export function controlRoutes(deps: HttpDeps) {
       method: 'post',
       path: '/runs/{run_id}/resume',
       summary: 'Continue a paused run',
+      tag: 'control',
       responses: {
-        200: { description: 'The run was continued.', schema: Resumed },
+        200: { description: 'The run was continued.', schema: Resumed, headers: ['X-Run-Id'] },
         409: { description: "Nothing to resume: `run '<id>' is not paused`.", schema: Detail },
       },
       async handle({ params, request: httpRequest }) {

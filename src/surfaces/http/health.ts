@@ -7,7 +7,7 @@
 import type { Deck } from '../../deck/deck.js';
 import type { HttpDeps } from './deps.js';
 import { route } from './routes.js';
-import { Health, Ready } from './schemas.js';
+import { Health, Ready, Starting } from './schemas.js';
 
 export interface CatalogNames {
   agents: string[];
@@ -29,10 +29,11 @@ export function healthRoute(deck: Deck<unknown>) {
     method: 'get',
     path: '/health',
     summary: 'Whether the deck is open, and its catalog',
+    tag: 'health',
     public: true,
     responses: {
       200: { description: 'The deck is open.', schema: Health },
-      503: { description: 'The deck is not open yet: `{"status": "starting"}`.' },
+      503: { description: 'The deck is not open yet: `{"status": "starting"}`.', schema: Starting },
     },
     handle: () =>
       deck.state === 'open'
@@ -50,12 +51,14 @@ export function readinessRoute(deps: HttpDeps) {
       'Asks the event store, the session backend and the checkpointer (when it has a server ' +
       'of its own) at once, each within 2 s. For a load balancer or an orchestrator: take the ' +
       'process out of rotation on 503, do not restart it (`GET /health` is liveness).',
+    tag: 'health',
     public: true,
     responses: {
       200: { description: 'Every backend answers.', schema: Ready },
       503: {
-        description: 'A backend does not answer, or the deck is not open yet.',
+        description: 'A backend does not answer (with `Retry-After`), or the deck is not open yet.',
         schema: Ready,
+        headers: ['Retry-After'],
       },
     },
     handle: async () => {

@@ -12,13 +12,12 @@ export function metricsRoute(deps: HttpDeps) {
     method: 'get',
     path: '/metrics',
     summary: 'Metrics in the Prometheus text format',
+    tag: 'metrics',
     responses: {
       200: {
         description: 'Every metric of the open deck (Prometheus text exposition format 0.0.4).',
         text: 'text/plain; version=0.0.4; charset=utf-8',
       },
-      401: { description: 'API keys are set and the request has none of them.' },
-      503: { description: 'The deck is not open.' },
     },
     handle: async () => {
       const metrics = deps.metrics();

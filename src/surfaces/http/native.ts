@@ -22,6 +22,7 @@ export function nativeRoutes(deps: HttpDeps) {
       method: 'post',
       path: '/v2/invocables/{name}/chat',
       summary: 'Play an agent turn or a workflow run; stream its canonical events',
+      tag: 'native',
       body: { schema: NativeChatBody, description: 'The session and the message.' },
       responses: {
         200: { description: 'One `data:` frame per canonical event.', sse: true },

@@ -1,12 +1,16 @@
 /**
- * `GET /openapi.json`: an OpenAPI 3.1 document of the mounted routes, generated from the
- * zod schemas that validate their requests (zod's own JSON Schema output, draft 2020-12,
- * which OpenAPI 3.1 uses as is).
+ * `GET /openapi.json`: an OpenAPI 3.1 document of the mounted routes, generated from their
+ * declarations (routes.ts) and the zod schemas that validate their requests. A named schema
+ * (`.meta({ id })`, schemas.ts) is listed once under `components.schemas` and referenced, so
+ * `openapi-typescript` names its types. The document passes `redocly lint` (recommended
+ * rules, `redocly.yaml`); openapi.lint.test.ts checks it.
+ *
+ * `servers` is `[{ url: '/' }]`: the origin the document was read from. The service does
+ * not know the address its clients see (a proxy may stand in front), and a relative URL
+ * resolves against wherever the document was fetched.
  */
-import { z } from 'zod';
-import type { Route } from './routes.js';
-
-type Json = Record<string, unknown>;
+import { gateResponses, HEADERS, type Json, SchemaComponents, TAGS } from './openapi-components.js';
+import type { ResponseHeader, ResponseSpec, Route, Tag } from './routes.js';
 
 export interface OpenApiInfo {
   title: string;
@@ -16,43 +20,96 @@ export interface OpenApiInfo {
 }
 
 export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Json {
+  const components = new SchemaComponents();
+  const headers = new Set<ResponseHeader>();
+  const tags = new Set<Tag>();
   const paths: Record<string, Json> = {};
   for (const r of routes) {
-    const operation: Json = {
-      summary: r.summary,
-      operationId: operationId(r),
-      parameters: [...pathParameters(r.path), ...queryParameters(r.query)],
-      responses: responses(r),
-    };
+    tags.add(r.tag);
+    const operation: Json = { tags: [r.tag], summary: r.summary };
     if (r.description) operation.description = r.description;
+    operation.operationId = operationId(r);
+    const parameters = [...pathParameters(r.path), ...queryParameters(r.query, components)];
+    if (parameters.length > 0) operation.parameters = parameters;
     if (r.body) {
       operation.requestBody = {
         required: !r.body.optional,
         description: r.body.description,
-        content: { 'application/json': { schema: schemaOf(r.body.schema) } },
+        content: { 'application/json': { schema: components.use(r.body.schema) } },
       };
     }
-    if (info.secured) operation.security = r.public ? [] : [{ bearer: [] }];
+    const specs = { ...gateResponses(r, info.secured), ...r.responses };
+    operation.responses = Object.fromEntries(
+      Object.entries(specs).map(([status, spec]) => [status, response(spec, components, headers)]),
+    );
+    if (info.secured && r.public) operation.security = [];
     paths[r.path] = { ...paths[r.path], [r.method]: operation };
   }
   const document: Json = {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version },
+    info: {
+      title: info.title,
+      version: info.version,
+      description: description(info.secured),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'The origin this document was read from.' }],
+    // Stated either way: with no key configured, no route needs one.
+    security: info.secured ? [{ bearer: [] }] : [],
+    tags: (Object.keys(TAGS) as Tag[])
+      .filter((tag) => tags.has(tag))
+      .map((tag) => ({ name: tag, description: TAGS[tag] })),
     paths,
   };
-  if (info.secured) {
-    document.components = { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } };
+  const componentsObject: Json = { schemas: sorted(components.schemas) };
+  if (headers.size > 0) {
+    componentsObject.headers = Object.fromEntries(
+      [...headers].sort().map((name) => [name, HEADERS[name]]),
+    );
   }
+  if (info.secured) {
+    componentsObject.securitySchemes = {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'One of the keys of `SERVICE_API_KEYS` (or the `apiKeys` option).',
+      },
+    };
+  }
+  document.components = componentsObject;
   return document;
 }
 
-/** A schema in JSON Schema form, without the `$schema` key (the document states the dialect). */
-export function schemaOf(schema: z.ZodType): Json {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
-    io: 'input',
-    unrepresentable: 'any',
-  }) as Json;
-  return rest;
+function description(secured: boolean): string {
+  return [
+    'An agentdeck deck over HTTP: play agent turns and workflow runs, as JSON or, with ',
+    '`?stream=true`, as server-sent events; answer the threads waiting for an answer; ',
+    'pause, cancel and resume runs; read runs and their canonical events. The routes of ',
+    'release 1.2.1 (the version above) answer as that release did; the others are additive. ',
+    'Every error body is `{"detail": "<message>"}`. ',
+    secured
+      ? 'Every route but `/health` and `/health/ready` needs `Authorization: Bearer <key>`.'
+      : 'No API key is configured: every route is open.',
+  ].join('');
+}
+
+function response(spec: ResponseSpec, components: SchemaComponents, used: Set<ResponseHeader>) {
+  const out: Json = { description: spec.description };
+  if (spec.headers && spec.headers.length > 0) {
+    for (const name of spec.headers) used.add(name);
+    out.headers = Object.fromEntries(
+      spec.headers.map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+    );
+  }
+  const content: Json = {};
+  if (spec.schema) content['application/json'] = { schema: components.use(spec.schema) };
+  if (spec.sse) {
+    const frames = typeof spec.sse === 'string' ? { description: spec.sse } : {};
+    content['text/event-stream'] = { schema: { type: 'string', ...frames } };
+  }
+  if (spec.text) content[spec.text] = { schema: { type: 'string' } };
+  if (Object.keys(content).length > 0) out.content = content;
+  return out;
 }
 
 function pathParameters(path: string): Json[] {
@@ -64,9 +121,9 @@ function pathParameters(path: string): Json[] {
   }));
 }
 
-function queryParameters(query: z.ZodType | undefined): Json[] {
+function queryParameters(query: Route['query'], components: SchemaComponents): Json[] {
   if (!query) return [];
-  const schema = schemaOf(query);
+  const schema = components.use(query);
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => {
@@ -77,21 +134,6 @@ function queryParameters(query: z.ZodType | undefined): Json[] {
   });
 }
 
-function responses(r: Route): Json {
-  const out: Json = {};
-  for (const [status, spec] of Object.entries(r.responses)) {
-    const content: Json = {};
-    if (spec.schema) content['application/json'] = { schema: schemaOf(spec.schema) };
-    if (spec.sse) content['text/event-stream'] = { schema: { type: 'string' } };
-    if (spec.text) content[spec.text] = { schema: { type: 'string' } };
-    out[status] =
-      Object.keys(content).length > 0
-        ? { description: spec.description, content }
-        : { description: spec.description };
-  }
-  return out;
-}
-
 function operationId(r: Route): string {
   const words = r.path
     .replace(/\{(\w+)\}/g, 'by $1')
@@ -100,4 +142,8 @@ function operationId(r: Route): string {
   return [r.method, ...words]
     .map((w, i) => (i === 0 ? w : w[0]?.toUpperCase() + w.slice(1)))
     .join('');
+}
+
+function sorted<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -8,14 +8,33 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { check, readJsonObject, requireJsonType } from './json-body.js';
 
+/** The tag grouping a route in the document (openapi-components.ts describes each). */
+export type Tag =
+  | 'health'
+  | 'agents'
+  | 'workflows'
+  | 'runs'
+  | 'control'
+  | 'metrics'
+  | 'openapi'
+  | 'native';
+
+/** A response header the surface sets (openapi-components.ts describes each). */
+export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate';
+
 export interface ResponseSpec {
   description: string;
   /** The JSON body's schema (omitted: described in prose only). */
   schema?: z.ZodType;
-  /** The response is an SSE stream (`text/event-stream`). */
-  sse?: boolean;
+  /**
+   * The response is (or, with `schema` too, can be) an SSE stream (`text/event-stream`); a
+   * string describes its frames.
+   */
+  sse?: boolean | string;
   /** The response is text of this media type (`text/plain; version=0.0.4`), not JSON. */
   text?: string;
+  /** Headers this response carries. */
+  headers?: readonly ResponseHeader[];
 }
 
 export interface RouteInput<B, Q> {
@@ -26,16 +45,22 @@ export interface RouteInput<B, Q> {
   request: Request;
 }
 
+/**
+ * A route. Its `responses` are its own; the document adds those of the gate in front of
+ * every route (openapi-components.ts `gateResponses`: 401, 413, 415, 422, 500, 503, 507), so a
+ * route declares only what its handler decides (or a more precise wording of those).
+ */
 export interface Route<B = unknown, Q = unknown> {
   method: 'get' | 'post';
   /** OpenAPI form: `/agents/{name}/chat`. */
   path: string;
   summary: string;
   description?: string;
+  tag: Tag;
   query?: z.ZodType<Q>;
   body?: { schema: z.ZodType<B>; description: string; optional?: boolean };
   responses: Record<number, ResponseSpec>;
-  /** Served without an API key (only `/health`). */
+  /** Served without an API key, and before the deck is open (the health probes). */
   public?: boolean;
   handle(input: RouteInput<B, Q>, c: Context): Response | Promise<Response>;
 }

@@ -27,6 +27,7 @@ export function runRoutes(deps: HttpDeps) {
       method: 'get',
       path: '/runs',
       summary: 'Recent runs, newest first',
+      tag: 'runs',
       query: RunsQuery,
       responses: {
         200: { description: 'A page of runs.', schema: RunList },
@@ -56,6 +57,7 @@ export function runRoutes(deps: HttpDeps) {
       method: 'get',
       path: '/runs/{run_id}',
       summary: "A run's status, origin, session, timestamps and usage",
+      tag: 'runs',
       responses: {
         200: { description: 'The run.', schema: RunDetail },
         404: { description: 'No run by that id.', schema: Detail },
@@ -86,15 +88,23 @@ export function runRoutes(deps: HttpDeps) {
       description:
         'One frame per event: `id: <seq>` and `data: <canonical event JSON>`. `Last-Event-ID` ' +
         '(or `?after=`) resumes after that seq; a live run keeps streaming until its terminal event.',
+      tag: 'runs',
       query: EventsQuery,
       responses: {
-        200: { description: 'The events.', sse: true },
+        200: {
+          description: 'The events, as server-sent events.',
+          sse:
+            'One frame per canonical event: `id: <seq>` and `data: <canonical event JSON>`; ' +
+            'a comment frame (`: keepalive`) every 15 s while nothing happens. The stream ends ' +
+            'after the terminal event, or (`?follow=false`) after the events stored so far.',
+        },
         204: {
           description:
-            'The run has ended and `Last-Event-ID` (or `after`) is at or past its last event: ' +
-            'nothing more will come (an `EventSource` stops reconnecting).',
+            'The run has ended and the request starts past its last event (`Last-Event-ID` ' +
+            'or `?after=`): nothing more will come (an `EventSource` stops reconnecting).',
         },
         404: { description: 'No run by that id.', schema: Detail },
+        422: { description: 'A malformed `after`, `follow` or `Last-Event-ID`.', schema: Detail },
       },
       async handle({ params, query, request }) {
         const run = await summaryOf(params.run_id ?? '');

@@ -1,30 +1,37 @@
 /**
  * The zod schemas of the HTTP bodies (WIRE.md), in their wire form (snake_case). Requests
- * are validated with them and `/openapi.json` is generated from them.
+ * are validated with them and `/openapi.json` is generated from them. A body schema carries
+ * its OpenAPI component name (`.meta({ id })`): the document lists it once under
+ * `components.schemas` and points to it, so a generated client names its types. Query
+ * schemas have no name: the document spells them out as parameters.
  */
 import { z } from 'zod';
 
-const runStatus = z.enum([
-  'pending',
-  'running',
-  'paused',
-  'waiting_human',
-  'completed',
-  'failed',
-  'cancelled',
-]);
+const runStatus = z
+  .enum(['pending', 'running', 'paused', 'waiting_human', 'completed', 'failed', 'cancelled'])
+  .meta({ id: 'RunStatus', description: "A run's status." });
 
-export const Detail = z.object({ detail: z.string() });
+export const Detail = z
+  .object({ detail: z.string() })
+  .meta({ id: 'Detail', description: 'Every error body: what was wrong.' });
 
-export const ChatBody = z.object({
-  session_id: z.string().describe('The conversation: the same id keeps the history.'),
-  message: z.string().describe('The user message.'),
-});
+export const ChatBody = z
+  .object({
+    session_id: z.string().describe('The conversation: the same id keeps the history.'),
+    message: z.string().describe('The user message.'),
+  })
+  .meta({ id: 'ChatBody' });
 
-export const NativeChatBody = z.object({
-  session_id: z.string().min(1).describe('The conversation (non-empty).'),
-  message: z.string(),
-});
+export const NativeChatBody = z
+  .object({
+    session_id: z.string().min(1).describe('The conversation (non-empty).'),
+    message: z.string(),
+  })
+  .meta({ id: 'NativeChatBody' });
+
+export const OpenApiDocument = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document.' });
 
 export const StreamQuery = z.object({
   stream: z.stringbool().optional().describe('Answer with server-sent events.'),
@@ -39,69 +46,109 @@ export const WorkflowQuery = StreamQuery.extend({
 
 export const InitialState = z
   .record(z.string(), z.unknown())
-  .describe("The workflow's initial state mapping.");
+  .meta({ id: 'InitialState', description: "The workflow's initial state mapping." });
 
-export const ResumeBody = z.object({
-  value: z
-    .unknown()
-    .refine((v) => v !== undefined, 'required')
-    .describe('The answer; `interrupt()` returns it in the re-run node.'),
+export const ResumeBody = z
+  .object({
+    value: z
+      .unknown()
+      .refine((v) => v !== undefined, 'required')
+      .describe('The answer; `interrupt()` returns it in the re-run node.'),
+  })
+  .meta({ id: 'ResumeBody' });
+
+export const ControlBody = z
+  .object({ reason: z.string().nullable().optional() })
+  .meta({ id: 'ControlBody' });
+
+export const ChatAnswer = z
+  .object({
+    output: z.unknown().describe('The answer; null when the turn was paused or cancelled.'),
+  })
+  .meta({ id: 'ChatAnswer' });
+
+export const Interrupt = z
+  .object({
+    type: z.literal('interrupt'),
+    payload: z.unknown().describe('What the node asked (the value it passed to `interrupt()`).'),
+    thread_id: z.string(),
+  })
+  .meta({ id: 'Interrupt', description: 'A thread waiting for an answer.' });
+
+export const WorkflowState = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'WorkflowState', description: "A workflow's final state mapping." });
+
+/**
+ * A workflow run's JSON answer: its final state, or the interrupt object when a node paused
+ * it. `anyOf`, not `oneOf`: an interrupt object is a mapping too, so it matches both.
+ */
+export const WorkflowAnswer = z.union([WorkflowState, Interrupt]).meta({
+  id: 'WorkflowAnswer',
+  description: 'The final state, or the interrupt object when a node is waiting for an answer.',
 });
 
-export const ControlBody = z.object({ reason: z.string().nullable().optional() });
+export const Health = z
+  .object({
+    status: z.literal('ok'),
+    agents: z.array(z.string()),
+    workflows: z.array(z.string()),
+    skills: z.array(z.string()),
+  })
+  .meta({ id: 'Health', description: "The deck's catalog, each list sorted." });
 
-export const ChatResult = z.object({
-  output: z.unknown().describe('The answer; null when the turn was paused or cancelled.'),
-});
+export const Starting = z
+  .object({ status: z.literal('starting') })
+  .meta({ id: 'Starting', description: 'The deck is not open yet.' });
 
-export const Interrupt = z.object({
-  type: z.literal('interrupt'),
-  payload: z.unknown(),
-  thread_id: z.string(),
-});
+const BackendCheck = z
+  .object({
+    role: z.enum(['events', 'sessions', 'checkpoints']),
+    backend: z.string().describe('postgres, redis, sqlite, memory, or custom'),
+    ok: z.boolean(),
+    ms: z.number().describe('How long it took to answer, or to fail.'),
+    detail: z.string().optional().describe('What failed.'),
+  })
+  .meta({ id: 'BackendCheck' });
 
-export const Health = z.object({
-  status: z.literal('ok'),
-  agents: z.array(z.string()),
-  workflows: z.array(z.string()),
-  skills: z.array(z.string()),
-});
+export const Ready = z
+  .object({
+    status: z.enum(['ready', 'unavailable', 'starting']),
+    detail: z.string().optional().describe('The failing backends and what failed.'),
+    checks: z.array(BackendCheck),
+  })
+  .meta({ id: 'Ready' });
 
-const BackendCheck = z.object({
-  role: z.enum(['events', 'sessions', 'checkpoints']),
-  backend: z.string().describe('postgres, redis, sqlite, memory, or custom'),
-  ok: z.boolean(),
-  ms: z.number().describe('How long it took to answer, or to fail.'),
-  detail: z.string().optional().describe('What failed.'),
-});
+export const ControlRecorded = z
+  .object({
+    run_id: z.string(),
+    verb: z.enum(['pause', 'cancel']),
+    recorded: z.literal(true),
+  })
+  .meta({ id: 'ControlRecorded', description: 'A request was recorded (not a status change).' });
 
-export const Ready = z.object({
-  status: z.enum(['ready', 'unavailable', 'starting']),
-  detail: z.string().optional().describe('The failing backends and what failed.'),
-  checks: z.array(BackendCheck),
-});
+export const Resumed = z
+  .object({
+    run_id: z.string(),
+    status: runStatus,
+    events: z.number().int().describe('Events the continuation recorded.'),
+  })
+  .meta({ id: 'Resumed' });
 
-export const ControlRecorded = z.object({
-  run_id: z.string(),
-  verb: z.enum(['pause', 'cancel']),
-  recorded: z.literal(true),
-});
+export const Usage = z
+  .object({
+    requests: z.number().int().describe('Model calls.'),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    usd: z
+      .number()
+      .nullable()
+      .describe("The cost in US dollars; null when the model's price is unknown."),
+  })
+  .meta({ id: 'Usage' });
 
-export const Resumed = z.object({
-  run_id: z.string(),
-  status: runStatus,
-  events: z.number().int().describe('Events the continuation recorded.'),
-});
-
-export const WireUsage = z.object({
-  requests: z.number().int(),
-  input_tokens: z.number().int(),
-  output_tokens: z.number().int(),
-  total_tokens: z.number().int(),
-  usd: z.number().nullable(),
-});
-
-export const RunView = z.object({
+const runSummaryShape = {
   run_id: z.string(),
   origin: z.string().describe('The agent or workflow the caller addressed.'),
   session_id: z.string().nullable(),
@@ -110,17 +157,23 @@ export const RunView = z.object({
   started_at: z.string(),
   updated_at: z.string(),
   last_seq: z.number().int(),
-});
+};
 
-export const RunDetail = RunView.extend({ usage: WireUsage });
+export const RunSummary = z.object(runSummaryShape).meta({ id: 'RunSummary' });
 
-export const RunList = z.object({
-  runs: z.array(RunView),
-  next_before: z
-    .string()
-    .nullable()
-    .describe('Pass as `before` for the next page; null on the last page.'),
-});
+export const RunDetail = z
+  .object({ ...runSummaryShape, usage: Usage })
+  .meta({ id: 'RunDetail', description: 'A run with its usage.' });
+
+export const RunList = z
+  .object({
+    runs: z.array(RunSummary),
+    next_before: z
+      .string()
+      .nullable()
+      .describe('Pass as `before` for the next page; null on the last page.'),
+  })
+  .meta({ id: 'RunList' });
 
 export const RunsQuery = z.object({
   status: runStatus.optional(),

@@ -18,7 +18,14 @@ import {
 } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, drainToEnd, failureLine, interruptBody } from './run-results.js';
-import { Detail, InitialState, Interrupt, ResumeBody, WorkflowQuery } from './schemas.js';
+import {
+  Detail,
+  InitialState,
+  Interrupt,
+  ResumeBody,
+  WorkflowAnswer,
+  WorkflowQuery,
+} from './schemas.js';
 import { clientGone, formatFrame, sseResponse } from './sse.js';
 
 type Events = AsyncGenerator<Event, void, undefined>;
@@ -51,10 +58,24 @@ export function workflowRoutes(deps: HttpDeps) {
         '`?stream=true`: `data: {"type": "node_update", "node", "delta"}` per completed node ' +
         '(`{"type": "custom", "data"}` for custom writes), then `event: done` (final state), ' +
         '`event: interrupt` or `event: error`.',
+      tag: 'workflows',
       query: WorkflowQuery,
       body: { schema: InitialState, description: "The workflow's initial state mapping." },
       responses: {
-        200: { description: 'The final state or the interrupt object.', sse: true },
+        200: {
+          description:
+            'The final state or the interrupt object: `application/json` by default, ' +
+            '`text/event-stream` with `?stream=true`.',
+          schema: WorkflowAnswer,
+          sse:
+            'Server-sent events: `data: {"type": "node_update", "node": "<name>", "delta": ' +
+            '{...} | null}` per completed node, `data: {"type": "custom", "data": <value>}` per ' +
+            'custom write, then one end frame: `event: done` with the final state; `event: ' +
+            'interrupt` with the interrupt object; `event: error` with `{"error": ' +
+            '"<ExceptionTypeName>"}`; or `event: paused` / `event: waiting` with `{"run_id", ' +
+            '"status", "reason"}` when the run stopped before it finished.',
+          headers: ['X-Run-Id'],
+        },
         ...errors,
       },
       async handle({ params, body, query, request }) {
@@ -91,6 +112,7 @@ export function workflowRoutes(deps: HttpDeps) {
       method: 'get',
       path: '/workflows/{name}/pending',
       summary: "A workflow's threads waiting for an answer",
+      tag: 'workflows',
       responses: {
         200: { description: 'Interrupt objects, sorted by thread id.', schema: Interrupt.array() },
         404: errors[404],
@@ -110,9 +132,14 @@ export function workflowRoutes(deps: HttpDeps) {
       path: '/workflows/{name}/{thread_id}/resume',
       summary: "Answer a thread's open question",
       description: 'Always plain JSON: the final state, or the next interrupt object.',
+      tag: 'workflows',
       body: { schema: ResumeBody, description: 'The answer.' },
       responses: {
-        200: { description: 'The final state or the next interrupt object.' },
+        200: {
+          description: 'The final state or the next interrupt object.',
+          schema: WorkflowAnswer,
+          headers: ['X-Run-Id'],
+        },
         404: { description: 'No such workflow, or the thread is not paused.', schema: Detail },
         409: { description: 'Another caller is answering it right now.', schema: Detail },
         422: errors[422],
