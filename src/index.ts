@@ -2,6 +2,9 @@
  * agentdeck: one catalog, one runtime, every run recorded as canonical events.
  * The public API, listed by name (a test pins it).
  */
+// First: an older Node.js stops here with a message saying which one is needed.
+import './node-check.js';
+
 export {
   Agent,
   type AgentHooks,

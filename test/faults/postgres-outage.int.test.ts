@@ -89,9 +89,15 @@ describe.skipIf(skipReason !== null)(`a Postgres restart under load ${skipReason
         `${JSON.stringify(statusCounts(during))}; first 200 after restart ${recovery.join(' / ')} ms`,
     );
     const logged = servers.flatMap((server) =>
-      server.err().split('\n').filter((line) => /request failed|ended without|failed with/.test(line)),
+      server
+        .err()
+        .split('\n')
+        .filter((line) => /request failed|ended without|failed with/.test(line)),
     );
-    expect(answers.filter((a) => a.status === 500 || a.status === 0), logged.join('\n')).toEqual([]);
+    expect(
+      answers.filter((a) => a.status === 500 || a.status === 0),
+      logged.join('\n'),
+    ).toEqual([]);
     expect(during.length).toBeGreaterThan(0);
     for (const answer of during) expectUnavailable(answer, /postgres/i);
     expect(

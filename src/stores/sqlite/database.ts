@@ -6,12 +6,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { sqliteModule } from './driver.js';
 
 export function openDatabaseFile(path: string, busyTimeoutMs: number): DatabaseSync {
   const inMemory = path === ':memory:';
   if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
-  const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
+  const db = new (sqliteModule().DatabaseSync)(path, { timeout: busyTimeoutMs });
   try {
     if (!inMemory) db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   } catch (error) {

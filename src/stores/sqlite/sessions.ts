@@ -8,10 +8,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { errorMessage, StoreError } from '../../core/errors.js';
 import type { ConversationSession, SessionBackend, SessionItem } from '../../core/sessions.js';
 import { storeFailure } from '../shared/driver-errors.js';
+import { sqliteModule } from './driver.js';
 
 /** Options for {@link SqliteSessionBackend}. */
 export interface SqliteSessionBackendOptions {
@@ -68,7 +69,7 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       const inMemory = path === ':memory:';
       if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
-      this.#db = new DatabaseSync(path);
+      this.#db = new (sqliteModule().DatabaseSync)(path);
       this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`);
       if (!inMemory) this.#db.exec('PRAGMA journal_mode = WAL;');
       this.#db.exec(SCHEMA);

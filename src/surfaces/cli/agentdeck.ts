@@ -4,8 +4,7 @@
  * (as `service-serve`), `agentdeck runs ...` lists, shows and signals runs (as `service runs`),
  * `agentdeck --version` prints the version.
  */
-import { main as runs } from './runs-command.js';
-import { main as serve } from './serve-command.js';
+import { unsupportedNodeMessage } from '../../core/node-version.js';
 import { asksVersion, packageVersion } from './version.js';
 
 const USAGE = `Usage:
@@ -19,10 +18,20 @@ const USAGE = `Usage:
 
 const argv = process.argv.slice(2);
 const [command, ...rest] = argv;
-if (asksVersion(argv)) console.log(`agentdeck ${packageVersion()}`);
-else if (command === 'serve') process.exitCode = await serve(rest);
-else if (command === 'runs') process.exitCode = await runs(argv, 'agentdeck');
-else if (command === undefined || command === '--help' || command === '-h') {
+// Checked before the commands' modules load: an older Node gets this line, not a stack trace.
+const unsupported = unsupportedNodeMessage();
+if (unsupported) {
+  console.error(`agentdeck: ${unsupported}`);
+  process.exitCode = 1;
+} else if (asksVersion(argv)) {
+  console.log(`agentdeck ${packageVersion()}`);
+} else if (command === 'serve') {
+  const { main } = await import('./serve-command.js');
+  process.exitCode = await main(rest);
+} else if (command === 'runs') {
+  const { main } = await import('./runs-command.js');
+  process.exitCode = await main(argv, 'agentdeck');
+} else if (command === undefined || command === '--help' || command === '-h') {
   console.log(USAGE);
   process.exitCode = command === undefined ? 2 : 0;
 } else {

@@ -3,9 +3,17 @@
  * `service`: the first name of the `agentdeck` command (`service runs ...`), kept so existing
  * scripts work; `agentdeck` is the preferred name (Debian has a `/usr/sbin/service` of its own).
  */
-import { main } from './runs-command.js';
-import { asksVersion, packageVersion } from './version.js';
+import { unsupportedNodeMessage } from '../../core/node-version.js';
 
+// Checked before the command's modules load: an older Node gets this line, not a stack trace.
+const unsupported = unsupportedNodeMessage();
 const argv = process.argv.slice(2);
-if (asksVersion(argv)) console.log(`service (agentdeck) ${packageVersion()}`);
-else process.exitCode = await main(argv, 'service');
+if (unsupported) {
+  console.error(`service: ${unsupported}`);
+  process.exitCode = 1;
+} else {
+  const { asksVersion, packageVersion } = await import('./version.js');
+  const { main } = await import('./runs-command.js');
+  if (asksVersion(argv)) console.log(`service (agentdeck) ${packageVersion()}`);
+  else process.exitCode = await main(argv, 'service');
+}

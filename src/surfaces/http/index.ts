@@ -2,6 +2,8 @@
  * `agentdeck/server`: serving a deck over HTTP. `deck.app()` (on Deck) builds the Hono app;
  * `serve()` runs it with the deck's lifespan; the settings readers are what a command needs.
  */
+import '../../node-check.js'; // first: an older Node.js stops with a clear message
+
 export type { DeckApp } from './build.js';
 export { type CatalogNames, catalogNames } from './health.js';
 export {
