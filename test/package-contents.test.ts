@@ -1,0 +1,44 @@
+/**
+ * What `npm pack` puts in the package: the LICENSE, the compiled code, and the sources every
+ * source map points to (so a stack trace or a debugger in a user's app lands on real
+ * TypeScript), and no test files. Reads `npm pack --dry-run --json` after `npm run build`
+ * (which `.ci/run` does first).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const built = existsSync(join(ROOT, 'dist/index.js'));
+
+describe.skipIf(!built)(
+  `the packed package ${built ? '' : '(skipped: run npm run build first)'}`,
+  () => {
+    it('carries the LICENSE, no tests, and the source of every source map', async () => {
+      const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json'], {
+        cwd: ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const [pack] = JSON.parse(stdout) as [{ files: { path: string }[] }];
+      const files = new Set(pack.files.map((file) => file.path));
+      expect(files.has('LICENSE')).toBe(true);
+      expect(files.has('dist/index.js')).toBe(true);
+      expect([...files].filter((path) => /\.test(-d)?\.ts$/.test(path))).toEqual([]);
+      const maps = [...files].filter((path) => path.endsWith('.js.map'));
+      expect(maps.length).toBeGreaterThan(50);
+      const missing: string[] = [];
+      for (const map of maps) {
+        const { sources } = JSON.parse(readFileSync(join(ROOT, map), 'utf8')) as {
+          sources: string[];
+        };
+        for (const source of sources) {
+          const path = posix.normalize(posix.join(dirname(map), source));
+          if (!files.has(path)) missing.push(`${map} -> ${path}`);
+        }
+      }
+      expect(missing).toEqual([]);
+    }, 60_000);
+  },
+);
