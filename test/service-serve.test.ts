@@ -17,6 +17,10 @@ const CLI = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
 const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const PROJECT = join(REPO_ROOT, 'examples/project/.agentdeck');
 const children: ChildProcess[] = [];
+/** The rest of the no-model notice, after what the start-up line quotes. */
+const NOTICE_END =
+  ' for an OpenAI-compatible server (a local Ollama, vLLM or LM Studio, e.g. ' +
+  'OPENAI_BASE_URL=http://localhost:11434/v1), or give the agent a Model object';
 const dirs: string[] = [];
 
 afterEach(() => {
@@ -78,9 +82,18 @@ describe('service-serve', () => {
 
     const notice = 'agent turns need a model: set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL';
     expect(server.out().split(notice)).toHaveLength(2); // said once, at start-up
+    // The JSON chat says what to set (503, before any run); the streamed chat's error frame
+    // still names ConfigError, and its run records why.
     const chat = await post(`${url}/agents/concierge/chat`, { session_id: 's-1', message: 'hi' });
-    expect(chat.status).toBe(500);
-    expect(await chat.json()).toEqual({ detail: 'internal error' });
+    expect(chat.status).toBe(503);
+    expect(await chat.json()).toEqual({
+      detail: `agent 'concierge' cannot run: ${notice}${NOTICE_END}`,
+    });
+    const streamed = await post(`${url}/agents/concierge/chat?stream=true`, {
+      session_id: 's-2',
+      message: 'hi',
+    });
+    expect(await streamed.text()).toBe('event: error\ndata: {"error":"ConfigError"}\n\n');
     expect(server.err()).toContain(`agent 'concierge' cannot run: ${notice}`);
 
     server.child.kill('SIGTERM');

@@ -436,6 +436,10 @@ export class Deck<C = unknown> {
         eventLog: () => this.#open?.store ?? null,
         stopRun: (runId, reason) => this.#open?.runtime.stopRun(runId, reason) ?? false,
         readiness: () => (this.#open ? checkReadiness(this.#open) : null),
+        missingModel: (name) => {
+          const agent = this.agents.get(name);
+          return agent && this.#engine ? this.#engine.missingModel(agent) : null;
+        },
         metrics: () => this.#open?.metrics ?? null,
         // The JSON routes ignore the generator's return value: no layer to hide it.
         streamForResult: (name, input, options) =>

@@ -110,12 +110,17 @@ export class OpenAIAgentsEngine implements AgentEngine {
     return compiled;
   }
 
+  /** Why `agent` cannot play a turn here (no model configured for a model name), or `null`. */
+  missingModel(agent: AgentDefinition): string | null {
+    if (typeof agent.model === 'object' || modelConfigured(this.settings)) return null;
+    return `agent '${agent.name}' cannot run: ${NO_MODEL_CONFIGURED}`;
+  }
+
   async *playTurn(request: TurnRequest): AsyncGenerator<EventDraft> {
     const { agent, scope } = request;
-    if (typeof agent.model !== 'object' && !modelConfigured(this.settings)) {
-      // Fail before any request, with what to set, rather than with the client's own error.
-      throw new ConfigError(`agent '${agent.name}' cannot run: ${NO_MODEL_CONFIGURED}`);
-    }
+    const missing = this.missingModel(agent);
+    // Fail before any request, with what to set, rather than with the client's own error.
+    if (missing) throw new ConfigError(missing);
     const compiled = this.compile(agent);
     if (this.#mcp && agent.mcpServers.length > 0) {
       // The servers that started; those that did not are reported on every run that needs them.

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import { type HttpDeps, unknownName } from './deps.js';
-import { failedRunResponse, runIdHeader, withRunId } from './errors.js';
+import { failedRunResponse, HttpError, runIdHeader, withRunId } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
 import { ChatAnswer, ChatBody, Detail, StreamQuery } from './schemas.js';
@@ -50,6 +50,9 @@ export function agentRoutes(deps: HttpDeps) {
         const { deck } = deps;
         const name = params.name ?? '';
         if (!deck.agents.has(name)) throw unknownName('agent', name, deck.agents.keys());
+        // A JSON answer has no frame to carry the failure: say what to set before starting a run.
+        const missing = query.stream ? null : deps.missingModel(name);
+        if (missing) throw new HttpError(503, missing);
         const options = { sessionId: body.session_id, ...(await deps.runContext(request)) };
         // A JSON answer needs only the result: the turn may ask the model for whole replies.
         const events = query.stream

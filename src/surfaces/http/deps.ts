@@ -30,6 +30,8 @@ export interface DeckGrants {
   stopRun(runId: string, reason: string): boolean;
   /** Whether every configured backend answers now, or `null` before the deck opens. */
   readiness(): Promise<Readiness> | null;
+  /** Why agent `name` cannot play a turn (no model configured), or `null` when it can. */
+  missingModel?(name: string): string | null;
   /**
    * `deck.stream` for a caller that only wants the result (a JSON response): recorded the
    * same way, except that an agent's replies are asked for whole (one `text.delta` each).
@@ -53,6 +55,8 @@ export interface HttpDeps {
   stopRun(runId: string, reason: string): boolean;
   /** Whether every configured backend answers now, or `null` before the deck opens. */
   readiness(): Promise<Readiness> | null;
+  /** Why agent `name` cannot play a turn (no model configured), or `null` when it can. */
+  missingModel(name: string): string | null;
   /** Play an agent turn whose events are read for its result only (see {@link DeckGrants}). */
   streamForResult: StreamFn;
   /** The open deck's metrics, or `null` when it is not open. */
@@ -70,6 +74,7 @@ export function makeDeps<C>(deck: Deck<C>, grants: DeckGrants, options: AppOptio
     deck: deck as Deck<unknown>,
     stopRun: grants.stopRun,
     readiness: grants.readiness,
+    missingModel: grants.missingModel ?? (() => null),
     streamForResult: grants.streamForResult,
     metrics: grants.metrics ?? (() => null),
     eventLog() {
