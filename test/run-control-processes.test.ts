@@ -81,7 +81,7 @@ async function setUp() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({}),
     }).then((response) => response.text());
-  return { model, url, service, lines, status, chat, runOf, startWorkflow };
+  return { dir, server, model, url, service, lines, status, chat, runOf, startWorkflow };
 }
 
 describe('run control from another process', () => {
@@ -104,13 +104,22 @@ describe('run control from another process', () => {
       timeout: 10_000,
     });
     expect(lines()).toEqual(['start 4', 'done 4']);
-    expect(await streamed).not.toContain('event: done'); // WIRE.md: a paused stream simply ends
+    const frames = await streamed;
+    expect(frames).not.toContain('event: done');
+    expect(frames).toContain('event: paused\ndata: {"run_id":'); // says why it ended
 
     const resumed = await service('runs', 'signal', runId, 'resume');
+    const recordedAt = Date.now(); // the command returns once the request is recorded
     expect(resumed.stdout).toContain('recorded resume request');
     await vi.waitFor(async () => expect(await status(runId)).toBe('completed'), {
       timeout: 15_000,
+      interval: 50,
     });
+    // A server plays it after the grace a caller of resume() gets (1.5 s), at its next look
+    // (every second): the README says "within about 3 seconds".
+    const playedAfter = Date.now() - recordedAt;
+    console.log(`[resume from the command line] completed ${playedAfter} ms after it was recorded`);
+    expect(playedAfter).toBeLessThan(3_500);
     expect(lines()).toEqual(['start 4', 'done 4']);
     model.assertConsumed();
 
@@ -123,6 +132,34 @@ describe('run control from another process', () => {
     );
     expect(kinds.filter((k) => k === 'tool.call.completed')).toHaveLength(1);
     expect(url).toMatch(/^http/);
+  });
+
+  it("says in the server log and in runs show when no server's catalog can play a resume", {
+    timeout: 90_000,
+  }, async () => {
+    const { dir, server, model, service, lines, status, chat, runOf } = await setUp();
+    model.push({ toolCalls: [{ name: 'book', arguments: { room: '5' }, callId: 'call_5' }] });
+    const streamed = chat('s-ghost');
+    await vi.waitFor(() => expect(lines()).toEqual(['start 5']), { timeout: 20_000 });
+    const runId = await runOf('s-ghost');
+    await service('runs', 'signal', runId, 'pause');
+    await vi.waitFor(async () => expect(await status(runId)).toBe('paused'), { timeout: 10_000 });
+    await streamed;
+    server.child.kill('SIGKILL');
+    // The only server left on this store serves another project: it has no agent 'booker'.
+    const other = startServer(join(REPO_ROOT, 'examples/project/.agentdeck'), {}, dir);
+    children.push(other.child);
+    await other.url;
+    await service('runs', 'signal', runId, 'resume');
+    await vi.waitFor(() => expect(other.err()).toContain(`run '${runId}' was asked to resume`), {
+      timeout: 10_000,
+    });
+    expect(other.err()).toContain("this deck has no agent or workflow 'booker' to play it");
+    const shown = await service('runs', 'show', runId);
+    expect(shown.stdout).toMatch(
+      /resume {4}asked at .* not played yet: a server open on this store whose catalog has 'booker'/,
+    );
+    expect(shown.stdout).toContain('status    paused');
   });
 
   it('cancels a slow tool from another process in well under the tool time', {

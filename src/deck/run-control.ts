@@ -170,6 +170,8 @@ export class ResumeWatch {
   #scanning: Promise<void> | null = null;
   readonly #playing = new Set<Promise<unknown>>();
   readonly #failures = new RepeatedFailures('looking for resume requests');
+  /** Resume requests this deck cannot play, said once each in the log. */
+  readonly #saidCannotPlay = new Set<string>();
 
   constructor(private readonly parts: ControlParts) {}
 
@@ -204,6 +206,17 @@ export class ResumeWatch {
     return this.#scanning;
   }
 
+  /** Say once in the log that a resume asked of a run is not this deck's to play. */
+  #cannotPlay(run: RunSummary, requestId: string): void {
+    if (this.#saidCannotPlay.has(requestId)) return;
+    this.#saidCannotPlay.add(requestId);
+    console.error(
+      `[agentdeck] run '${run.runId}' was asked to resume (request ${requestId}), but this ` +
+        `deck has no agent or workflow '${run.origin}' to play it; a server whose catalog has ` +
+        `'${run.origin}' must be open on this store`,
+    );
+  }
+
   async #scan(): Promise<void> {
     const { store, agents, workflows } = this.parts;
     let before: string | undefined;
@@ -215,10 +228,15 @@ export class ResumeWatch {
       });
       for (const run of page) {
         if (!this.#timer) return;
-        if (!agents.has(run.origin) && !workflows.has(run.origin)) continue;
+        const playable = agents.has(run.origin) || workflows.has(run.origin);
+        // A deck sharing the store with others skips their runs, unless one is asked to resume.
         const last = (await store.readControl(run.runId)).at(-1);
         if (last?.verb !== 'resume') continue;
         if (Date.now() - Date.parse(last.requestedAt) < RESUME_GRACE_MS) continue;
+        if (!playable) {
+          this.#cannotPlay(run, last.requestId);
+          continue;
+        }
         if (!(await pausedByRequest(store, run.runId))) continue;
         const playing = playResume(this.parts, run, last.requestId, null).catch(
           (error: unknown) => {

@@ -14,7 +14,7 @@ import { errorMessage } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import { toWire } from '../../core/events.js';
 import type { RunStatus } from '../../core/status.js';
-import type { EventStore } from '../../core/store.js';
+import type { ControlRequest, EventStore } from '../../core/store.js';
 import { requestControl } from '../../deck/run-control.js';
 import { openEventStore } from '../../stores/events-url.js';
 import { eventLine, runHeader, runsTable, runToWire } from './runs-format.js';
@@ -29,7 +29,7 @@ with the servers that play the runs. \`signal\` records a request; it does not c
 run's status itself. The process playing the run acts on pause and cancel within
 SERVICE_RUNTIME_CONTROL_POLL_MS (default 200 ms): a pause at the run's next safe point, a
 cancel at once. A cancel of a paused or waiting run ends it here. A resume of a paused run
-is played by a server open on the same store, within a second, with no context.`;
+is played by a server open on the same store, within about 3 seconds, with no context.`;
 
 const VERBS: readonly ControlVerb[] = ['pause', 'cancel', 'resume'];
 const STATUSES: readonly RunStatus[] = [
@@ -97,7 +97,7 @@ async function signal(store: EventStore, args: string[], reason: string | null):
     `recorded ${request.verb} request ${request.requestId} for run ${runId} (${run?.origin}, status ${run?.status})`,
   );
   if (run?.status === 'paused' && request.verb === 'resume') {
-    console.log('a server open on this store continues it within a second');
+    console.log('a server open on this store continues it within about 3 seconds');
   }
   return 0;
 }
@@ -121,9 +121,16 @@ async function show(
   if (asJson) {
     console.log(JSON.stringify({ run: runToWire(run), events: events.map(toWire) }, null, 2));
   } else {
-    console.log(`${runHeader(run)}\n\n${events.map(eventLine).join('\n')}`);
+    const waiting = run.status === 'paused' ? await unplayedResume(store, runId) : null;
+    console.log(`${runHeader(run, waiting)}\n\n${events.map(eventLine).join('\n')}`);
   }
   return 0;
+}
+
+/** The resume asked of a paused run that no server has played yet, if any. */
+async function unplayedResume(store: EventStore, runId: string): Promise<ControlRequest | null> {
+  const last = (await store.readControl(runId)).at(-1);
+  return last?.verb === 'resume' ? last : null;
 }
 
 async function list(

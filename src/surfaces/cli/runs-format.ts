@@ -3,7 +3,7 @@
  * fields an operator looks for first. `--json` prints the wire forms instead.
  */
 import type { Event } from '../../core/events.js';
-import type { RunSummary } from '../../core/store.js';
+import type { ControlRequest, RunSummary } from '../../core/store.js';
 
 /** A run's summary in its wire (snake_case) form, as `--json` prints it. */
 export function runToWire(run: RunSummary) {
@@ -19,15 +19,24 @@ export function runToWire(run: RunSummary) {
   };
 }
 
-export function runHeader(run: RunSummary): string {
-  return [
+export function runHeader(run: RunSummary, unplayedResume: ControlRequest | null = null): string {
+  const lines = [
     `run       ${run.runId}`,
     `origin    ${run.origin}`,
     `status    ${run.status}`,
     `session   ${run.sessionId ?? '-'}`,
     `started   ${run.startedAt}`,
     `updated   ${run.updatedAt} (seq ${run.lastSeq})`,
-  ].join('\n');
+  ];
+  if (unplayedResume) {
+    // Said here because nothing else would: the request waits until a server can play it.
+    lines.push(
+      `resume    asked at ${unplayedResume.requestedAt} (request ${unplayedResume.requestId}), ` +
+        `not played yet: a server open on this store whose catalog has '${run.origin}' ` +
+        "plays it within about 3 seconds; check the servers' logs if none does",
+    );
+  }
+  return lines.join('\n');
 }
 
 export function runsTable(runs: readonly RunSummary[]): string {
