@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Event, SLEEP_UNTIL_KEY } from '../src/index.js';
+import type { Event } from '../src/index.js';
 import { SqliteEventStore } from '../src/stores/sqlite/index.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -275,7 +275,11 @@ describe('durable workflows across processes (SQLite file, checkpoints in the sa
       const paused = output<RunLine>(first, 'run');
       expect(paused).toMatchObject({
         interrupted: true,
-        result: { type: 'interrupt', payload: { [SLEEP_UNTIL_KEY]: wakeAt }, threadId: sessionId },
+        result: {
+          type: 'interrupt',
+          payload: { type: 'agentdeck.timer', wake_at: wakeAt },
+          threadId: sessionId,
+        },
       });
       const runId = paused.result.runId as string;
       expect(typeof runId).toBe('string');

@@ -15,6 +15,21 @@ export interface SleepRequest {
   [SLEEP_UNTIL_KEY]: string;
 }
 
+/**
+ * What a caller is shown for a thread sleeping on a timer (the interrupt object's `payload`
+ * over HTTP, `InterruptResult.payload` in code): release 3.0's form. The interrupt value in
+ * the checkpoint ({@link SleepRequest}) stays internal.
+ */
+export interface TimerPayload {
+  type: 'agentdeck.timer';
+  /** When the thread wakes: ISO 8601 UTC. */
+  wake_at: string;
+}
+
+export function timerPayload(wakeAt: string): TimerPayload {
+  return { type: 'agentdeck.timer', wake_at: wakeAt };
+}
+
 /** The wake-up time an interrupt value asks for, or `null` when it is not a timer. */
 export function wakeTimeOf(interruptValue: unknown): string | null {
   if (typeof interruptValue !== 'object' || interruptValue === null) return null;

@@ -14,7 +14,7 @@ import { isBackendOutage, RunCancelledError } from '../core/errors.js';
 import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { ControlRequest } from '../core/store.js';
-import { SLEEP_UNTIL_KEY } from '../core/wakeups.js';
+import { timerPayload } from '../core/wakeups.js';
 import { recordEnding, recordPause } from './control-events.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
@@ -94,7 +94,7 @@ export function segmentResult(
   runId: string | null,
 ): WorkflowResult {
   if (end.type === 'completed') return end.state;
-  const payload = end.type === 'interrupted' ? end.payload : { [SLEEP_UNTIL_KEY]: end.wakeAt };
+  const payload = end.type === 'interrupted' ? end.payload : timerPayload(end.wakeAt);
   return new InterruptResult(payload, threadId, runId);
 }
 

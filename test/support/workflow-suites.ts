@@ -13,7 +13,6 @@ import {
   InterruptResult,
   interrupt,
   NotFoundError,
-  SLEEP_UNTIL_KEY,
   sleepUntil,
   Workflow,
   withContext,
@@ -301,7 +300,10 @@ export function describeWorkflowCheckpointing(label: string, checkpoints: () => 
       // `due` is in the past of the real clock: the thread still sleeps until a tick.
       const result = (await deck.run(name, { due }, { sessionId: 'r1' })) as InterruptResult;
       expect(result).toBeInstanceOf(InterruptResult);
-      expect(result.payload).toEqual({ [SLEEP_UNTIL_KEY]: '2026-03-01T09:00:00.000Z' });
+      expect(result.payload).toEqual({
+        type: 'agentdeck.timer',
+        wake_at: '2026-03-01T09:00:00.000Z',
+      });
       const events = await eventStore.read(result.runId as string);
       expect(events.at(-1)).toMatchObject({
         kind: 'run.paused',
@@ -380,7 +382,7 @@ export function describeWorkflowCheckpointing(label: string, checkpoints: () => 
       expect(woken).toHaveLength(1);
       expect(woken[0]?.result).toEqual(
         new InterruptResult(
-          { [SLEEP_UNTIL_KEY]: '2099-01-01T00:00:00.000Z' },
+          { type: 'agentdeck.timer', wake_at: '2099-01-01T00:00:00.000Z' },
           'once',
           paused.runId,
         ),
@@ -417,7 +419,8 @@ export function describeWorkflowCheckpointing(label: string, checkpoints: () => 
       const next = await deck.answer(paused.runId as string, 'yes');
       expect(next).toBeInstanceOf(InterruptResult);
       expect((next as InterruptResult).payload).toEqual({
-        [SLEEP_UNTIL_KEY]: '2099-01-01T00:00:00.000Z',
+        type: 'agentdeck.timer',
+        wake_at: '2099-01-01T00:00:00.000Z',
       });
       expect(await deck.status(paused.runId as string)).toBe('paused');
     });

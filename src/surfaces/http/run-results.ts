@@ -6,7 +6,7 @@
 
 import type { Usage } from '../../core/event-kinds.js';
 import type { Event, EventOf } from '../../core/events.js';
-import { SLEEP_UNTIL_KEY } from '../../core/wakeups.js';
+import { timerPayload } from '../../core/wakeups.js';
 import { outputValue } from '../../runtime/turn-result.js';
 import { SLEEPING_REASON } from '../../runtime/workflow-run.js';
 
@@ -68,7 +68,7 @@ export function interruptBody(event: EventOf<'run.interrupted'> | EventOf<'run.p
   const wakeAt = reason.startsWith(SLEEPING_REASON) ? reason.slice(SLEEPING_REASON.length) : null;
   return {
     type: 'interrupt',
-    payload: { [SLEEP_UNTIL_KEY]: wakeAt },
+    payload: wakeAt === null ? null : timerPayload(wakeAt),
     thread_id: event.sessionId ?? event.runId,
   };
 }
