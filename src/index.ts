@@ -92,8 +92,8 @@ export type {
   RunBoundaries,
   RunSummary,
 } from './core/store.js';
-export { SLEEP_UNTIL_KEY, type SleepRequest } from './core/wakeups.js';
-export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
+export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
+export { type AnswerOptions, Deck, type DeckState, type OpenOptions } from './deck/deck.js';
 export type { DeckAgent, DeckOptions, ProjectOptions } from './deck/options.js';
 export type { ControlOptions, ResumeOptions } from './deck/run-control.js';
 export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';

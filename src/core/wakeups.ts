@@ -54,12 +54,15 @@ export interface DueWakeupsOptions {
 export interface WakeupIndex {
   /** Threads whose latest checkpoint waits on a timer due at or before `now`, earliest first. */
   dueWakeups(now: Date, options?: DueWakeupsOptions): Promise<DueWakeup[]>;
+  /** The earliest wake-up time of any thread waiting on a timer (ISO 8601 UTC), or `null`. */
+  nextWakeup(options?: DueWakeupsOptions): Promise<string | null>;
 }
 
 export function isWakeupIndex(value: unknown): value is WakeupIndex {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as Partial<WakeupIndex>).dueWakeups === 'function'
+    typeof (value as Partial<WakeupIndex>).dueWakeups === 'function' &&
+    typeof (value as Partial<WakeupIndex>).nextWakeup === 'function'
   );
 }

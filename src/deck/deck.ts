@@ -77,6 +77,15 @@ export interface AnswerOptions<C = unknown> {
  * const result = await deck.run('Greeter', 'Hello!', { sessionId: 'user-1' });
  * console.log(result.output);
  */
+/** Options of {@link Deck.open}. */
+export interface OpenOptions {
+  /**
+   * Wake sleeping workflow threads at their time, by themselves (see `DeckOptions.wakeTimers`).
+   * @default the deck's `wakeTimers` option, else false
+   */
+  wakeTimers?: boolean;
+}
+
 export class Deck<C = unknown> {
   readonly name: string;
   /** Agents by name; read-only. */
@@ -196,19 +205,22 @@ export class Deck<C = unknown> {
    * Start the event store, the session backend, the observers (each `start()`, in order; one
    * that throws refuses the open), the MCP servers and the Runtime. Builds first if needed.
    * Concurrent calls share one opening; a `close()` called meanwhile waits for it, then closes.
+   * With `wakeTimers`, sleeping workflow threads wake at their time by themselves.
    */
-  async open(): Promise<this> {
+  async open(options: OpenOptions = {}): Promise<this> {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state === 'open') return this;
-    this.#opening ??= this.#start().finally(() => {
+    const wakeTimers = options.wakeTimers ?? this.#options.wakeTimers ?? false;
+    this.#opening ??= this.#start(wakeTimers).finally(() => {
       this.#opening = null;
     });
     return this.#opening;
   }
 
-  async #start(): Promise<this> {
+  async #start(wakeTimers: boolean): Promise<this> {
     this.build();
     this.#open = await openParts({
+      wakeTimers,
       options: this.#options,
       engine: this.#engine as OpenAIAgentsEngine,
       workflowEngine: this.#workflowEngine as LangGraphEngine,
@@ -240,6 +252,7 @@ export class Deck<C = unknown> {
       return;
     }
     this.#resumeWatch?.halt();
+    await parts.stopTimers();
     await parts.stopSweep();
     await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
     await this.#resumeWatch?.stop(); // its continuations were cancelled with the other runs

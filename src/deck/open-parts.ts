@@ -21,7 +21,8 @@ import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-u
 import { eventStoreBackend, meteredSessions } from './metered-stores.js';
 import type { DeckOptions } from './options.js';
 import { startStaleSweep } from './stale-sweep.js';
-import type { WorkflowOps } from './workflow-ops.js';
+import { TimerWaker } from './timers.js';
+import { tickDue, type WorkflowOps } from './workflow-ops.js';
 
 export interface OpenParts {
   runtime: Runtime;
@@ -36,6 +37,8 @@ export interface OpenParts {
   metrics: DeckMetrics;
   /** Stops closing the runs of gone processes (stale-sweep.ts). */
   stopSweep(): Promise<void>;
+  /** Stops waking sleeping threads at their time (timers.ts); nothing when not started. */
+  stopTimers(): Promise<void>;
   sessionFor(sessionId: string): ConversationSession;
 }
 
@@ -45,6 +48,8 @@ export interface OpenRequest {
   workflowEngine: LangGraphEngine;
   workflows: ReadonlyMap<string, Workflow>;
   mcp: McpConnections | null;
+  /** Wake sleeping threads at their time (timers.ts). */
+  wakeTimers: boolean;
 }
 
 export async function openParts(request: OpenRequest): Promise<OpenParts> {
@@ -81,13 +86,21 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
   const engineSpans = observers.engineSpanSink(); // an observer's sdkSpans
   if (engineSpans) engine.exportSpans(engineSpans);
   const sessionFor = options.sessionFactory ?? meteredSessions(metrics, sessions as SessionBackend);
+  // Its closures are called once the deck is open, when workflowOps exists.
+  const timers = request.wakeTimers
+    ? new TimerWaker({
+        store,
+        nextWakeup: () => workflowEngine.nextWakeup(),
+        tick: async (now) => (await tickDue(workflowOps, now)).length,
+      })
+    : null;
   const runtime = new Runtime({
     store,
     agentEngine: engine,
     workflowEngine,
     sessionFor,
     settings,
-    taps: [observers.tap],
+    taps: timers ? [observers.tap, timers.tap] : [observers.tap],
   });
   const workflowOps: WorkflowOps = {
     store,
@@ -107,9 +120,11 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     observers: observers.queues,
     runs: store,
   });
+  timers?.start();
   return {
     metrics,
     stopSweep,
+    stopTimers: async () => timers?.stop(),
     runtime,
     store,
     ownsStore,

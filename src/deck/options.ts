@@ -59,6 +59,13 @@ export interface DeckOptions<C = unknown> {
    */
   checkpoints?: string;
   /**
+   * Wake each durable workflow thread sleeping on `sleepUntil()` at its time, by itself (no
+   * `tick()` call; several processes on one store wake each thread once). `open({ wakeTimers })`
+   * wins over it; `serve()` opens with it on unless told `serve(deck, { wakeTimers: false })`.
+   * @default false: call `deck.tick()` on your own cadence, as SPEC.md describes
+   */
+  wakeTimers?: boolean;
+  /**
    * Read-only taps on the event log, each behind its own bounded queue: exactly these, in
    * order (`[]`: none, even when the environment configures tracing).
    * @default the Langfuse tracing observer when SERVICE_TRACER_PUBLIC_KEY and SERVICE_TRACER_SECRET_KEY are both set, else none

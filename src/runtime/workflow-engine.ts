@@ -70,5 +70,7 @@ export interface WorkflowEngine {
   openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]>;
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now`. */
   dueThreads(now: Date): Promise<DueThread[]>;
+  /** The earliest wake-up time of a durable workflow's sleeping thread (ISO 8601 UTC), or `null`. */
+  nextWakeup(): Promise<string | null>;
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
 import type { EventStore } from '../core/store.js';
 import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
-import { guardedPostgresSaver } from './postgres/checkpointer.js';
+import { guardedPostgresSaver, WAKEUPS_SCHEMA } from './postgres/checkpointer.js';
 import { withAdvisoryLock } from './postgres/migrations.js';
 import { resilientPool } from './postgres/pool.js';
 import { storeFailure } from './shared/driver-errors.js';
@@ -122,7 +122,10 @@ export async function openCheckpointer(
   const saver = guardedPostgresSaver(PostgresSaver, pool, where);
   try {
     // Serialized across processes: several servers may start at once on a fresh database.
-    await withAdvisoryLock(location.url, 'agentdeck.migrate:checkpoints', () => saver.setup());
+    await withAdvisoryLock(location.url, 'agentdeck.migrate:checkpoints', async () => {
+      await saver.setup();
+      await pool.query(WAKEUPS_SCHEMA);
+    });
   } catch (error) {
     await saver.end().catch(() => {});
     throw new StoreError(

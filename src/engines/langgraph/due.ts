@@ -27,6 +27,22 @@ export async function dueThreads(
   return due;
 }
 
+/**
+ * The earliest wake-up among the given workflows' sleeping threads: the index's answer when
+ * the checkpointer has one (a thread of another deck's workflow may come first: waking early
+ * only finds nothing due), else a scan.
+ */
+export async function nextWakeup(
+  saver: BaseCheckpointSaver,
+  workflows: ReadonlySet<string>,
+): Promise<string | null> {
+  if (isWakeupIndex(saver)) return saver.nextWakeup();
+  const [first] = (await dueThreads(saver, workflows, new Date(8.64e15))).sort(
+    (a, b) => Date.parse(a.wakeAt) - Date.parse(b.wakeAt),
+  );
+  return first?.wakeAt ?? null;
+}
+
 async function scanForWakeups(saver: BaseCheckpointSaver, now: Date) {
   const latest = new Map<string, { checkpointId: string; wakeAt: string | null }>();
   for await (const tuple of saver.list({ configurable: {} })) {

@@ -17,7 +17,7 @@ import type {
   WorkflowEngine,
   WorkflowState,
 } from '../../runtime/workflow-engine.js';
-import { dueThreads } from './due.js';
+import { dueThreads, nextWakeup } from './due.js';
 import {
   type CompiledGraph,
   compileGraph,
@@ -117,6 +117,15 @@ export class LangGraphEngine implements WorkflowEngine {
     );
     if (durable.size === 0) return [];
     return dueThreads(this.#durable, durable, now);
+  }
+
+  async nextWakeup(): Promise<string | null> {
+    if (!this.#durable) return null;
+    const durable = new Set(
+      [...this.#definitions.values()].filter((w) => w.durable).map((w) => w.name),
+    );
+    if (durable.size === 0) return null;
+    return nextWakeup(this.#durable, durable);
   }
 
   async close(): Promise<void> {

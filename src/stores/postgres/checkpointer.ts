@@ -5,6 +5,11 @@
  * that could not read or write its checkpoint because Postgres is down fails with a
  * `StoreUnavailableError` naming the checkpointer, so the run's `run.failed` records that
  * type and its HTTP caller gets 503, not 500.
+ *
+ * It also keeps a timer index, as our SQLite checkpointer does (`WakeupIndex`): one row per
+ * interrupted task waiting on `sleepUntil()` in `agentdeck_wakeups`, written with the task's
+ * writes and cleared when the thread moves on, so due threads and the next wake-up are one
+ * indexed query rather than a read of every checkpoint.
  */
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type {
@@ -16,7 +21,38 @@ import type {
 } from '@langchain/langgraph-checkpoint';
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
+import type { DueWakeup, DueWakeupsOptions, WakeupIndex } from '../../core/wakeups.js';
 import { storeFailure } from '../shared/driver-errors.js';
+import { wakeupChange } from '../shared/wakeup-changes.js';
+
+/** The timer index's table, created with the checkpointer's own tables. */
+export const WAKEUPS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS agentdeck_wakeups (
+    thread_id TEXT NOT NULL,
+    checkpoint_ns TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    wake_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (thread_id, checkpoint_ns, task_id)
+  );
+  CREATE INDEX IF NOT EXISTS agentdeck_wakeups_due ON agentdeck_wakeups (checkpoint_ns, wake_at);`;
+
+const WAKEUP_SQL = {
+  set: `INSERT INTO agentdeck_wakeups (thread_id, checkpoint_ns, task_id, checkpoint_id, wake_at)
+    VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (thread_id, checkpoint_ns, task_id)
+    DO UPDATE SET checkpoint_id = excluded.checkpoint_id, wake_at = excluded.wake_at`,
+  clearTask:
+    'DELETE FROM agentdeck_wakeups WHERE thread_id = $1 AND checkpoint_ns = $2 AND task_id = $3',
+  clearStale:
+    'DELETE FROM agentdeck_wakeups WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id <> $3',
+  clearThread: 'DELETE FROM agentdeck_wakeups WHERE thread_id = $1',
+  due: `SELECT thread_id, min(wake_at) AS wake_at FROM agentdeck_wakeups
+    WHERE checkpoint_ns = '' AND wake_at <= $1 AND starts_with(thread_id, $2)
+    GROUP BY thread_id ORDER BY 2, thread_id`,
+  next: `SELECT min(wake_at) AS wake_at FROM agentdeck_wakeups
+    WHERE checkpoint_ns = '' AND starts_with(thread_id, $1)`,
+} as const;
 
 type SaverClass = typeof PostgresSaver;
 
@@ -25,11 +61,11 @@ export function guardedPostgresSaver(
   Saver: SaverClass,
   pool: pg.Pool,
   where: string,
-): PostgresSaver {
+): PostgresSaver & WakeupIndex {
   const fail = (what: string, error: unknown) =>
     storeFailure('postgres', `${where} could not ${what}`, error);
 
-  class GuardedPostgresSaver extends Saver {
+  class GuardedPostgresSaver extends Saver implements WakeupIndex {
     override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
       try {
         return await super.getTuple(config);
@@ -56,7 +92,11 @@ export function guardedPostgresSaver(
       newVersions: Parameters<PostgresSaver['put']>[3],
     ): Promise<RunnableConfig> {
       try {
-        return await super.put(config, checkpoint, metadata, newVersions);
+        const saved = await super.put(config, checkpoint, metadata, newVersions);
+        // A new checkpoint means the thread moved on: its old interrupts are answered.
+        const { thread_id, checkpoint_ns } = config.configurable ?? {};
+        await pool.query(WAKEUP_SQL.clearStale, [thread_id, checkpoint_ns ?? '', checkpoint.id]);
+        return saved;
       } catch (error) {
         throw fail('save a checkpoint', error);
       }
@@ -69,6 +109,14 @@ export function guardedPostgresSaver(
     ): Promise<void> {
       try {
         await super.putWrites(config, writes, taskId);
+        const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable ?? {};
+        const wakeup = wakeupChange(writes);
+        const task = [thread_id, checkpoint_ns ?? '', taskId];
+        if (wakeup.kind === 'set') {
+          await pool.query(WAKEUP_SQL.set, [...task, checkpoint_id, wakeup.wakeAt]);
+        } else if (wakeup.kind === 'clear') {
+          await pool.query(WAKEUP_SQL.clearTask, task);
+        }
       } catch (error) {
         throw fail("save a step's writes", error);
       }
@@ -77,8 +125,32 @@ export function guardedPostgresSaver(
     override async deleteThread(threadId: string): Promise<void> {
       try {
         await super.deleteThread(threadId);
+        await pool.query(WAKEUP_SQL.clearThread, [threadId]);
       } catch (error) {
         throw fail(`delete thread '${threadId}'`, error);
+      }
+    }
+
+    async dueWakeups(now: Date, options: DueWakeupsOptions = {}): Promise<DueWakeup[]> {
+      try {
+        const { rows } = await pool.query<{ thread_id: string; wake_at: Date }>(WAKEUP_SQL.due, [
+          now.toISOString(),
+          options.threadIdPrefix ?? '',
+        ]);
+        return rows.map((row) => ({ threadId: row.thread_id, wakeAt: row.wake_at.toISOString() }));
+      } catch (error) {
+        throw fail('find due wake-ups', error);
+      }
+    }
+
+    async nextWakeup(options: DueWakeupsOptions = {}): Promise<string | null> {
+      try {
+        const { rows } = await pool.query<{ wake_at: Date | null }>(WAKEUP_SQL.next, [
+          options.threadIdPrefix ?? '',
+        ]);
+        return rows[0]?.wake_at?.toISOString() ?? null;
+      } catch (error) {
+        throw fail('find the next wake-up', error);
       }
     }
   }

@@ -10,7 +10,6 @@
  */
 import type { SQLOutputValue, StatementSync } from 'node:sqlite';
 import { INTERRUPT, RESUME } from '@langchain/langgraph-checkpoint';
-import { wakeTimeOf } from '../../core/wakeups.js';
 import type { Migration } from './migrations.js';
 
 /** The checkpointer's component name in `schema_migrations`. */
@@ -122,6 +121,8 @@ export const CHECKPOINT_SQL = {
   dueWakeups: `SELECT thread_id, min(wake_at_ms) AS wake_at_ms, wake_at FROM lg_wakeups
     WHERE checkpoint_ns = '' AND wake_at_ms <= ?1 AND substr(thread_id, 1, length(?2)) = ?2
     GROUP BY thread_id ORDER BY 2, thread_id`,
+  nextWakeup: `SELECT min(wake_at_ms) AS wake_at_ms FROM lg_wakeups
+    WHERE checkpoint_ns = '' AND substr(thread_id, 1, length(?1)) = ?1`,
   deleteCheckpoints: 'DELETE FROM lg_checkpoints WHERE thread_id = ?',
   deleteBlobs: 'DELETE FROM lg_blobs WHERE thread_id = ?',
   deleteWrites: 'DELETE FROM lg_writes WHERE thread_id = ?',
@@ -142,35 +143,4 @@ export function listSql(where: readonly string[], limited: boolean): string {
     ORDER BY checkpoint_id DESC${limited ? ' LIMIT ?' : ''}`;
 }
 
-/** What one `putWrites` call means for the task's timer. */
-export type WakeupChange =
-  | { kind: 'set'; wakeAtMs: number; wakeAt: string }
-  | { kind: 'clear' }
-  | { kind: 'keep' };
-
-/**
- * The task's timer after these writes. An interrupt write replaces the task's interrupt: it
- * sets the earliest timer among its interrupts, or clears the timer when none is a timer (the
- * task now waits on a person). Writes of a task that finished clear it. Resume writes alone
- * keep it: the resumed run may still crash, and the timer must then fire again.
- */
-export function wakeupChange(writes: readonly (readonly [string, unknown])[]): WakeupChange {
-  const interrupts = writes.filter(([channel]) => channel === INTERRUPT);
-  if (interrupts.length === 0) {
-    return writes.every(([channel]) => channel === RESUME) ? { kind: 'keep' } : { kind: 'clear' };
-  }
-  let earliest: number | null = null;
-  for (const [, value] of interrupts) {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      const when = wakeTimeOf(isRecord(item) && 'value' in item ? item.value : item);
-      const ms = when === null ? Number.NaN : Date.parse(when);
-      if (!Number.isNaN(ms) && (earliest === null || ms < earliest)) earliest = ms;
-    }
-  }
-  if (earliest === null) return { kind: 'clear' };
-  return { kind: 'set', wakeAtMs: earliest, wakeAt: new Date(earliest).toISOString() };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
+export { type WakeupChange, wakeupChange } from '../shared/wakeup-changes.js';

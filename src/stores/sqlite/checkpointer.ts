@@ -218,6 +218,15 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     return rows.map((row) => ({ threadId: String(row.thread_id), wakeAt: String(row.wake_at) }));
   }
 
+  async nextWakeup(options: DueWakeupsOptions = {}): Promise<string | null> {
+    this.#ready();
+    const [row] = this.#read('find the next wake-up', () =>
+      this.#sql.nextWakeup.all(options.threadIdPrefix ?? ''),
+    );
+    const at = row?.wake_at_ms;
+    return typeof at === 'number' ? new Date(at).toISOString() : null;
+  }
+
   /**
    * The next version of a channel: the next integer plus a random fraction. A fork (a run from
    * an older checkpoint) must not produce the version another branch already stored a blob

@@ -2,7 +2,8 @@
 /**
  * `agentdeck`: the package's command. `agentdeck serve [project]` serves a project over HTTP
  * (as `service-serve`), `agentdeck runs ...` lists, shows and signals runs (as `service runs`),
- * `agentdeck --version` prints the version.
+ * `agentdeck tick` wakes the sleeping workflow threads that are due, `agentdeck --version`
+ * prints the version.
  */
 import { unsupportedNodeMessage } from '../../core/node-version.js';
 import { asksVersion, packageVersion } from './version.js';
@@ -12,6 +13,7 @@ const USAGE = `Usage:
   agentdeck runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
   agentdeck runs show <run_id> [--json]
   agentdeck runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
+  agentdeck tick [project] [--now ISO-TIME]
   agentdeck --version
 
 \`agentdeck serve --help\` and \`agentdeck runs --help\` say more.`;
@@ -28,6 +30,9 @@ if (unsupported) {
 } else if (command === 'serve') {
   const { main } = await import('./serve-command.js');
   process.exitCode = await main(rest);
+} else if (command === 'tick') {
+  const { main } = await import('./tick-command.js');
+  process.exitCode = await main(argv, 'agentdeck');
 } else if (command === 'runs') {
   const { main } = await import('./runs-command.js');
   process.exitCode = await main(argv, 'agentdeck');

@@ -24,6 +24,9 @@ Serve an agentdeck project over HTTP (the 1.2.1 routes, /runs, /openapi.json).
                  skills/<name>/SKILL.md, and ../.mcp.json (default: ./.agentdeck)
   --host HOST    the address to bind (default: $HOST, else 0.0.0.0)
   --port PORT    the port (default: $PORT, else 8000; 0 picks a free one)
+  --manual-timers
+                 do not wake sleeping workflow threads at their time; leave them to
+                 POST /timers/tick or \`agentdeck tick\` (an external scheduler)
   --cors-origin ORIGIN
                  a browser app's origin allowed to call the service (repeatable;
                  default: $SERVICE_CORS_ORIGINS, comma-separated, else none)
@@ -62,6 +65,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       ...(parsed.values.host !== undefined ? { host: parsed.values.host } : {}),
       ...(port !== undefined ? { port } : {}),
       ...(corsOrigins ? { app: { corsOrigins: checkOrigins(corsOrigins, '--cors-origin') } } : {}),
+      wakeTimers: !parsed.values['manual-timers'],
     });
     console.log(
       `agentdeck: serving '${deck.name}' (${list('agent', deck.agents.keys())}, ${list('workflow', deck.workflows.keys())}, ${list('skill', deck.skills.keys())}) on ${server.url}`,
@@ -92,6 +96,7 @@ function parseOptions(argv: readonly string[]) {
       host: { type: 'string' },
       port: { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
+      'manual-timers': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -13,7 +13,12 @@ if (unsupported) {
   process.exitCode = 1;
 } else {
   const { asksVersion, packageVersion } = await import('./version.js');
-  const { main } = await import('./runs-command.js');
   if (asksVersion(argv)) console.log(`service (agentdeck) ${packageVersion()}`);
-  else process.exitCode = await main(argv, 'service');
+  else if (argv[0] === 'tick') {
+    const { main } = await import('./tick-command.js');
+    process.exitCode = await main(argv, 'service');
+  } else {
+    const { main } = await import('./runs-command.js');
+    process.exitCode = await main(argv, 'service');
+  }
 }

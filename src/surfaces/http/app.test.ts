@@ -198,6 +198,7 @@ describe('GET /openapi.json', () => {
         'get /runs',
         'get /runs/{run_id}',
         'get /runs/{run_id}/events',
+        'post /timers/tick',
         'get /metrics',
         'get /openapi.json',
       ].sort(),

@@ -13,6 +13,7 @@ import { healthRoute, readinessRoute } from './health.js';
 import { metricsRoute } from './metrics.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
+import { timerRoutes } from './timers.js';
 import { workflowRoutes } from './workflows.js';
 
 export type { DeckApp } from './build.js';
@@ -37,6 +38,7 @@ export function createApp<C>(
       ...workflowRoutes(deps),
       ...controlRoutes(deps),
       ...runRoutes(deps),
+      ...timerRoutes(deps),
       metricsRoute(deps),
     ],
     options,

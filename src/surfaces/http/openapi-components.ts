@@ -18,6 +18,7 @@ export const TAGS: Record<Tag, string> = {
   workflows: 'Workflow runs, the threads waiting for an answer, and their answers.',
   runs: 'Recent runs, one run, and its canonical events.',
   control: 'Pause, cancel and resume a run.',
+  timers: 'Wake the sleeping workflow threads that are due, for an external scheduler.',
   metrics: 'Prometheus metrics.',
   openapi: 'This document.',
   native: 'The native surface: canonical events as server-sent events.',

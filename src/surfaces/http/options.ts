@@ -43,6 +43,11 @@ export interface ServeOptions<C = unknown> {
   port?: number;
   /** Options of the app `serve()` builds with `deck.app()`. @default {} */
   app?: AppOptions<C>;
+  /**
+   * Wake sleeping workflow threads at their time, by themselves (`deck.open({ wakeTimers })`);
+   * `false` leaves it to `deck.tick()`, `POST /timers/tick` or `agentdeck tick`. @default true
+   */
+  wakeTimers?: boolean;
   /** Handle SIGTERM and SIGINT: stop accepting, let in-flight requests end, close the deck. @default true */
   handleSignals?: boolean;
 }

@@ -15,6 +15,7 @@ export type Tag =
   | 'workflows'
   | 'runs'
   | 'control'
+  | 'timers'
   | 'metrics'
   | 'openapi'
   | 'native';

@@ -192,3 +192,28 @@ export const EventsQuery = z.object({
     .describe('Only events after this seq (the `Last-Event-ID` header wins).'),
   follow: z.stringbool().default(true).describe('Keep streaming until the terminal event.'),
 });
+
+export const TickBody = z
+  .object({
+    now: z
+      .string()
+      .optional()
+      .describe('Wake what is due at this ISO 8601 time with an offset; default: now.'),
+  })
+  .meta({ id: 'TickBody' });
+
+const TickOutcome = z
+  .object({
+    workflow: z.string(),
+    thread_id: z.string(),
+    run_id: z.string().nullable().describe('The logged run it continued, if any.'),
+    status: z
+      .enum(['completed', 'waiting', 'failed'])
+      .describe('completed, waiting again (a question or the next timer), or failed'),
+    error: z.string().nullable().describe('Why waking it failed.'),
+  })
+  .meta({ id: 'TickOutcome' });
+
+export const Ticked = z
+  .object({ woken: z.array(TickOutcome) })
+  .meta({ id: 'Ticked', description: 'The threads that were due, and what became of each.' });

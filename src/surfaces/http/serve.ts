@@ -43,7 +43,7 @@ export async function serve<C>(
       : serveSettingsFromEnv();
   const host = options.host ?? env.host;
   const requestedPort = options.port ?? env.port;
-  await deck.open();
+  await deck.open({ wakeTimers: options.wakeTimers ?? true });
   const shutdown = new AbortController();
   const app = deck.app({ ...options.app, shutdown: shutdown.signal });
   let server: Server;

@@ -1,7 +1,8 @@
 /**
  * A human-approval workflow with a timer: an expense above 100 EUR waits for a manager's
  * answer (`interrupt`); once approved, payment is scheduled `payInSeconds` later
- * (`sleepUntil`, woken by `deck.tick()`), then marked paid.
+ * (`sleepUntil`: a served deck wakes it at its time; an embedded one on `deck.tick()`), then
+ * marked paid.
  */
 import { END, START, StateGraph } from '@langchain/langgraph';
 import { interrupt, sleepUntil, Workflow } from 'agentdeck';
