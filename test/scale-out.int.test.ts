@@ -302,3 +302,53 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     expect(kinds.at(-1)).toBe('run.completed');
   });
 });
+
+describe('timers on two processes', () => {
+  it('wakes each sleeping thread once, at its time, with no tick() call', async () => {
+    const wakeAt = new Date(Date.now() + 1_500).toISOString();
+    const threads = Array.from({ length: 8 }, (_, i) => `nap-${randomUUID()}-${i}`);
+    // Half the naps start on A, half on B: both processes arm their timers.
+    const started = await Promise.all(
+      threads.map((thread, i) =>
+        post(`${i % 2 ? A : B}/workflows/nap?thread_id=${thread}`, { wakeAt }),
+      ),
+    );
+    for (const answer of started) {
+      expect(await answer.json()).toMatchObject({
+        payload: { type: 'agentdeck.timer', wake_at: wakeAt },
+      });
+    }
+    const runIds = await Promise.all(threads.map((thread) => runOn(A, thread)));
+    for (const runId of runIds) {
+      await until(`${runId} completed`, async () => {
+        const run = (await (await fetch(`${A}/runs/${runId}`)).json()) as { status: string };
+        return run.status === 'completed' ? true : undefined;
+      }).catch(async (error: Error) => {
+        const logs = servers.map((server) => server.err()).join('\n');
+        throw new Error(`${error.message}; logs: ${logs} ${await debugWakeups()}`);
+      });
+    }
+    for (const runId of runIds) {
+      const events = parseSse(
+        await (await fetch(`${B}/runs/${runId}/events?follow=false`)).text(),
+      ).map((frame) => frame.data as { kind: string; ts: string });
+      const resumed = events.filter((event) => event.kind === 'run.resumed');
+      expect(resumed, servers.map((s) => s.err()).join('\n')).toHaveLength(1); // exactly once, whichever process woke it
+      expect(Date.parse(resumed[0]?.ts ?? '')).toBeGreaterThanOrEqual(Date.parse(wakeAt));
+      expect(Date.parse(resumed[0]?.ts ?? '') - Date.parse(wakeAt)).toBeLessThan(2_000);
+    }
+  });
+});
+
+async function debugWakeups(): Promise<string> {
+  if (!process.env.DEBUG_WAKE) return '';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl.href });
+  await client.connect();
+  const rows = (await client.query('SELECT * FROM agentdeck_wakeups')).rows;
+  const claims = (
+    await client.query("SELECT * FROM claims WHERE key LIKE 'timers%' OR key LIKE 'thread:nap%'")
+  ).rows;
+  await client.end();
+  return JSON.stringify({ rows, claims, now: new Date().toISOString() }, null, 1);
+}

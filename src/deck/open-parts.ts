@@ -91,7 +91,17 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     ? new TimerWaker({
         store,
         nextWakeup: () => workflowEngine.nextWakeup(),
-        tick: async (now) => (await tickDue(workflowOps, now)).length,
+        tick: async (now) => {
+          const outcomes = await tickDue(workflowOps, now);
+          for (const { workflow, threadId, error } of outcomes) {
+            // Tried again at the next look while still due; said each time, since it is news.
+            if (error)
+              console.error(
+                `[agentdeck] could not wake ${workflow} thread '${threadId}': ${error}`,
+              );
+          }
+          return outcomes.length;
+        },
       })
     : null;
   const runtime = new Runtime({

@@ -28,13 +28,14 @@ export function startServer(
   project: string,
   env: Record<string, string>,
   cwd: string = REPO_ROOT,
+  args: readonly string[] = [],
 ): ServerProcess {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(
       ([key]) => !key.startsWith('SERVICE_') && !key.startsWith('OPENAI_'),
     ),
   );
-  const child = spawn(process.execPath, ['--import', TSX, CLI, project], {
+  const child = spawn(process.execPath, ['--import', TSX, CLI, project, ...args], {
     cwd,
     env: { ...clean, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -37,15 +37,24 @@ export const WAKEUPS_SCHEMA = `
   );
   CREATE INDEX IF NOT EXISTS agentdeck_wakeups_due ON agentdeck_wakeups (checkpoint_ns, wake_at);`;
 
+/**
+ * LangGraph writes a thread's checkpoints and writes in the background, on several pool
+ * connections, so they may land out of order: a timer is set only while no newer checkpoint
+ * exists, and a new checkpoint clears only the timers of older ones (checkpoint ids are
+ * time-ordered), never a newer one's.
+ */
 const WAKEUP_SQL = {
   set: `INSERT INTO agentdeck_wakeups (thread_id, checkpoint_ns, task_id, checkpoint_id, wake_at)
-    VALUES ($1, $2, $3, $4, $5)
+    SELECT $1, $2, $3, $4, $5
+    WHERE NOT EXISTS (SELECT 1 FROM checkpoints
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id > $4)
     ON CONFLICT (thread_id, checkpoint_ns, task_id)
-    DO UPDATE SET checkpoint_id = excluded.checkpoint_id, wake_at = excluded.wake_at`,
+    DO UPDATE SET checkpoint_id = excluded.checkpoint_id, wake_at = excluded.wake_at
+    WHERE agentdeck_wakeups.checkpoint_id <= excluded.checkpoint_id`,
   clearTask:
     'DELETE FROM agentdeck_wakeups WHERE thread_id = $1 AND checkpoint_ns = $2 AND task_id = $3',
   clearStale:
-    'DELETE FROM agentdeck_wakeups WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id <> $3',
+    'DELETE FROM agentdeck_wakeups WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id < $3',
   clearThread: 'DELETE FROM agentdeck_wakeups WHERE thread_id = $1',
   due: `SELECT thread_id, min(wake_at) AS wake_at FROM agentdeck_wakeups
     WHERE checkpoint_ns = '' AND wake_at <= $1 AND starts_with(thread_id, $2)
