@@ -30,6 +30,12 @@ export {
   type McpServerConfig,
   type StdioServerConfig,
 } from './authoring/mcp.js';
+export {
+  type CatchUpPolicy,
+  type OverlapPolicy,
+  Schedule,
+  type ScheduleOptions,
+} from './authoring/schedule.js';
 export { type Skill, Skills, type SkillsOption } from './authoring/skills.js';
 export {
   type AgentTool,
@@ -93,9 +99,11 @@ export type {
   RunSummary,
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
-export { type AnswerOptions, Deck, type DeckState, type OpenOptions } from './deck/deck.js';
-export type { DeckAgent, DeckOptions, ProjectOptions } from './deck/options.js';
+export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
+export type { DeckAgent, DeckOptions, OpenOptions, ProjectOptions } from './deck/options.js';
 export type { ControlOptions, ResumeOptions } from './deck/run-control.js';
+export type { ScheduleHandle } from './deck/schedule-ops.js';
+export type { FireOutcome, ScheduleStatus } from './deck/schedules.js';
 export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export {

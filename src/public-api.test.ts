@@ -33,6 +33,7 @@ describe('the public surface', () => {
         'RunCancelledError',
         'RunFailedError',
         'SLEEP_UNTIL_KEY',
+        'Schedule',
         'Skills',
         'StoreError',
         'TextBlock',

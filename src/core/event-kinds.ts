@@ -25,6 +25,16 @@ export interface RunStarted {
   input: ContentBlock[];
   /** The agent run that started this one (a workflow called as a tool); absent otherwise. */
   parentRunId?: string;
+  /** The schedule that started this run; absent otherwise. */
+  schedule?: string;
+  /** The fire time of `schedule` this run was started for (ISO 8601 UTC). */
+  firedAt?: string;
+}
+
+/** What started a run other than a caller: a schedule's fire. */
+export interface RunTrigger {
+  schedule: string;
+  firedAt: string;
 }
 export interface RunCompleted {
   /** The final message (text blocks), the structured output, or the final state (one DataBlock). */

@@ -34,6 +34,8 @@ export const wirePayloads = {
     invocable_type: z.enum(['agent', 'workflow']),
     input: z.array(wireBlock),
     parent_run_id: z.string().optional(),
+    schedule: z.string().optional(),
+    fired_at: z.string().optional(),
   }),
   'run.completed': z.looseObject({ output: z.array(wireBlock), usage: wireUsage.nullable() }),
   'run.failed': z.looseObject({ error_type: z.string(), message: z.string() }),

@@ -2,7 +2,7 @@
  * The deck's catalog as read-only mappings (name -> definition). After construction
  * nothing can add, replace or remove an entry: `set`, `delete` and `clear` throw.
  */
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, NotFoundError } from '../core/errors.js';
 
 export class CatalogMap<V> extends Map<string, V> implements ReadonlyMap<string, V> {
   #frozen = false;
@@ -34,4 +34,20 @@ export class CatalogMap<V> extends Map<string, V> implements ReadonlyMap<string,
       `deck.${this.what} is read-only (${operation}); pass the catalog to new Deck({ ${this.what} }) instead`,
     );
   }
+}
+
+/** The agent or workflow named `name` (they share one namespace), or NotFoundError listing both. */
+export function invocableOf<A, W>(
+  agents: ReadonlyMap<string, A>,
+  workflows: ReadonlyMap<string, W>,
+  name: string,
+): { kind: 'agent'; agent: A } | { kind: 'workflow'; workflow: W } {
+  const agent = agents.get(name);
+  if (agent) return { kind: 'agent', agent };
+  const workflow = workflows.get(name);
+  if (workflow) return { kind: 'workflow', workflow };
+  const names = [...agents.keys(), ...workflows.keys()];
+  throw new NotFoundError(
+    `No agent or workflow named '${name}'. Available: [${names.map((n) => `'${n}'`).join(', ')}].`,
+  );
 }

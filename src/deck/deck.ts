@@ -4,9 +4,11 @@
  * and the Runtime that plays every run. Lifecycle: NEW -> build() -> BUILT -> open() ->
  * OPEN -> close() -> CLOSED (terminal).
  */
+
 import type { Agent } from '../authoring/agent.js';
 import { isContextClass } from '../authoring/context.js';
 import { toMcp } from '../authoring/mcp.js';
+import type { Schedule } from '../authoring/schedule.js';
 import { type Skill, toSkills } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { AgentInput } from '../core/blocks.js';
@@ -36,14 +38,14 @@ import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
 import { settle } from '../runtime/workflow-run.js';
 import { type AppOptions, createApp, type DeckApp } from '../surfaces/http/app.js';
-import { CatalogMap } from './catalog.js';
+import { deckGrants } from './app-grants.js';
+import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
 import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { type OpenParts, openParts } from './open-parts.js';
-import type { DeckOptions, ProjectOptions } from './options.js';
-import { discoverProject } from './project.js';
-import { checkReadiness } from './readiness.js';
+import type { DeckOptions, OpenOptions, ProjectOptions } from './options.js';
+import { projectDeckOptions } from './project.js';
 import {
   type ControlOptions,
   type ResumeOptions,
@@ -51,6 +53,13 @@ import {
   requestControl,
   resumeRun,
 } from './run-control.js';
+import {
+  checkSchedules,
+  checkScheduleTargets,
+  type ScheduleHandle,
+  scheduleHandle,
+} from './schedule-ops.js';
+import { type ScheduleStatus, scheduleStatus } from './schedules.js';
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
 import {
   dueThreads,
@@ -77,21 +86,14 @@ export interface AnswerOptions<C = unknown> {
  * const result = await deck.run('Greeter', 'Hello!', { sessionId: 'user-1' });
  * console.log(result.output);
  */
-/** Options of {@link Deck.open}. */
-export interface OpenOptions {
-  /**
-   * Wake sleeping workflow threads at their time, by themselves (see `DeckOptions.wakeTimers`).
-   * @default the deck's `wakeTimers` option, else false
-   */
-  wakeTimers?: boolean;
-}
-
 export class Deck<C = unknown> {
   readonly name: string;
   /** Agents by name; read-only. */
   readonly agents: ReadonlyMap<string, AnyAgent>;
   /** Workflows by name; read-only. */
   readonly workflows: ReadonlyMap<string, Workflow>;
+  /** Schedules by name; read-only. */
+  readonly schedules: ReadonlyMap<string, Schedule>;
   #state: DeckState = 'new';
   #engine: OpenAIAgentsEngine | null = null;
   #workflowEngine: LangGraphEngine | null = null;
@@ -122,6 +124,11 @@ export class Deck<C = unknown> {
       'workflows',
       workflows.map((w) => [w.name, w] as const),
     );
+    const schedules = checkSchedules(options.schedules ?? []);
+    this.schedules = new CatalogMap(
+      'schedules',
+      schedules.map((s) => [s.name, s] as const),
+    );
     this.#options = options;
     registerLiveDeck(this);
   }
@@ -137,17 +144,7 @@ export class Deck<C = unknown> {
     path = '.agentdeck',
     options: ProjectOptions<C> = {},
   ): Promise<Deck<C>> {
-    const { modules, ...deckOptions } = options;
-    const { name, agents, workflows, skills, mcp } = await discoverProject(path, modules);
-    const catalog: DeckOptions<C> = {
-      name,
-      ...deckOptions,
-      agents: agents as NonNullable<DeckOptions<C>['agents']>,
-      workflows,
-    };
-    if (skills !== undefined) catalog.skills = skills;
-    if (mcp !== undefined) catalog.mcp = mcp;
-    return new Deck<C>(catalog);
+    return new Deck<C>(await projectDeckOptions(path, options));
   }
 
   /** Skills by name, read from the `skills` roots at `build()` (empty before). */
@@ -172,6 +169,7 @@ export class Deck<C = unknown> {
     checkCatalogNames(this.#catalog.agents, this.#catalog.workflows);
     const skills = toSkills(this.#options.skills)?.load() ?? new Map<string, Skill>();
     const mcp = toMcp(this.#options.mcp);
+    checkScheduleTargets(this.schedules.values(), this.agents, this.workflows);
     checkCatalogRefs(this.#catalog.agents, {
       skills,
       mcpServers: new Set(mcp?.servers.keys() ?? []),
@@ -225,6 +223,8 @@ export class Deck<C = unknown> {
       engine: this.#engine as OpenAIAgentsEngine,
       workflowEngine: this.#workflowEngine as LangGraphEngine,
       workflows: this.workflows,
+      schedules: this.schedules,
+      agents: this.agents,
       mcp: this.#mcp,
     });
     this.#resumeWatch = new ResumeWatch({
@@ -294,7 +294,7 @@ export class Deck<C = unknown> {
     options: RunOptions<C> = {},
   ): Promise<TurnResult | WorkflowResult> {
     const runtime = this.#runtime('run');
-    const target = this.#invocable(name);
+    const target = invocableOf(this.agents, this.workflows, name);
     if (target.kind === 'workflow') {
       return settle(runtime.streamWorkflow(target.workflow, input, options));
     }
@@ -348,7 +348,7 @@ export class Deck<C = unknown> {
     live: boolean,
   ): AsyncGenerator<Event, unknown, undefined> {
     const runtime = this.#runtime('stream');
-    const target = this.#invocable(name);
+    const target = invocableOf(this.agents, this.workflows, name);
     if (target.kind === 'workflow') return runtime.streamWorkflow(target.workflow, input, options);
     return runtime.streamAgent(target.agent, input as AgentInput, options, live);
   }
@@ -397,6 +397,16 @@ export class Deck<C = unknown> {
     return tickDue(this.#parts('tick').workflowOps, now);
   }
 
+  /** Every schedule's next and last fire, last run and pause, as `GET /schedules` lists them. */
+  async listSchedules(): Promise<ScheduleStatus[]> {
+    return scheduleStatus(this.#parts('listSchedules').scheduleParts);
+  }
+
+  /** A schedule's handle: describe, pause, resume (in every process, across restarts), trigger. */
+  scheduleHandle(name: string): ScheduleHandle {
+    return scheduleHandle(this.#parts('scheduleHandle').scheduleParts, name);
+  }
+
   /** The run's status folded from its events, or `null` when the log has no such run. */
   async status(runId: string): Promise<RunStatus | null> {
     return this.#runtime('status').status(runId);
@@ -443,27 +453,16 @@ export class Deck<C = unknown> {
    * const app = deck.app({ context: (request) => tenantFrom(request) });
    */
   app(options: AppOptions<C> = {}): DeckApp {
-    return createApp(
-      this,
-      {
-        eventLog: () => this.#open?.store ?? null,
-        stopRun: (runId, reason) => this.#open?.runtime.stopRun(runId, reason) ?? false,
-        readiness: () => (this.#open ? checkReadiness(this.#open) : null),
-        missingModel: (name) => {
-          const agent = this.agents.get(name);
-          return agent && this.#engine ? this.#engine.missingModel(agent) : null;
-        },
-        metrics: () => this.#open?.metrics ?? null,
-        // The JSON routes ignore the generator's return value: no layer to hide it.
-        streamForResult: (name, input, options) =>
-          this.#play(name, input, options as RunOptions<C>, false) as AsyncGenerator<
-            Event,
-            void,
-            undefined
-          >,
+    const grants = deckGrants({
+      parts: () => this.#open,
+      missingModel: (name) => {
+        const agent = this.agents.get(name);
+        return agent && this.#engine ? this.#engine.missingModel(agent) : null;
       },
-      options,
-    );
+      play: (name, input, runOptions) =>
+        this.#play(name, input, runOptions as RunOptions<C>, false),
+    });
+    return createApp(this, grants, options);
   }
 
   #runtime(method: string): Runtime {
@@ -478,19 +477,6 @@ export class Deck<C = unknown> {
       );
     }
     return this.#open;
-  }
-
-  #invocable(
-    name: string,
-  ): { kind: 'agent'; agent: AnyAgent } | { kind: 'workflow'; workflow: Workflow } {
-    const agent = this.agents.get(name);
-    if (agent) return { kind: 'agent', agent };
-    const workflow = this.workflows.get(name);
-    if (workflow) return { kind: 'workflow', workflow };
-    const names = [...this.agents.keys(), ...this.workflows.keys()];
-    throw new NotFoundError(
-      `No agent or workflow named '${name}'. Available: [${names.map((n) => `'${n}'`).join(', ')}].`,
-    );
   }
 }
 

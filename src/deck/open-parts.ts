@@ -5,6 +5,8 @@
  * closed again), the MCP servers, and the Runtime that plays every run; and the deck's metrics,
  * whose timing proxies stand in front of the event store, the sessions and the checkpointer.
  */
+import type { AgentDefinition } from '../authoring/agent.js';
+import type { Schedule } from '../authoring/schedule.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { ConversationSession, SessionBackend } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
@@ -20,6 +22,8 @@ import { openEventStore } from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
 import { eventStoreBackend, meteredSessions } from './metered-stores.js';
 import type { DeckOptions } from './options.js';
+import { scheduleParts } from './schedule-ops.js';
+import { type ScheduleParts, ScheduleRunner } from './schedules.js';
 import { startStaleSweep } from './stale-sweep.js';
 import { TimerWaker } from './timers.js';
 import { tickDue, type WorkflowOps } from './workflow-ops.js';
@@ -37,8 +41,10 @@ export interface OpenParts {
   metrics: DeckMetrics;
   /** Stops closing the runs of gone processes (stale-sweep.ts). */
   stopSweep(): Promise<void>;
-  /** Stops waking sleeping threads at their time (timers.ts); nothing when not started. */
+  /** Stops waking sleeping threads and firing schedules; nothing when not started. */
   stopTimers(): Promise<void>;
+  /** What the schedule operations need (schedule-ops.ts). */
+  scheduleParts: ScheduleParts;
   sessionFor(sessionId: string): ConversationSession;
 }
 
@@ -47,9 +53,11 @@ export interface OpenRequest {
   engine: OpenAIAgentsEngine;
   workflowEngine: LangGraphEngine;
   workflows: ReadonlyMap<string, Workflow>;
+  agents: ReadonlyMap<string, AgentDefinition>;
   mcp: McpConnections | null;
-  /** Wake sleeping threads at their time (timers.ts). */
+  /** Wake sleeping threads at their time (timers.ts), and fire the schedules (schedules.ts). */
   wakeTimers: boolean;
+  schedules: ReadonlyMap<string, Schedule>;
 }
 
 export async function openParts(request: OpenRequest): Promise<OpenParts> {
@@ -130,11 +138,24 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     observers: observers.queues,
     runs: store,
   });
+  const scheduling = scheduleParts({
+    store,
+    runtime,
+    schedules: request.schedules,
+    agents: request.agents,
+    workflows: request.workflows,
+  });
+  const scheduler =
+    request.wakeTimers && request.schedules.size > 0 ? new ScheduleRunner(scheduling) : null;
   timers?.start();
+  scheduler?.start();
   return {
     metrics,
     stopSweep,
-    stopTimers: async () => timers?.stop(),
+    stopTimers: async () => {
+      await Promise.all([timers?.stop(), scheduler?.stop()]);
+    },
+    scheduleParts: scheduling,
     runtime,
     store,
     ownsStore,

@@ -1,7 +1,9 @@
 /** The Deck's constructor options, declared once. */
+
 import type { Agent } from '../authoring/agent.js';
 import type { ContextClass } from '../authoring/context.js';
 import type { McpOption } from '../authoring/mcp.js';
+import type { Schedule } from '../authoring/schedule.js';
 import type { SkillsOption } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { SessionFactory } from '../core/sessions.js';
@@ -29,6 +31,11 @@ export interface DeckOptions<C = unknown> {
   agents?: readonly DeckAgent<C>[];
   /** The workflow catalog; names share one namespace with agents. @default [] */
   workflows?: readonly Workflow[];
+  /**
+   * Recurring runs of the deck's workflows and agents (`new Schedule({ name, target, cron })`);
+   * they fire in a deck opened with `wakeTimers` (as `serve()` opens it). @default []
+   */
+  schedules?: readonly Schedule[];
   /**
    * Skill roots: a path, a list of paths, or a `Skills` object; each `<root>/<name>/SKILL.md`
    * is a skill. Read and checked at `build()`. @default none
@@ -83,4 +90,13 @@ export interface ProjectOptions<C = unknown>
    * @default {}
    */
   modules?: Readonly<Record<string, unknown>>;
+}
+
+/** Options of {@link Deck.open}. */
+export interface OpenOptions {
+  /**
+   * Wake sleeping workflow threads at their time, by themselves (see `DeckOptions.wakeTimers`).
+   * @default the deck's `wakeTimers` option, else false
+   */
+  wakeTimers?: boolean;
 }

@@ -5,6 +5,7 @@
  *
  *   agents/<bundle>/agent.ts|.js        default export: an Agent
  *   workflows/<bundle>/workflow.ts|.js  default export: a Workflow
+ *   schedules/<bundle>/schedule.ts|.js  default export: a Schedule
  *   skills/<name>/SKILL.md              the skills root, when present
  *   ../.mcp.json                        next to the project directory; absent means no servers
  *
@@ -17,8 +18,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createJiti } from 'jiti';
 import { Agent } from '../authoring/agent.js';
+import { Schedule } from '../authoring/schedule.js';
 import { Workflow } from '../authoring/workflow.js';
 import { ConfigError, errorMessage } from '../core/errors.js';
+import type { DeckOptions, ProjectOptions } from './options.js';
 
 /** The catalog arguments found in a project directory. */
 export interface ProjectCatalog {
@@ -26,6 +29,7 @@ export interface ProjectCatalog {
   name: string;
   agents: Agent[];
   workflows: Workflow[];
+  schedules: Schedule[];
   skills?: string;
   mcp?: string;
 }
@@ -50,12 +54,14 @@ export async function discoverProject(
   const load = await bundleLoader(modules);
   const agents = await loadBundles(dir, 'agents', 'agent', load, Agent);
   const workflows = await loadBundles(dir, 'workflows', 'workflow', load, Workflow);
+  const schedules = await loadBundles(dir, 'schedules', 'schedule', load, Schedule);
   const skills = join(dir, 'skills');
   const mcp = join(dirname(dir), '.mcp.json');
   return {
     name: basename(dirname(dir)) || basename(dir),
     agents,
     workflows,
+    schedules,
     ...(existsSync(skills) ? { skills } : {}),
     ...(existsSync(mcp) ? { mcp } : {}),
   };
@@ -99,7 +105,7 @@ async function loadBundles<T>(
     const value = (module as { default?: unknown } | null)?.default;
     if (!(value instanceof kind)) {
       throw new ConfigError(
-        `${file} must export ${kind.name === 'Agent' ? 'an Agent' : 'a Workflow'} as its default export ` +
+        `${file} must export ${kind.name === 'Agent' ? 'an Agent' : `a ${kind.name}`} as its default export ` +
           `(export default new ${kind.name}({ ... })), got ${describe(value, kind.name)}`,
       );
     }
@@ -131,4 +137,23 @@ function describe(value: unknown, expected: string): string {
   return name === expected
     ? `a ${name} from another copy of agentdeck; import ${name} from 'agentdeck'`
     : `an instance of ${name}`;
+}
+
+/** The Deck options of a project directory: its catalog, with the caller's other options. */
+export async function projectDeckOptions<C>(
+  path: string,
+  options: ProjectOptions<C>,
+): Promise<DeckOptions<C>> {
+  const { modules, ...deckOptions } = options;
+  const { name, agents, workflows, schedules, skills, mcp } = await discoverProject(path, modules);
+  const catalog: DeckOptions<C> = {
+    name,
+    ...deckOptions,
+    agents: agents as NonNullable<DeckOptions<C>['agents']>,
+    workflows,
+    schedules,
+  };
+  if (skills !== undefined) catalog.skills = skills;
+  if (mcp !== undefined) catalog.mcp = mcp;
+  return catalog;
 }

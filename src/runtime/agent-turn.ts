@@ -10,7 +10,7 @@ import type { AgentDefinition } from '../authoring/agent.js';
 import { createRunScope, type WorkflowInvoker } from '../authoring/context.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { isBackendOutage } from '../core/errors.js';
-import type { UsageReported } from '../core/event-kinds.js';
+import type { RunTrigger, UsageReported } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { ControlRequest } from '../core/store.js';
@@ -38,6 +38,8 @@ export interface AgentTurnRequest {
   continuation?: { saved: string; resumeRequestId: string | null; handled: readonly string[] };
   /** Whether a consumer reads the turn live (see `TurnRequest.live`). @default true */
   live?: boolean;
+  /** The schedule fire that started the turn, recorded on `run.started`. */
+  trigger?: RunTrigger;
 }
 
 /** How the turn ended, for callers that want the original exception (not just its name). */
@@ -58,7 +60,10 @@ export async function* playAgentTurn(
   const claimKey = identity.sessionId === null ? null : sessionClaimKey(identity.sessionId);
   const start: EventDraft = continuation
     ? { kind: 'run.resumed', payload: { requestId: continuation.resumeRequestId } }
-    : { kind: 'run.started', payload: { invocableType: 'agent', input: request.input } };
+    : {
+        kind: 'run.started',
+        payload: { invocableType: 'agent', input: request.input, ...request.trigger },
+      };
   const lease = await RunLease.acquire(
     deps,
     identity,

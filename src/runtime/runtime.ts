@@ -12,6 +12,7 @@ import {
 } from '../authoring/workflow.js';
 import { type AgentInput, toBlocks } from '../core/blocks.js';
 import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from '../core/errors.js';
+import type { RunTrigger } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ConversationSession } from '../core/sessions.js';
@@ -21,12 +22,13 @@ import type { AgentEngine } from './agent-engine.js';
 import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { ControlWatch, handledUpTo } from './control-watch.js';
 import { LiveTurns } from './live-turns.js';
+import { notResumableMessage } from './not-resumable.js';
 import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
 import { cancelAtRest, RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
 import { optionalId, reserveRunId } from './run-id-reservation.js';
 import type { RuntimeSettings } from './settings.js';
-import type { OpenPause, SegmentStart, WorkflowEngine } from './workflow-engine.js';
+import type { SegmentStart, WorkflowEngine } from './workflow-engine.js';
 import {
   addressResume,
   playWorkflowSegment,
@@ -49,6 +51,11 @@ export interface RunOptions<C = unknown> {
   recursionLimit?: number;
   /** A workflow run's `maxConcurrency`, over the workflow's own. */
   maxConcurrency?: number;
+}
+
+/** Run options the deck itself adds: the schedule fire that started a run. */
+export interface StartOptions extends RunOptions {
+  trigger?: RunTrigger;
 }
 
 export interface RuntimeDeps {
@@ -115,7 +122,7 @@ export class Runtime {
   async *streamAgent(
     agent: AgentDefinition,
     input: AgentInput,
-    options: RunOptions = {},
+    options: StartOptions = {},
     live = true,
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const blocks = toBlocks(input);
@@ -123,6 +130,7 @@ export class Runtime {
     const outcome = yield* playAgentTurn(this.#agentDeps(), {
       agent,
       input: blocks,
+      ...(options.trigger ? { trigger: options.trigger } : {}),
       live,
       context: options.context,
       runWorkflow: (workflow, state, signal) =>
@@ -277,7 +285,7 @@ export class Runtime {
   async *streamWorkflow(
     workflow: WorkflowDefinition,
     input: unknown,
-    options: RunOptions = {},
+    options: StartOptions = {},
     parentRunId?: string,
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const state = checkWorkflowInput(workflow, input);
@@ -297,6 +305,7 @@ export class Runtime {
       settings,
       context: options.context,
       ...(parentRunId !== undefined ? { parentRunId } : {}),
+      ...(options.trigger ? { trigger: options.trigger } : {}),
       identity: { runId, sessionId, namespace: options.namespace ?? null, origin: workflow.name },
     });
     if (outcome.paused) this.#continueWorkflowIfResumed(workflow, runId, options.context);
@@ -466,28 +475,4 @@ export class Runtime {
   private runIdFor(requested: string | undefined): Promise<string> {
     return reserveRunId(this.deps.store, requested);
   }
-}
-
-function notResumableMessage(
-  workflow: WorkflowDefinition,
-  runId: string,
-  threadId: string,
-  open: readonly OpenPause[],
-  resume: WorkflowResume,
-): string {
-  if ('wake' in resume && open.length > 0) {
-    const next = open.map((p) => p.wakeAt).find((at) => at !== null);
-    return (
-      `run '${runId}' is not due at ${resume.wake.toISOString()}` +
-      (next ? ` (it sleeps until ${next})` : ' (it waits for an answer)') +
-      '; another tick may have woken it already. Nothing was changed'
-    );
-  }
-  const where = workflow.durable
-    ? "its checkpoints are not in this deck's checkpointer (SERVICE_CHECKPOINT differs from the process that ran it, or is memory://)"
-    : `workflow '${workflow.name}' is not durable, so its threads live in the memory of the process that ran it`;
-  return (
-    `run '${runId}' waits in the event log, but thread '${threadId}' has no open pause for it in this deck's ` +
-    `checkpointer: ${where}; answer it from that process, or declare the workflow durable. Nothing was changed`
-  );
 }

@@ -11,6 +11,7 @@ import { createRunScope } from '../authoring/context.js';
 import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow.js';
 import { DataBlock } from '../core/blocks.js';
 import { isBackendOutage, RunCancelledError } from '../core/errors.js';
+import type { RunTrigger } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { ControlRequest } from '../core/store.js';
@@ -32,6 +33,8 @@ export interface WorkflowSegmentRequest {
   context: unknown;
   /** The agent run that called this workflow as a tool; recorded on `run.started`. */
   parentRunId?: string;
+  /** The schedule fire that started the run, recorded on `run.started`. */
+  trigger?: RunTrigger;
   /** The resume request this segment continues, recorded on `run.resumed`. */
   resumeRequestId?: string | null;
   /** Control requests addressed before this segment (see `RunControl`). */
@@ -113,6 +116,7 @@ export async function* playWorkflowSegment(
             invocableType: 'workflow',
             input: [new DataBlock(start.input)],
             ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
+            ...request.trigger,
           },
         }
       : { kind: 'run.resumed', payload: { requestId: request.resumeRequestId ?? null } };

@@ -9,7 +9,6 @@
  * (see `core/wakeups.ts`), one row per task, so finding due threads reads only due rows.
  */
 import type { SQLOutputValue, StatementSync } from 'node:sqlite';
-import { INTERRUPT, RESUME } from '@langchain/langgraph-checkpoint';
 import type { Migration } from './migrations.js';
 
 /** The checkpointer's component name in `schema_migrations`. */

@@ -1,0 +1,40 @@
+/**
+ * What a deck grants its own HTTP surface beyond its public methods (SPEC.md rule 9: the
+ * public Deck has no event-log reader): read access to the log, stopping a run whose client
+ * left, readiness, metrics, and a turn played for its result only. Built from closures over
+ * the deck's private parts by `Deck.app()`.
+ */
+import type { Event } from '../core/events.js';
+import type { DeckGrants } from '../surfaces/http/deps.js';
+import type { OpenParts } from './open-parts.js';
+import { checkReadiness } from './readiness.js';
+
+export interface GrantSources {
+  /** The open deck's parts, or `null` before it opens (and after it closes). */
+  parts(): OpenParts | null;
+  /** Why agent `name` cannot play a turn (no model configured), or `null`. */
+  missingModel(name: string): string | null;
+  /** Play a turn or run whose caller wants only the result (`live: false`). */
+  play(
+    name: string,
+    input: string,
+    options: { sessionId?: string; context?: unknown },
+  ): AsyncGenerator<Event, unknown, undefined>;
+}
+
+export function deckGrants(sources: GrantSources): DeckGrants {
+  const { parts } = sources;
+  return {
+    eventLog: () => parts()?.store ?? null,
+    stopRun: (runId, reason) => parts()?.runtime.stopRun(runId, reason) ?? false,
+    readiness: () => {
+      const open = parts();
+      return open ? checkReadiness(open) : null;
+    },
+    missingModel: sources.missingModel,
+    metrics: () => parts()?.metrics ?? null,
+    // The JSON routes ignore the generator's return value: no layer to hide it.
+    streamForResult: (name, input, options) =>
+      sources.play(name, input, options) as AsyncGenerator<Event, void, undefined>,
+  };
+}

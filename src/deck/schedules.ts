@@ -1,0 +1,219 @@
+/**
+ * Playing schedules (authoring/schedule.ts): each fire time starts exactly one run across
+ * every process sharing the event store, and a paused schedule stays paused across restarts.
+ *
+ * What is shared lives in the event store, in claims (no table of our own): a fire's run id
+ * is derived from the schedule and the fire time (`schedule-<name>-<time>`) and reserved like
+ * any caller-chosen run id, so of the processes whose timers fire together one starts the run
+ * and the others get a ConflictError and skip it. Three registers, each a claim whose holder
+ * is the value: `schedule:<name>:fired` (the last fire time handled, for catching up after
+ * downtime), `schedule:<name>:last` (the last run started, for the overlap policy and
+ * listings) and `schedule:<name>:paused`.
+ */
+import type { Schedule } from '../authoring/schedule.js';
+import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
+import type { RunStatus } from '../core/status.js';
+import { TERMINAL_STATUSES } from '../core/status.js';
+import type { EventStore } from '../core/store.js';
+
+/** How far ahead a schedule's timer is set at most; a later fire is re-aimed then, in ms. */
+const MAX_TIMER_MS = 60_000;
+const FOREVER_MS = Number.MAX_SAFE_INTEGER;
+
+export interface ScheduleParts {
+  store: EventStore;
+  schedules: ReadonlyMap<string, Schedule>;
+  /**
+   * Start the schedule's run for `firedAt` under `runId`; resolves once it is recorded as
+   * started (it plays on in the background). ConflictError: another process took the id.
+   */
+  start(schedule: Schedule, firedAt: Date, runId: string): Promise<void>;
+}
+
+/** A schedule as `GET /schedules` and `agentdeck schedules ls` show it. */
+export interface ScheduleStatus {
+  name: string;
+  target: string;
+  /** The cron expression, or `every <n>s`. */
+  recurrence: string;
+  timezone: string;
+  paused: boolean;
+  /** The next fire time (ISO 8601 UTC), or `null`. */
+  nextFire: string | null;
+  /** The last fire time handled (a run started, or skipped for an overlap), or `null`. */
+  lastFire: string | null;
+  lastRunId: string | null;
+  lastRunStatus: RunStatus | null;
+}
+
+/** What became of one fire. */
+export type FireOutcome =
+  | { started: string }
+  | { skipped: 'paused' | 'overlap' | 'taken'; runId?: string };
+
+const key = (name: string, register: 'fired' | 'last' | 'paused') => `schedule:${name}:${register}`;
+
+/** The run id of a schedule's fire: the same in every process. */
+export function fireRunId(schedule: Schedule, firedAt: Date): string {
+  return `schedule-${schedule.name}-${firedAt.toISOString().replace(/[-:.]/g, '')}`;
+}
+
+async function readRegister(store: EventStore, register: string): Promise<string | null> {
+  return (await store.claimHolder(register))?.runId ?? null;
+}
+
+async function writeRegister(store: EventStore, register: string, value: string): Promise<void> {
+  const holder = await store.claimHolder(register);
+  if (holder?.runId === value) return;
+  if (holder) await store.release(register, holder.runId);
+  await store.claim({ key: register, runId: value, staleAfterMs: FOREVER_MS });
+}
+
+export function scheduleNamed(parts: ScheduleParts, name: string): Schedule {
+  const schedule = parts.schedules.get(name);
+  if (!schedule) {
+    const names = [...parts.schedules.keys()].map((n) => `'${n}'`).join(', ');
+    throw new NotFoundError(`No schedule named '${name}'. Available: [${names}].`);
+  }
+  return schedule;
+}
+
+/** Start the run of one fire, as its policies say; `manual` (a trigger) ignores a pause. */
+export async function fire(
+  parts: ScheduleParts,
+  schedule: Schedule,
+  firedAt: Date,
+  manual = false,
+): Promise<FireOutcome> {
+  const { store } = parts;
+  if (!manual && (await readRegister(store, key(schedule.name, 'paused'))) !== null) {
+    return { skipped: 'paused' };
+  }
+  if (schedule.overlap === 'skip') {
+    const last = await readRegister(store, key(schedule.name, 'last'));
+    const run = last ? await store.getRun(last) : null;
+    if (run && !TERMINAL_STATUSES.includes(run.status)) {
+      await writeRegister(store, key(schedule.name, 'fired'), firedAt.toISOString());
+      return { skipped: 'overlap', runId: run.runId };
+    }
+  }
+  const runId = fireRunId(schedule, firedAt);
+  try {
+    await parts.start(schedule, firedAt, runId);
+  } catch (error) {
+    if (error instanceof ConflictError) return { skipped: 'taken', runId };
+    throw error;
+  }
+  await writeRegister(store, key(schedule.name, 'fired'), firedAt.toISOString());
+  await writeRegister(store, key(schedule.name, 'last'), runId);
+  return { started: runId };
+}
+
+export async function scheduleStatus(
+  parts: ScheduleParts,
+  now = new Date(),
+): Promise<ScheduleStatus[]> {
+  const statuses: ScheduleStatus[] = [];
+  for (const schedule of parts.schedules.values()) {
+    const { store } = parts;
+    const lastRunId = await readRegister(store, key(schedule.name, 'last'));
+    statuses.push({
+      name: schedule.name,
+      target: schedule.target,
+      recurrence: schedule.recurrence,
+      timezone: schedule.timezone,
+      paused: (await readRegister(store, key(schedule.name, 'paused'))) !== null,
+      nextFire: schedule.nextFire(now)?.toISOString() ?? null,
+      lastFire: await readRegister(store, key(schedule.name, 'fired')),
+      lastRunId,
+      lastRunStatus: lastRunId ? ((await store.getRun(lastRunId))?.status ?? null) : null,
+    });
+  }
+  return statuses;
+}
+
+/** Pause (`true`) or resume a schedule, in the store: every process, across restarts. */
+export async function setPaused(
+  parts: ScheduleParts,
+  name: string,
+  paused: boolean,
+): Promise<void> {
+  const schedule = scheduleNamed(parts, name);
+  const register = key(schedule.name, 'paused');
+  if (paused) await writeRegister(parts.store, register, 'paused');
+  else await parts.store.release(register, 'paused');
+}
+
+/** Plays the schedules of an open deck: catches up on start, then fires each at its times. */
+export class ScheduleRunner {
+  readonly #parts: ScheduleParts;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #firing = new Set<Promise<unknown>>();
+  #stopped = false;
+
+  constructor(parts: ScheduleParts) {
+    this.#parts = parts;
+  }
+
+  start(): void {
+    for (const schedule of this.#parts.schedules.values()) {
+      this.#track(this.#catchUp(schedule).finally(() => this.#aim(schedule)));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    await Promise.allSettled([...this.#firing]);
+  }
+
+  /** Fires missed while no process was up, as the schedule's `catchUp` says. */
+  async #catchUp(schedule: Schedule): Promise<void> {
+    const last = await readRegister(this.#parts.store, key(schedule.name, 'fired'));
+    if (last === null || schedule.catchUp === 'none') return; // never fired: start from now
+    const max = schedule.catchUp === 'latest' ? 1 : schedule.maxCatchUp;
+    for (const at of schedule.firesBetween(new Date(last), new Date(), max)) {
+      await this.#fireLogged(schedule, at);
+    }
+  }
+
+  /** Set the schedule's timer for its next fire (or a minute ahead, and aim again then). */
+  #aim(schedule: Schedule): void {
+    if (this.#stopped) return;
+    const next = schedule.nextFire(new Date());
+    if (!next) return;
+    const delay = next.getTime() - Date.now();
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(schedule.name);
+        if (delay <= MAX_TIMER_MS) this.#track(this.#fireLogged(schedule, next));
+        this.#aim(schedule);
+      },
+      Math.max(0, Math.min(delay, MAX_TIMER_MS)),
+    );
+    timer.unref();
+    this.#timers.set(schedule.name, timer);
+  }
+
+  async #fireLogged(schedule: Schedule, at: Date): Promise<void> {
+    try {
+      const outcome = await fire(this.#parts, schedule, at);
+      if ('skipped' in outcome && outcome.skipped === 'overlap') {
+        console.error(
+          `[agentdeck] schedule '${schedule.name}' skipped its fire of ${at.toISOString()}: ` +
+            `its run '${outcome.runId}' is still going (overlap: 'skip')`,
+        );
+      }
+    } catch (error) {
+      console.error(
+        `[agentdeck] schedule '${schedule.name}' could not start its run for ${at.toISOString()}: ${errorMessage(error)}`,
+      );
+    }
+  }
+
+  #track(promise: Promise<unknown>): void {
+    this.#firing.add(promise);
+    void promise.finally(() => this.#firing.delete(promise));
+  }
+}
