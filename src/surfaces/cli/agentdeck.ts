@@ -14,6 +14,7 @@ const USAGE = `Usage:
   agentdeck runs show <run_id> [--json]
   agentdeck runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
   agentdeck tick [project] [--now ISO-TIME]
+  agentdeck schedules {ls,pause,resume,trigger} [name] [--project DIR]
   agentdeck --version
 
 \`agentdeck serve --help\` and \`agentdeck runs --help\` say more.`;
@@ -30,6 +31,9 @@ if (unsupported) {
 } else if (command === 'serve') {
   const { main } = await import('./serve-command.js');
   process.exitCode = await main(rest);
+} else if (command === 'schedules') {
+  const { main } = await import('./schedules-command.js');
+  process.exitCode = await main(argv, 'agentdeck');
 } else if (command === 'tick') {
   const { main } = await import('./tick-command.js');
   process.exitCode = await main(argv, 'agentdeck');

@@ -17,6 +17,9 @@ if (unsupported) {
   else if (argv[0] === 'tick') {
     const { main } = await import('./tick-command.js');
     process.exitCode = await main(argv, 'service');
+  } else if (argv[0] === 'schedules') {
+    const { main } = await import('./schedules-command.js');
+    process.exitCode = await main(argv, 'service');
   } else {
     const { main } = await import('./runs-command.js');
     process.exitCode = await main(argv, 'service');

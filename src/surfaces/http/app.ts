@@ -13,6 +13,7 @@ import { healthRoute, readinessRoute } from './health.js';
 import { metricsRoute } from './metrics.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
+import { scheduleRoutes } from './schedules.js';
 import { timerRoutes } from './timers.js';
 import { workflowRoutes } from './workflows.js';
 
@@ -39,6 +40,7 @@ export function createApp<C>(
       ...controlRoutes(deps),
       ...runRoutes(deps),
       ...timerRoutes(deps),
+      ...scheduleRoutes(deps),
       metricsRoute(deps),
     ],
     options,

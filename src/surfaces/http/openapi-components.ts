@@ -19,6 +19,7 @@ export const TAGS: Record<Tag, string> = {
   runs: 'Recent runs, one run, and its canonical events.',
   control: 'Pause, cancel and resume a run.',
   timers: 'Wake the sleeping workflow threads that are due, for an external scheduler.',
+  schedules: 'Recurring runs: list, pause, resume, trigger.',
   metrics: 'Prometheus metrics.',
   openapi: 'This document.',
   native: 'The native surface: canonical events as server-sent events.',

@@ -16,6 +16,7 @@ export type Tag =
   | 'runs'
   | 'control'
   | 'timers'
+  | 'schedules'
   | 'metrics'
   | 'openapi'
   | 'native';

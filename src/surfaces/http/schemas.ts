@@ -217,3 +217,32 @@ const TickOutcome = z
 export const Ticked = z
   .object({ woken: z.array(TickOutcome) })
   .meta({ id: 'Ticked', description: 'The threads that were due, and what became of each.' });
+
+export const ScheduleView = z
+  .object({
+    name: z.string(),
+    target: z.string().describe('The workflow or agent each fire starts.'),
+    recurrence: z.string().describe('The cron expression, or `every <n>s`.'),
+    timezone: z.string(),
+    paused: z.boolean(),
+    next_fire: z.string().nullable(),
+    last_fire: z.string().nullable().describe('The last fire handled (started or skipped).'),
+    last_run_id: z.string().nullable(),
+    last_run_status: runStatus.nullable(),
+  })
+  .meta({ id: 'Schedule' });
+
+export const ScheduleList = z
+  .object({ schedules: z.array(ScheduleView) })
+  .meta({ id: 'ScheduleList' });
+
+export const Fired = z
+  .object({
+    schedule: z.string(),
+    run_id: z.string().nullable().describe('The run started, or the run that made it skip.'),
+    skipped: z
+      .enum(['overlap', 'taken'])
+      .nullable()
+      .describe('Why no run started: the last one is still going, or another process started it.'),
+  })
+  .meta({ id: 'Fired' });
