@@ -130,6 +130,6 @@ export function scheduleHandle(parts: ScheduleParts, name: string): ScheduleHand
     },
     pause: () => setPaused(parts, name, true),
     resume: () => setPaused(parts, name, false),
-    trigger: () => fire(parts, schedule, new Date(), true),
+    trigger: () => fire(parts, schedule, new Date(), { manual: true }),
   };
 }

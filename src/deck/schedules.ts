@@ -78,18 +78,21 @@ export function scheduleNamed(parts: ScheduleParts, name: string): Schedule {
   return schedule;
 }
 
-/** Start the run of one fire, as its policies say; `manual` (a trigger) ignores a pause. */
+/**
+ * Start the run of one fire, as its policies say. A trigger (`manual`) ignores a pause; a
+ * catch-up fire ignores the overlap with the catch-up runs started just before it.
+ */
 export async function fire(
   parts: ScheduleParts,
   schedule: Schedule,
   firedAt: Date,
-  manual = false,
+  how: { manual?: boolean; catchingUp?: boolean } = {},
 ): Promise<FireOutcome> {
   const { store } = parts;
-  if (!manual && (await readRegister(store, key(schedule.name, 'paused'))) !== null) {
+  if (!how.manual && (await readRegister(store, key(schedule.name, 'paused'))) !== null) {
     return { skipped: 'paused' };
   }
-  if (schedule.overlap === 'skip') {
+  if (schedule.overlap === 'skip' && !how.catchingUp) {
     const last = await readRegister(store, key(schedule.name, 'last'));
     const run = last ? await store.getRun(last) : null;
     if (run && !TERMINAL_STATUSES.includes(run.status)) {
@@ -174,7 +177,7 @@ export class ScheduleRunner {
     if (last === null || schedule.catchUp === 'none') return; // never fired: start from now
     const max = schedule.catchUp === 'latest' ? 1 : schedule.maxCatchUp;
     for (const at of schedule.firesBetween(new Date(last), new Date(), max)) {
-      await this.#fireLogged(schedule, at);
+      await this.#fireLogged(schedule, at, true);
     }
   }
 
@@ -196,9 +199,9 @@ export class ScheduleRunner {
     this.#timers.set(schedule.name, timer);
   }
 
-  async #fireLogged(schedule: Schedule, at: Date): Promise<void> {
+  async #fireLogged(schedule: Schedule, at: Date, catchingUp = false): Promise<void> {
     try {
-      const outcome = await fire(this.#parts, schedule, at);
+      const outcome = await fire(this.#parts, schedule, at, { catchingUp });
       if ('skipped' in outcome && outcome.skipped === 'overlap') {
         console.error(
           `[agentdeck] schedule '${schedule.name}' skipped its fire of ${at.toISOString()}: ` +
