@@ -82,24 +82,29 @@ interface Idle {
   seconds: number;
 }
 
-/** CPU of the servers (and the database's backends) over `seconds` of wall time. */
+/**
+ * CPU of the servers (and the database's backends) over `seconds` of wall time. A backend
+ * is counted from when it is first seen (before the window or at its end) to the end; one gone
+ * by then (a pool's idle connection closed) is left out.
+ */
 async function measureIdle(
   pids: number[],
   seconds: number,
   backends: () => Promise<number[]> = async () => [],
 ): Promise<Idle> {
-  const db = await backends();
+  const dbBefore = new Map((await backends()).map((pid) => [pid, cpuOf([pid])]));
   const before = pids.map(cpuMs);
-  const dbBefore = cpuOf(db);
   const t0 = performance.now();
   await sleep(seconds * 1000);
   const wall = (performance.now() - t0) / 1000;
   const perProcess = pids.map((pid, i) => (cpuMs(pid) - (before[i] ?? 0)) / wall);
   const dbAfter = await backends();
+  let database = 0;
+  for (const pid of dbAfter) database += cpuOf([pid]) - (dbBefore.get(pid) ?? 0);
   return {
     perProcess,
     total: perProcess.reduce((a, b) => a + b, 0),
-    database: db.length || dbAfter.length ? (cpuOf(db) - dbBefore) / wall : null,
+    database: dbBefore.size || dbAfter.length ? database / wall : null,
     seconds: wall,
   };
 }
@@ -226,6 +231,12 @@ interface CaseResult {
   /** From T0 to the last nap completed, s; and the servers' CPU over it, ms per wake. */
   wakeSeconds: number;
   cpuPerWake: number;
+  /** Median gap between consecutive `run.resumed` under 250 ms (wall time per wake in a tick). */
+  inTickMs: number;
+  /** Runs of wakes separated by 250 ms or more (about the ticks). */
+  bursts: number;
+  /** The load average when the last nap completed. */
+  loadAfter: string;
   logs: string;
 }
 
@@ -296,6 +307,7 @@ async function runCase(
     }
     const wakeSeconds = (Date.now() - t0) / 1000;
     const cpuPerWake = (cpuOf(pids) - cpuAtT0) / Math.max(1, completed);
+    const wakeLoad = loadAtStart().join(' / ');
     console.log(
       `  ${int(completed)} completed ${wakeSeconds.toFixed(1)} s after T0; ${cpuPerWake.toFixed(1)} ms CPU per wake`,
     );
@@ -314,6 +326,12 @@ async function runCase(
       lateness.push(late);
     }
     lateness.sort((a, b) => a - b);
+    const resumedAt = woken
+      .filter((row) => row.ts !== null && wakeAt.has(row.thread))
+      .map((row) => Date.parse(row.ts as string))
+      .sort((a, b) => a - b);
+    const gaps = resumedAt.slice(1).map((at, i) => at - (resumedAt[i] as number));
+    const inTick = gaps.filter((gap) => gap < 250).sort((a, b) => a - b);
     return {
       name,
       processes: servers.length,
@@ -327,6 +345,9 @@ async function runCase(
       missing: THREADS - lateness.length,
       wakeSeconds,
       cpuPerWake,
+      inTickMs: percentile(inTick, 50),
+      bursts: gaps.filter((gap) => gap >= 250).length + 1,
+      loadAfter: wakeLoad,
       logs: servers.map((s) => s.err()).join('\n'),
     };
   } finally {
@@ -454,7 +475,10 @@ async function main(): Promise<void> {
       `${results.map((r) => r.dueBeforeStarted).join(' and ')} wake times fell before the last was started. ` +
       `Waking: the servers' CPU from the spread's start to the last nap completed, per nap: ` +
       `${results.map((r) => `${r.name.split(',')[0]} ${r.cpuPerWake.toFixed(1)} ms`).join(', ')} ` +
-      `(last completed ${results.map((r) => `${(r.wakeSeconds - SPREAD_S).toFixed(1)} s`).join(' and ')} after the spread's end).`,
+      `(last completed ${results.map((r) => `${(r.wakeSeconds - SPREAD_S).toFixed(1)} s`).join(' and ')} after the spread's end; ` +
+      `load average then ${results.map((r) => r.loadAfter).join(' and ')}). ` +
+      `Inside a tick (consecutive \`run.resumed\` under 250 ms apart, median gap): one wake every ` +
+      `${results.map((r) => `${r.inTickMs} ms`).join(' and ')}, in ${results.map((r) => int(r.bursts)).join(' and ')} bursts.`,
     '',
     'CPU while nothing is due (utime + stime of the server processes from /proc/<pid>/stat over',
     'the window, in ms of CPU per second; with two processes, their sum and each; on Postgres also',
