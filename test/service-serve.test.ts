@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startServer } from './support/server-process.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
@@ -93,8 +93,11 @@ describe('service-serve', () => {
       session_id: 's-2',
       message: 'hi',
     });
-    expect(await streamed.text()).toBe('event: error\ndata: {"error":"ConfigError"}\n\n');
-    expect(server.err()).toContain(`agent 'concierge' cannot run: ${notice}`);
+    expect(await streamed.text()).toBe('event: error\ndata: {"error": "ConfigError"}\n\n');
+    // Logged before the frame was written, but its pipe may be read after the response.
+    await vi.waitFor(() =>
+      expect(server.err()).toContain(`agent 'concierge' cannot run: ${notice}`),
+    );
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
