@@ -10,6 +10,8 @@
  * 2. Workflow runs/s over HTTP: a 3-node graph, `POST /workflows/{name}`, 32 connections.
  * 3. A 1,000-token streamed answer (`?stream=true`): the time from the model server writing
  *    its last token to the client reading the last byte. Target: under 5 ms.
+ * 4. What writing the stream's frames as release 1.2.1 did (`formatPythonFrame`) costs against
+ *    compact JSON (`formatFrame`), on that answer's frames, alternating in this one process.
  *
  * The load generator and the model servers run in a child process (bench/support/http-load.ts);
  * this process serves both apps on one socket. Rounds alternate the chat cases so machine
@@ -38,6 +40,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { withQuickStreams } from '../src/engines/openai-agents/quick-streams.js';
 import { Agent, Deck, tool } from '../src/index.js';
+import { formatFrame, formatPythonFrame, type SseFrame } from '../src/surfaces/http/sse.js';
 import { threeSteps } from '../test/support/workflows.js';
 import { CONNECTIONS, type Phase, type PhaseResult } from './support/http-load.js';
 import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
@@ -245,6 +248,8 @@ const paced = await phase({
   delayMs: 1,
 });
 
+const formats = frameFormats();
+
 child.send({ type: 'exit' });
 server.close();
 await deck.close();
@@ -252,6 +257,44 @@ rmSync(dir, { recursive: true, force: true });
 report();
 // Keep-alive sockets of the model clients would hold the process open.
 process.exit(0);
+
+/**
+ * µs to format the frames of one 1,000-token answer sent one token per frame (the paced case;
+ * at zero delay it is 3-5 frames), compact and in 1.2.1's form, ASCII text and text with a
+ * non-ASCII character in every token: medians over alternating rounds in this process, so
+ * the two are compared on the same machine state.
+ */
+function frameFormats() {
+  const answer = (word: string): SseFrame[] => {
+    const tokens = Array.from({ length: 1000 }, (_, i) => `${word}${i} `);
+    const usage = { requests: 1, input_tokens: 10, output_tokens: 1000, total_tokens: 1010 };
+    return [
+      ...tokens.map((delta) => ({ data: { delta } })),
+      { event: 'done', data: { output: tokens.join(''), usage } },
+    ];
+  };
+  const texts = { ascii: answer('tok'), nonAscii: answer('café') };
+  const time = (format: (frame: SseFrame) => string, frames: SseFrame[]) => {
+    const start = performance.now();
+    let bytes = 0;
+    for (const frame of frames) bytes += format(frame).length;
+    const us = (performance.now() - start) * 1000;
+    return bytes > 0 ? us : Number.NaN;
+  };
+  const runs = { compact: [] as number[], python: [] as number[], pythonNonAscii: [] as number[] };
+  for (let round = 0; round < 400; round++) {
+    runs.compact.push(time(formatFrame, texts.ascii));
+    runs.python.push(time(formatPythonFrame, texts.ascii));
+    runs.pythonNonAscii.push(time(formatPythonFrame, texts.nonAscii));
+  }
+  // The first rounds warm the JIT up.
+  const settled = (values: number[]) => median(values.slice(100));
+  return {
+    compact: settled(runs.compact),
+    python: settled(runs.python),
+    pythonNonAscii: settled(runs.pythonNonAscii),
+  };
+}
 
 function rate(r: PhaseResult | undefined): number {
   return r ? r.requests / r.seconds : 0;
@@ -304,6 +347,7 @@ function report() {
     '',
     `**Streamed 1,000-token answer, model at zero delay: ${fmt(median(gaps), 1)} ms from the model's last token to the client's last byte (median of ${gaps.length}; p99 ${fmt(percentile(gaps, 99), 1)} ms): ${median(gaps) < 5 ? 'PASS' : 'FAIL'}** (target: under 5 ms). The 1,000 tokens reached the client in ${fmt(median(deltaFrames))} \`text.delta\` frames (median): the tokens that reach the deck in one read go on as one.`,
     `With tokens 1 ms apart (still faster than a real model): **${fmt(median(paceGaps), 2)} ms** (median of ${paceGaps.length}; max ${fmt(Math.max(...paceGaps), 2)} ms): ${median(paceGaps) < 5 ? 'PASS' : 'FAIL'}.`,
+    `Frames in 1.2.1's form (\`json.dumps\` spacing, non-ASCII escaped) on the two 1.2.1 stream routes, against compact JSON, in this process: the 1,001 frames of the answer sent one token per frame take **${fmt(formats.python)} µs** against ${fmt(formats.compact)} µs compact (${fmt(formats.python - formats.compact)} µs more per answer, ${fmt((1000 * (formats.python - formats.compact)) / 1001)} ns per frame), and ${fmt(formats.pythonNonAscii)} µs when every token holds a non-ASCII character (medians of 300 alternating rounds).`,
     `Diagnostics, measured in turn with the deck's requests: a hand-written Hono route streaming the same answer as SSE through \`@openai/agents\` (\`run(..., { stream: true })\`, nothing recorded) takes ${fmt(median(readerGaps), 1)} ms with the client the deck builds (its stream reader) and ${fmt(median(sdkGaps), 1)} ms with the SDK's own client (medians of ${readerGaps.length}).`,
     '',
     machineLine(load),

@@ -106,7 +106,7 @@ describe('run control from another process', () => {
     expect(lines()).toEqual(['start 4', 'done 4']);
     const frames = await streamed;
     expect(frames).not.toContain('event: done');
-    expect(frames).toContain('event: paused\ndata: {"run_id":'); // says why it ended
+    expect(frames).toContain('event: paused\ndata: {"run_id": '); // says why it ended
 
     const resumed = await service('runs', 'signal', runId, 'resume');
     const recordedAt = Date.now(); // the command returns once the request is recorded

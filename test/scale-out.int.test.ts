@@ -195,7 +195,7 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     const follow = tail(B, runId);
     const answer = await (await chat).text();
     const answeredAt = Date.now();
-    expect(answer).toContain(`"output":"${tokens.join('')}"`);
+    expect(answer).toContain(`"output": "${tokens.join('')}"`);
     await follow.done;
     const { frames } = follow;
     expect(frames.map((frame) => frame.seq)).toEqual(frames.map((_, i) => i));

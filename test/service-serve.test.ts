@@ -2,20 +2,24 @@
  * `service-serve` as a user runs it: a real process serving the example project on its
  * embedded defaults (SQLite in an empty directory, no model configured), reached over a real
  * socket. Workflows work; the server says once at start-up what agent turns need, and a turn
- * fails fast with that message in its log; SIGTERM closes it cleanly.
+ * fails fast with that message in its log; SIGTERM closes it cleanly. On `memory://` events
+ * with nothing else named, it writes no file.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { scriptedModelServer } from '../src/testing/index.js';
 import { startServer } from './support/server-process.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
 const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const PROJECT = join(REPO_ROOT, 'examples/project/.agentdeck');
+/** An agent with a tool and a durable workflow (checkpoints), both logging to BOOKER_LOG. */
+const CONTROL_PROJECT = join(REPO_ROOT, 'test/fixtures/control-project/.agentdeck');
 const children: ChildProcess[] = [];
 /** The rest of the no-model notice, after what the start-up line quotes. */
 const NOTICE_END =
@@ -93,8 +97,11 @@ describe('service-serve', () => {
       session_id: 's-2',
       message: 'hi',
     });
-    expect(await streamed.text()).toBe('event: error\ndata: {"error":"ConfigError"}\n\n');
-    expect(server.err()).toContain(`agent 'concierge' cannot run: ${notice}`);
+    expect(await streamed.text()).toBe('event: error\ndata: {"error": "ConfigError"}\n\n');
+    // Logged before the frame was written, but its pipe may be read after the response.
+    await vi.waitFor(() =>
+      expect(server.err()).toContain(`agent 'concierge' cannot run: ${notice}`),
+    );
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -118,5 +125,43 @@ describe('service-serve', () => {
         `service-serve: project directory ${join(dir, '.agentdeck')} does not exist`,
       ),
     });
+  });
+
+  it('on memory:// events, with no checkpoint or session store named, writes no file', {
+    timeout: 60_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-serve-memory-'));
+    const logs = mkdtempSync(join(tmpdir(), 'agentdeck-serve-logs-'));
+    dirs.push(dir, logs);
+    await using model = await scriptedModelServer([
+      { toolCalls: [{ name: 'book', arguments: { room: '4' } }] },
+      { text: 'Room 4 is booked.' },
+      { text: 'You are welcome.' },
+    ]);
+    const server = startServer(
+      CONTROL_PROJECT,
+      {
+        SERVICE_EVENTS: 'memory://',
+        OPENAI_BASE_URL: model.url,
+        OPENAI_API_KEY: 'sk-test',
+        BOOKER_LOG: join(logs, 'booker.log'),
+        BOOKER_MS: '10',
+      },
+      dir,
+    );
+    children.push(server.child);
+    const url = await server.url;
+    // An agent turn (its session, its tool) and a durable workflow (its checkpoints).
+    const chat = await post(`${url}/agents/booker/chat`, { session_id: 's-1', message: 'Room 4' });
+    expect(await chat.json()).toEqual({ output: 'Room 4 is booked.' });
+    const again = await post(`${url}/agents/booker/chat`, { session_id: 's-1', message: 'Thanks' });
+    expect(await again.json()).toEqual({ output: 'You are welcome.' });
+    expect(JSON.stringify(model.requests[2]?.body)).toContain('Room 4 is booked.'); // its history
+    const flow = await post(`${url}/workflows/slow-steps?thread_id=t-1`, {});
+    expect(await flow.json()).toEqual({ done: ['first', 'second', 'third'] });
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

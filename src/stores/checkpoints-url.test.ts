@@ -1,6 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, StoreError } from '../core/errors.js';
 import { openCheckpointer, parseCheckpointUrl } from './checkpoints-url.js';
+import { MemoryEventStore } from './memory/index.js';
+import { SqliteCheckpointer } from './sqlite/checkpointer.js';
+import { SqliteEventStore } from './sqlite/events.js';
 
 describe('SERVICE_CHECKPOINT', () => {
   it("defaults to the event store's SQLite file, or ./.agentdeck/state.db", () => {
@@ -12,10 +19,39 @@ describe('SERVICE_CHECKPOINT', () => {
       backend: 'sqlite',
       path: '/data/state.db',
     });
-    expect(parseCheckpointUrl(undefined, 'memory://', '/srv/app')).toEqual({
+  });
+
+  it('follows events kept in memory into memory when unset: no file', () => {
+    expect(parseCheckpointUrl(undefined, 'memory://', '/srv/app')).toEqual({ backend: 'memory' });
+    expect(parseCheckpointUrl('', ' memory: ', '/srv/app')).toEqual({ backend: 'memory' });
+    // Named, it wins over the events' kind.
+    expect(parseCheckpointUrl('sqlite://cp.db', 'memory://', '/srv/app')).toEqual({
       backend: 'sqlite',
-      path: '/srv/app/.agentdeck/state.db',
+      path: '/srv/app/cp.db',
     });
+  });
+
+  it('unset, follows the event store the deck was given rather than SERVICE_EVENTS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-checkpoints-'));
+    try {
+      const inMemory = await openCheckpointer(undefined, undefined, new MemoryEventStore());
+      expect(inMemory.location).toEqual({ backend: 'memory' });
+      expect(inMemory.saver).toBeInstanceOf(MemorySaver);
+      await inMemory.close();
+
+      const events = new SqliteEventStore({ path: join(dir, 'events.db') });
+      const beside = await openCheckpointer('', 'memory://', events);
+      expect(beside.location).toEqual({ backend: 'sqlite', path: join(dir, 'events.db') });
+      expect(beside.saver).toBeInstanceOf(SqliteCheckpointer);
+      await beside.close();
+      await events.close();
+
+      const named = await openCheckpointer('memory://', undefined, events);
+      expect(named.location).toEqual({ backend: 'memory' });
+      await named.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('follows SERVICE_EVENTS to its Postgres database when unset', () => {

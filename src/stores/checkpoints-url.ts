@@ -1,16 +1,19 @@
 /**
  * Resolves the `SERVICE_CHECKPOINT` setting (durable workflow checkpoints) to a LangGraph
- * checkpointer. Unset, checkpoints go where the events are: the same SQLite file (so one
- * file holds everything an approval needs to survive a restart), or, when `SERVICE_EVENTS`
- * is a Postgres URL, the same database (so every server process reaches them); `memory://` keeps them in the
- * process; `postgres://...` uses LangGraph's official PostgresSaver, creating its tables on
- * first use. Postgres support is loaded only when named.
+ * checkpointer. Unset, checkpoints follow the event store's kind and go where the events are:
+ * the same SQLite file (so one file holds everything an approval needs to survive a restart),
+ * the same Postgres database (so every server process reaches them), or the process's memory
+ * when the events are in memory (`memory://`: a deck that keeps nothing on disk writes no
+ * file). Set, `memory://` keeps them in the process; `sqlite://...` in that file;
+ * `postgres://...` uses LangGraph's official PostgresSaver, creating its tables on first use.
+ * Postgres support is loaded only when named.
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { ConfigError, errorMessage, StoreError } from '../core/errors.js';
 import type { EventStore } from '../core/store.js';
 import { DEFAULT_EVENTS_FILE, parseEventStoreUrl } from './events-url.js';
+import { MemoryEventStore } from './memory/events.js';
 import { guardedPostgresSaver, WAKEUPS_SCHEMA } from './postgres/checkpointer.js';
 import { withAdvisoryLock } from './postgres/migrations.js';
 import { resilientPool } from './postgres/pool.js';
@@ -42,18 +45,19 @@ export interface OpenCheckpointer {
 const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 
 const ACCEPTED =
-  "leave SERVICE_CHECKPOINT unset for the event store's SQLite file or Postgres database (./.agentdeck/state.db by default), " +
+  "leave SERVICE_CHECKPOINT unset for the event store's SQLite file, Postgres database or memory (./.agentdeck/state.db by default), " +
   'or set it to memory://, sqlite:///absolute/path.db, sqlite://relative/path.db or postgres://user@host:5432/db';
 
 /**
- * Read a `SERVICE_CHECKPOINT` value. Unset or empty: the SQLite file or Postgres database
- * `SERVICE_EVENTS` names (`eventsUrl`), or `./.agentdeck/state.db` when the events are in
- * memory.
+ * Read a `SERVICE_CHECKPOINT` value. Unset or empty: where `SERVICE_EVENTS` (`eventsUrl`)
+ * keeps the events: its SQLite file (`./.agentdeck/state.db` when it is unset too), its
+ * Postgres database, or memory.
  *
  * @example
  * ```ts
  * parseCheckpointUrl(undefined, 'sqlite:///srv/state.db'); // { backend: 'sqlite', path: '/srv/state.db' }
  * parseCheckpointUrl(undefined, 'postgres://app@db/deck'); // { backend: 'postgres', url: 'postgres://app@db/deck' }
+ * parseCheckpointUrl(undefined, 'memory://'); // { backend: 'memory' }
  * ```
  */
 export function parseCheckpointUrl(
@@ -80,26 +84,40 @@ export function parseCheckpointUrl(
   );
 }
 
+/** Where `SERVICE_EVENTS` keeps the events; `null` when it cannot be read (its store says why). */
 function safeEventsLocation(eventsUrl: string | undefined, cwd: string): CheckpointLocation | null {
   try {
-    const events = parseEventStoreUrl(eventsUrl, cwd);
-    return events.backend === 'memory' ? null : events;
+    return parseEventStoreUrl(eventsUrl, cwd);
   } catch {
     return null;
   }
 }
 
 /**
+ * The checkpoints' default beside an event store the deck was given (which `SERVICE_EVENTS`
+ * may not describe): memory for a memory store, the file of an SQLite one; `null` for another
+ * kind, whose place `SERVICE_EVENTS` says (a Postgres store keeps its URL to itself).
+ */
+function besideStore(eventStore: EventStore | undefined): CheckpointLocation | null {
+  if (eventStore instanceof MemoryEventStore) return { backend: 'memory' };
+  if (eventStore instanceof SqliteEventStore) return { backend: 'sqlite', path: eventStore.path };
+  return null;
+}
+
+/**
  * Open the checkpointer a `SERVICE_CHECKPOINT` value names (see {@link parseCheckpointUrl}).
- * An SQLite checkpointer on the same file as `eventStore` shares its connection. A
- * Postgres checkpointer is connected and its tables are created before this resolves.
+ * Unset, beside `eventStore` when it is a memory or SQLite store, since the deck may have
+ * been given one `SERVICE_EVENTS` does not name. An SQLite checkpointer on the same file as
+ * `eventStore` shares its connection. A Postgres checkpointer is connected and its tables
+ * are created before this resolves.
  */
 export async function openCheckpointer(
   url: string | undefined,
   eventsUrl: string | undefined,
   eventStore?: EventStore,
 ): Promise<OpenCheckpointer> {
-  const location = parseCheckpointUrl(url, eventsUrl);
+  const unset = (url?.trim() ?? '') === '';
+  const location = (unset ? besideStore(eventStore) : null) ?? parseCheckpointUrl(url, eventsUrl);
   if (location.backend === 'memory') {
     return { saver: new MemorySaver(), location, close: async () => {} };
   }

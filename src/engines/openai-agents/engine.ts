@@ -15,7 +15,6 @@ import {
   OpenAIChatCompletionsModel,
   OpenAIProvider,
   OpenAIResponsesModel,
-  setDefaultOpenAITracingExporter,
 } from '@openai/agents-openai';
 import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
 import type { RunScope } from '../../authoring/context.js';
@@ -46,6 +45,7 @@ import {
 } from './settings.js';
 import { SETTLE_MS, settleWithin } from './settle.js';
 import { relaySpans, turnTraceMetadata } from './spans.js';
+import { exportTracesToOpenAI } from './trace-processors.js';
 import { TurnTranscript } from './transcript.js';
 import {
   replyMode,
@@ -73,7 +73,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
       ...(client ? { openAIClient: client } : {}),
     });
     // Off unless asked for: then the engine exports its own traces to OpenAI, as documented.
-    if (settings.sdkTracing) setDefaultOpenAITracingExporter();
+    if (settings.sdkTracing) exportTracesToOpenAI();
     this.runner = this.newRunner({ tracingDisabled: !settings.sdkTracing });
   }
 

@@ -5,15 +5,12 @@
  * that should be traced runs with trace metadata naming its run (`turnTraceMetadata`),
  * which is how the relay keeps our runs' spans and ignores any other tracing in the process.
  * The engine records spans without sensitive data, so no inputs or outputs (and never the
- * run context) are in them.
+ * run context) are in them. They go to the relay (and to OpenAI with `SERVICE_SDK_TRACING`),
+ * never to the stdout exporter the engine registers by default (`trace-processors.ts`).
  */
-import {
-  addTraceProcessor,
-  getGlobalTraceProvider,
-  type Span,
-  type TracingProcessor,
-} from '@openai/agents-core';
+import { getGlobalTraceProvider, type Span, type TracingProcessor } from '@openai/agents-core';
 import type { EngineSpan, EngineSpanSink } from '../../runtime/engine-spans.js';
+import { installTraceProcessor } from './trace-processors.js';
 
 const RUN_KEY = 'agentdeck_run_id';
 const SESSION_KEY = 'agentdeck_session_id';
@@ -59,7 +56,7 @@ export function relaySpans(sink: EngineSpanSink | null): void {
   if (!relay) {
     if (!sink) return;
     relay = new SpanRelay();
-    addTraceProcessor(relay);
+    installTraceProcessor(relay); // never beside the SDK's console exporter
   }
   relay.sink = sink;
   if (sink) getGlobalTraceProvider().setDisabled(false);

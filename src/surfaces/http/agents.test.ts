@@ -60,7 +60,7 @@ describe('POST /agents/{name}/chat', () => {
       'x-run-id': expect.stringMatching(RUN_ID),
     });
     const text = await response.text();
-    expect(text.startsWith('data: {"delta":"Tuesday "}\n\n')).toBe(true);
+    expect(text.startsWith('data: {"delta": "Tuesday "}\n\n')).toBe(true);
     expect(parseSse(text)).toEqual([
       { data: { delta: 'Tuesday ' } },
       { data: { delta: 'at 9am ' } },

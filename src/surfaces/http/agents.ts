@@ -12,7 +12,7 @@ import { failedRunResponse, HttpError, runIdHeader, withRunId } from './errors.j
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
 import { ChatAnswer, ChatBody, Detail, StreamQuery } from './schemas.js';
-import { clientGone, formatFrame, sseResponse } from './sse.js';
+import { clientGone, formatPythonFrame, sseResponse } from './sse.js';
 
 type Events = AsyncGenerator<Event, void, undefined>;
 
@@ -95,21 +95,21 @@ async function* chatFrames(
     for (let step = first; !step.done; step = await events.next()) {
       const event = step.value;
       if (event.kind === 'text.delta') {
-        yield formatFrame({ data: { delta: event.payload.text } });
+        yield formatPythonFrame({ data: { delta: event.payload.text } });
       } else if (event.kind === 'run.completed') {
         const usage = chatUsage(event.payload.usage);
-        yield formatFrame({ event: 'done', data: { output: answerOf(event), usage } });
+        yield formatPythonFrame({ event: 'done', data: { output: answerOf(event), usage } });
       } else if (event.kind === 'run.failed') {
         log(failureLine(event));
-        yield formatFrame({ event: 'error', data: { error: event.payload.errorType } });
+        yield formatPythonFrame({ event: 'error', data: { error: event.payload.errorType } });
       } else if (event.kind === 'run.paused') {
         const data = { run_id: event.runId, status: 'paused', reason: event.payload.reason };
-        yield formatFrame({ event: 'paused', data });
+        yield formatPythonFrame({ event: 'paused', data });
       }
     }
   } catch (error) {
     log(`[agentdeck] chat stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
-    yield formatFrame({ event: 'error', data: { error: errorTypeName(error) } });
+    yield formatPythonFrame({ event: 'error', data: { error: errorTypeName(error) } });
   } finally {
     await events.return();
   }

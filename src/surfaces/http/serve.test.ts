@@ -47,7 +47,7 @@ describe('serve()', () => {
     expect(streaming.headers.get('x-accel-buffering')).toBe('no');
     const reader = (streaming.body as ReadableStream<Uint8Array>).getReader();
     const firstChunk = new TextDecoder().decode((await reader.read()).value);
-    expect(firstChunk).toBe('data: {"delta":"w0 "}\n\n');
+    expect(firstChunk).toBe('data: {"delta": "w0 "}\n\n');
 
     // SIGTERM mid-stream (our handler, called as the signal would).
     const added = process.listeners('SIGTERM').filter((l) => !sigtermBefore.includes(l));

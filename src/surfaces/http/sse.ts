@@ -1,9 +1,12 @@
 /**
  * Server-sent events: a frame is optional `id:` and `event:` lines and one `data:` line of
- * JSON, then a blank line. Responses carry exactly the headers WIRE.md fixes. The stream
- * pulls from an async iterator one frame at a time, so a slow client slows the producer
- * instead of buffering without bound, and a client that goes away stops it (`return()`).
+ * JSON, then a blank line. The two stream routes of release 1.2.1 write that JSON as the
+ * release did (`formatPythonFrame`); newer routes write it compact (`formatFrame`). Responses
+ * carry exactly the headers WIRE.md fixes. The stream pulls from an async iterator one frame
+ * at a time, so a slow client slows the producer instead of buffering without bound, and a
+ * client that goes away stops it (`return()`).
  */
+import { pythonJson } from './python-json.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -20,11 +23,25 @@ export interface SseFrame {
 /** A comment frame: clients ignore it; it keeps idle proxies from closing the connection. */
 export const KEEPALIVE = ': keepalive\n\n';
 
+/** A frame with compact JSON (`{"a":1}`): the routes newer than release 1.2.1. */
 export function formatFrame(frame: SseFrame): string {
+  return frameText(frame, JSON.stringify(frame.data));
+}
+
+/**
+ * A frame with its JSON as release 1.2.1 wrote it (`{"a": 1}`, non-ASCII as `\uXXXX`): every
+ * frame of that release's stream routes, including the ones added since on those routes, so
+ * one stream is written one way.
+ */
+export function formatPythonFrame(frame: SseFrame): string {
+  return frameText(frame, pythonJson(frame.data));
+}
+
+function frameText(frame: SseFrame, json: string): string {
   let text = '';
   if (frame.id !== undefined) text += `id: ${frame.id}\n`;
   if (frame.event !== undefined) text += `event: ${frame.event}\n`;
-  return `${text}data: ${JSON.stringify(frame.data)}\n\n`;
+  return `${text}data: ${json}\n\n`;
 }
 
 /** An SSE response over `frames` (already formatted strings). */

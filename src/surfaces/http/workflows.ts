@@ -26,7 +26,7 @@ import {
   WorkflowAnswer,
   WorkflowQuery,
 } from './schemas.js';
-import { clientGone, formatFrame, sseResponse } from './sse.js';
+import { clientGone, formatPythonFrame, sseResponse } from './sse.js';
 
 type Events = AsyncGenerator<Event, void, undefined>;
 
@@ -191,7 +191,7 @@ async function* workflowFrames(
       const event = step.value;
       switch (event.kind) {
         case 'node.updated':
-          yield formatFrame({
+          yield formatPythonFrame({
             data: {
               type: 'node_update',
               node: event.payload.node,
@@ -200,27 +200,27 @@ async function* workflowFrames(
           });
           break;
         case 'custom':
-          yield formatFrame({ data: { type: 'custom', data: event.payload.data } });
+          yield formatPythonFrame({ data: { type: 'custom', data: event.payload.data } });
           break;
         case 'run.completed':
-          yield formatFrame({ event: 'done', data: answerOf(event) });
+          yield formatPythonFrame({ event: 'done', data: answerOf(event) });
           break;
         case 'run.interrupted':
         case 'run.paused':
-          yield formatFrame({ event: 'interrupt', data: interruptBody(event) });
+          yield formatPythonFrame({ event: 'interrupt', data: interruptBody(event) });
           break;
         case 'run.failed':
           log(failureLine(event));
-          yield formatFrame({ event: 'error', data: { error: event.payload.errorType } });
+          yield formatPythonFrame({ event: 'error', data: { error: event.payload.errorType } });
           break;
         case 'run.cancelled':
-          yield formatFrame({ event: 'error', data: { error: 'RunCancelledError' } });
+          yield formatPythonFrame({ event: 'error', data: { error: 'RunCancelledError' } });
           break;
       }
     }
   } catch (error) {
     log(`[agentdeck] workflow stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
-    yield formatFrame({ event: 'error', data: { error: errorTypeName(error) } });
+    yield formatPythonFrame({ event: 'error', data: { error: errorTypeName(error) } });
   } finally {
     await events.return();
   }
