@@ -60,6 +60,9 @@ export interface OpenRequest {
   schedules: ReadonlyMap<string, Schedule>;
 }
 
+/** A wake-up another process (or tick) took first: the thread's claims refused this one. */
+const RACED = /being resumed by another caller|is not due at|another tick woke it/;
+
 export async function openParts(request: OpenRequest): Promise<OpenParts> {
   const { options, engine, workflowEngine, mcp } = request;
   const settings = runtimeSettingsFromEnv();
@@ -101,14 +104,13 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
         nextWakeup: () => workflowEngine.nextWakeup(),
         tick: async (now) => {
           const outcomes = await tickDue(workflowOps, now);
-          for (const { workflow, threadId, error } of outcomes) {
-            // Tried again at the next look while still due; said each time, since it is news.
-            if (error)
-              console.error(
-                `[agentdeck] could not wake ${workflow} thread '${threadId}': ${error}`,
-              );
+          const failed = outcomes.filter((outcome) => outcome.error !== null);
+          for (const { workflow, threadId, error } of failed) {
+            // Another process (or tick) got there first: nothing is wrong, nothing to say.
+            if (RACED.test(error ?? '')) continue;
+            console.error(`[agentdeck] could not wake ${workflow} thread '${threadId}': ${error}`);
           }
-          return outcomes.length;
+          return { woken: outcomes.length - failed.length, failed: failed.length };
         },
       })
     : null;

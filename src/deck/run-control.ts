@@ -172,6 +172,13 @@ export class ResumeWatch {
   readonly #failures = new RepeatedFailures('looking for resume requests');
   /** Resume requests this deck cannot play, said once each in the log. */
   readonly #saidCannotPlay = new Set<string>();
+  /**
+   * The last seq of each paused run already looked at with nothing to play. A resume request
+   * for a run at rest also appends `control.requested` to its log, so a run whose last seq has
+   * not moved has no new request: with thousands of threads asleep, a scan reads one page of
+   * runs instead of every run's requests.
+   */
+  readonly #quiet = new Map<string, number>();
 
   constructor(private readonly parts: ControlParts) {}
 
@@ -219,6 +226,7 @@ export class ResumeWatch {
 
   async #scan(): Promise<void> {
     const { store, agents, workflows } = this.parts;
+    const paused = new Set<string>();
     let before: string | undefined;
     for (;;) {
       const page = await store.listRuns({
@@ -228,10 +236,15 @@ export class ResumeWatch {
       });
       for (const run of page) {
         if (!this.#timer) return;
+        paused.add(run.runId);
+        if (this.#quiet.get(run.runId) === run.lastSeq) continue;
         const playable = agents.has(run.origin) || workflows.has(run.origin);
         // A deck sharing the store with others skips their runs, unless one is asked to resume.
         const last = (await store.readControl(run.runId)).at(-1);
-        if (last?.verb !== 'resume') continue;
+        if (last?.verb !== 'resume') {
+          this.#quiet.set(run.runId, run.lastSeq);
+          continue;
+        }
         if (Date.now() - Date.parse(last.requestedAt) < RESUME_GRACE_MS) continue;
         if (!playable) {
           this.#cannotPlay(run, last.requestId);
@@ -248,7 +261,11 @@ export class ResumeWatch {
         this.#playing.add(playing);
         void playing.finally(() => this.#playing.delete(playing));
       }
-      if (page.length < SCAN_PAGE) return;
+      if (page.length < SCAN_PAGE) {
+        // Forget the runs that are no longer paused.
+        for (const runId of this.#quiet.keys()) if (!paused.has(runId)) this.#quiet.delete(runId);
+        return;
+      }
       before = page.at(-1)?.startedAt;
     }
   }

@@ -29,8 +29,8 @@ export interface TimerDeps {
   store: EventStore;
   /** The earliest wake-up of a sleeping thread (ISO 8601 UTC), or `null`. */
   nextWakeup(): Promise<string | null>;
-  /** Wake the threads due at `now` (the deck's `tick()`); how many were woken. */
-  tick(now: Date): Promise<number>;
+  /** Wake the threads due at `now` (the deck's `tick()`); how many woke, how many failed to. */
+  tick(now: Date): Promise<{ woken: number; failed: number }>;
 }
 
 export class TimerWaker {
@@ -74,9 +74,10 @@ export class TimerWaker {
   }
 
   /**
-   * Read the index; arm for a wake-up coming before the next look. Right after a tick, one
-   * still due (it failed to wake) is tried again a look later, not at once, so a thread that
-   * keeps failing cannot spin the loop.
+   * Read the index; arm for a wake-up coming before the next look. After a tick that woke
+   * nothing and failed some, one still due is tried again a look later, not at once, so a
+   * thread that keeps failing cannot spin the loop; after any other tick the next wake-up is
+   * armed at its own time.
    */
   async #lookAhead(afterTick = false): Promise<void> {
     if (this.#stopped || this.#running) return;
@@ -109,27 +110,31 @@ export class TimerWaker {
 
   #fire(): void {
     if (this.#stopped || this.#running) return;
+    let stuck = false;
     this.#running = this.#tickUnderLease()
       .then(
-        () => this.#failures.succeeded(),
+        (result) => {
+          this.#failures.succeeded();
+          stuck = result !== null && result.woken === 0 && result.failed > 0;
+        },
         (error: unknown) => this.#failures.failed(error),
       )
       .finally(() => {
         this.#running = null;
-        void this.#lookAhead(true); // what is next, now that these are awake
+        void this.#lookAhead(stuck); // what is next, now that these are awake
       });
   }
 
-  async #tickUnderLease(): Promise<void> {
+  async #tickUnderLease(): Promise<{ woken: number; failed: number } | null> {
     const { store } = this.#deps;
     const lease = await store.claim({
       key: TICK_KEY,
       runId: this.#holder,
       staleAfterMs: TICK_LEASE_MS,
     });
-    if (!lease.acquired) return; // another process is ticking; the next look tries again
+    if (!lease.acquired) return null; // another process is ticking; the next look tries again
     try {
-      await this.#deps.tick(new Date());
+      return await this.#deps.tick(new Date());
     } finally {
       await store.release(TICK_KEY, this.#holder).catch((error: unknown) => {
         console.error(`[agentdeck] could not release the timer lease: ${errorMessage(error)}`);

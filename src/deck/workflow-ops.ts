@@ -98,26 +98,41 @@ export async function dueThreads(ops: WorkflowOps, now: unknown): Promise<DueThr
 export async function tickDue(ops: WorkflowOps, now: unknown): Promise<TickOutcome[]> {
   const at = now === undefined ? new Date() : parseInstant(now, 'now');
   const outcomes: TickOutcome[] = [];
-  for (const due of await ops.engine.dueThreads(at)) {
-    const workflow = ops.workflows.get(due.workflow);
-    if (!workflow) continue;
-    const [latest] = await ops.store.listRuns({
-      origin: due.workflow,
-      sessionId: due.threadId,
-      limit: 1,
-    });
-    const open = latest && !TERMINAL_STATUSES.includes(latest.status) ? latest : null;
-    const base = { workflow: due.workflow, threadId: due.threadId, runId: open?.runId ?? null };
-    try {
-      const result = open
-        ? await settle(ops.runtime.resumeWorkflow(workflow, open.runId, { wake: at }))
-        : await resumeUnlogged(ops, workflow, due.threadId, at);
-      outcomes.push({ ...base, result, error: null });
-    } catch (error) {
-      outcomes.push({ ...base, result: null, error: errorMessage(error) });
-    }
-  }
+  const due = [...(await ops.engine.dueThreads(at))];
+  // A few at once: each waits on its own store writes; their claims keep them apart.
+  const worker = async () => {
+    for (let next = due.shift(); next; next = due.shift()) await wakeOne(ops, next, at, outcomes);
+  };
+  await Promise.all(Array.from({ length: TICK_CONCURRENCY }, worker));
   return outcomes;
+}
+
+/** How many due threads one tick wakes at once. */
+const TICK_CONCURRENCY = 8;
+
+async function wakeOne(
+  ops: WorkflowOps,
+  due: DueThread,
+  at: Date,
+  outcomes: TickOutcome[],
+): Promise<void> {
+  const workflow = ops.workflows.get(due.workflow);
+  if (!workflow) return;
+  const [latest] = await ops.store.listRuns({
+    origin: due.workflow,
+    sessionId: due.threadId,
+    limit: 1,
+  });
+  const open = latest && !TERMINAL_STATUSES.includes(latest.status) ? latest : null;
+  const base = { workflow: due.workflow, threadId: due.threadId, runId: open?.runId ?? null };
+  try {
+    const result = open
+      ? await settle(ops.runtime.resumeWorkflow(workflow, open.runId, { wake: at }))
+      : await resumeUnlogged(ops, workflow, due.threadId, at);
+    outcomes.push({ ...base, result, error: null });
+  } catch (error) {
+    outcomes.push({ ...base, result: null, error: errorMessage(error) });
+  }
 }
 
 /** Wake a thread no open logged run matches: the engine alone, under the thread's claim. */
