@@ -8,9 +8,9 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { freeTcpPort } from './free-port.js';
 
 export type StopMode = 'immediate' | 'fast';
 
@@ -285,19 +285,6 @@ function serverUserIds(): { uid: number; gid: number } {
     return id;
   };
   return { uid: idOf('-u'), gid: idOf('-g') };
-}
-
-/** A port of 127.0.0.1 free just now (the OS picks it; another process could take it after). */
-function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('No free port.'))));
-    });
-  });
 }
 
 function sleep(ms: number): Promise<void> {

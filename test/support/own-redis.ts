@@ -5,8 +5,9 @@
  * are SIGKILLed when this process exits, so a crashed test leaves none running.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { freeTcpPort } from './free-port.js';
 
 export interface OwnRedis {
   /** `redis://127.0.0.1:<port>`. */
@@ -139,19 +140,6 @@ function answersPing(port: number): Promise<boolean> {
     socket.on('data', (chunk: Buffer) => {
       reply += chunk.toString();
       if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
-    });
-  });
-}
-
-/** A port of 127.0.0.1 free just now (the OS picks it; another process could take it after). */
-function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('No free port.'))));
     });
   });
 }
