@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
 import { parseSse } from './support/http.js';
 import { adminQuery, scratchDatabase } from './support/postgres.js';
-import { type ServerProcess, startServer } from './support/server-process.js';
+import { killServers, type ServerProcess, startServer } from './support/server-process.js';
 
 const PROJECT = join(resolve(import.meta.dirname), 'fixtures/scale/.agentdeck');
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -59,8 +59,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const server of servers) server.child.kill('SIGKILL');
-  await Promise.all(servers.map((server) => server.exited));
+  await killServers(servers);
   await model?.close();
   await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });

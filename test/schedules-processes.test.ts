@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminQuery, scratchDatabase } from './support/postgres.js';
-import { type ServerProcess, startServer } from './support/server-process.js';
+import { killServers, type ServerProcess, startServer } from './support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PROJECT = join(ROOT, 'test/fixtures/schedules/.agentdeck');
@@ -28,8 +28,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const server of servers) server.child.kill('SIGKILL');
-  await Promise.all(servers.map((server) => server.exited));
+  await killServers(servers);
   await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 }, 30_000);
 

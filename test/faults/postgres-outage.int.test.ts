@@ -19,7 +19,7 @@ import {
   ownPostgresUnavailableReason,
   startOwnPostgres,
 } from '../support/own-postgres.js';
-import { type ServerProcess, startServer } from '../support/server-process.js';
+import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
 
 const PROJECT = join(resolve(import.meta.dirname, '..'), 'fixtures/scale/.agentdeck');
 const skipReason = ownPostgresUnavailableReason();
@@ -45,8 +45,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const server of servers) server.child.kill('SIGKILL');
-  await Promise.all(servers.map((server) => server.exited));
+  await killServers(servers);
   await model?.close();
   await postgres?.destroy();
 }, 30_000);

@@ -8,17 +8,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
 import { startLoad, statusCounts } from '../support/load.js';
-import { checkLog, untilNoneRunning } from '../support/log-checks.js';
+import { checkLog, sqliteIntegrity, untilNoneRunning } from '../support/log-checks.js';
 import {
   type OwnPostgres,
   ownPostgresUnavailableReason,
   startOwnPostgres,
 } from '../support/own-postgres.js';
-import { type ServerProcess, startServer } from '../support/server-process.js';
+import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
 
 const PROJECT = join(resolve(import.meta.dirname, '..'), 'fixtures/scale/.agentdeck');
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -27,8 +26,7 @@ let model: ScriptedModelServer | undefined;
 let postgres: OwnPostgres | undefined;
 
 afterAll(async () => {
-  for (const server of servers) server.child.kill('SIGKILL');
-  await Promise.all(servers.map((server) => server.exited));
+  await killServers(servers);
   await model?.close();
   await postgres?.destroy();
 }, 30_000);
@@ -76,12 +74,7 @@ describe('SIGKILL of a server under load', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'agentdeck-kill-'));
     const file = join(cwd, '.agentdeck/state.db');
     await killUnderLoad(`sqlite://${file}`, {}, cwd);
-    const db = new DatabaseSync(file, { readOnly: true });
-    try {
-      expect(db.prepare('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
-    } finally {
-      db.close();
-    }
+    expect(sqliteIntegrity(file)).toEqual([{ integrity_check: 'ok' }]);
   }, 90_000);
 
   const skipReason = ownPostgresUnavailableReason();

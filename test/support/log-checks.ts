@@ -4,6 +4,7 @@
  * may have more than one terminal event, and none may be left `running` once the stale
  * sweep has had its turn.
  */
+import { DatabaseSync } from 'node:sqlite';
 import { isTerminal } from '../../src/core/events.js';
 import type { RunSummary } from '../../src/core/store.js';
 import { openEventStore } from '../../src/stores/events-url.js';
@@ -57,4 +58,14 @@ export async function untilNoneRunning(eventsUrl: string, timeoutMs = 20_000): P
   }
   const ids = running.map((run) => `${run.runId} (${run.origin})`).join(', ');
   throw new Error(`runs still running after ${timeoutMs} ms: ${ids}`);
+}
+
+/** SQLite's own check of the file at `path`: `ok`, or what it found wrong. */
+export function sqliteIntegrity(path: string): unknown {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return db.prepare('PRAGMA integrity_check').all();
+  } finally {
+    db.close();
+  }
 }

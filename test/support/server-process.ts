@@ -59,3 +59,9 @@ export function startServer(
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
   return { child, url, exited, out: () => stdout, err: () => stderr };
 }
+
+/** SIGKILL every server and wait until each has exited. */
+export async function killServers(servers: readonly ServerProcess[]): Promise<void> {
+  for (const server of servers) server.child.kill('SIGKILL');
+  await Promise.all(servers.map((server) => server.exited));
+}
