@@ -5,14 +5,8 @@
 // First: an older Node.js stops here with a message saying which one is needed.
 import './node-check.js';
 
-export {
-  Agent,
-  type AgentHooks,
-  type AgentModel,
-  type AgentOptions,
-  type AsToolOptions,
-  type Instructions,
-} from './authoring/agent.js';
+export { Agent, type AgentOptions, type AsToolOptions } from './authoring/agent.js';
+export type { AgentHooks, AgentModel, Instructions } from './authoring/agent-definition.js';
 export {
   Context,
   type ContextClass,
@@ -44,7 +38,8 @@ export {
   type ToolOptions,
   tool,
 } from './authoring/tool.js';
-export { type GraphBuilder, Workflow, type WorkflowOptions } from './authoring/workflow.js';
+export { Workflow, type WorkflowOptions } from './authoring/workflow.js';
+export type { GraphBuilder } from './authoring/workflow-definition.js';
 export {
   type AgentInput,
   AudioBlock,

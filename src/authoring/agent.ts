@@ -11,40 +11,9 @@ import {
   type HeadlessResult,
   runHeadless,
 } from '../engines/openai-agents/headless.js';
-import type { Context } from './context.js';
+import type { AgentDefinition, AgentHooks, AgentModel, Instructions } from './agent-definition.js';
 import type { AgentTool, BuiltTool } from './tool.js';
 import type { Workflow } from './workflow.js';
-
-/**
- * A model object the engine can call directly (for example `ScriptedModel` from
- * `agentdeck/testing`, or any `@openai/agents` Model).
- */
-export interface AgentModel {
-  getResponse(request: never): Promise<unknown>;
-  getStreamedResponse(request: never): AsyncIterable<unknown>;
-}
-
-/**
- * Lifecycle hooks; each method receives the run's context (wrap one in `needsContext()` to
- * declare what it needs). Hooks observe, they do not steer: the engine does not wait for
- * them, and an error in one is logged, not raised.
- */
-export interface AgentHooks<C = unknown> {
-  /** The agent is about to call the model for the first time in a turn. */
-  onStart?: (ctx: Context<C>) => void | Promise<void>;
-  /** The agent produced its final output. */
-  onEnd?: (ctx: Context<C>, output: unknown) => void | Promise<void>;
-  /** A tool is about to run. */
-  onToolStart?: (ctx: Context<C>, toolName: string) => void | Promise<void>;
-  /** A tool finished; `result` is what the model is sent. */
-  onToolEnd?: (ctx: Context<C>, toolName: string, result: string) => void | Promise<void>;
-}
-
-/** The hook method names, in the order the engine calls them. */
-export const HOOK_METHODS = ['onStart', 'onToolStart', 'onToolEnd', 'onEnd'] as const;
-
-/** A system prompt, or a function of the context (wrap it in `needsContext()` to declare what it needs). */
-export type Instructions<C> = string | ((ctx: Context<C>) => string | Promise<string>);
 
 export interface AgentOptions<C = unknown, O = string> {
   /** Unique name in the deck's catalog; the HTTP route uses it. */
@@ -67,18 +36,6 @@ export interface AgentOptions<C = unknown, O = string> {
   model?: string | AgentModel;
   /** zod schema of a structured output; the turn's output is then the parsed object. */
   outputType?: z.ZodType<O>;
-}
-
-/** The definition fields the engine adapter reads. */
-export interface AgentDefinition<C = unknown, O = unknown> {
-  readonly name: string;
-  readonly instructions: Instructions<C>;
-  readonly tools: readonly (AgentTool<C> | Workflow)[];
-  readonly skills: readonly string[];
-  readonly mcpServers: readonly string[];
-  readonly hooks: AgentHooks<C>;
-  readonly model: string | AgentModel | undefined;
-  readonly outputType: z.ZodType<O> | undefined;
 }
 
 /**

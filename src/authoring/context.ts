@@ -13,8 +13,6 @@ import {
   isContextRequirement,
   type RequirementSpec,
 } from '../core/context-requirements.js';
-import type { WorkflowResult } from '../core/interrupt-result.js';
-import type { WorkflowDefinition } from './workflow.js';
 
 export {
   type ContextClass,
@@ -87,84 +85,4 @@ export function declareContext<F extends object>(
 export function declaredRequirement(fn: unknown): ContextRequirement | undefined {
   if (typeof fn !== 'function') return undefined;
   return (fn as Partial<ContextDeclared>)[DECLARED];
-}
-
-/** Plays a workflow to its end for a tool call: its final state, or its InterruptResult. */
-export type WorkflowInvoker = (
-  workflow: WorkflowDefinition,
-  state: Record<string, unknown>,
-  /** The tool call's signal: aborting it cancels the workflow run. */
-  signal: AbortSignal | undefined,
-) => Promise<WorkflowResult>;
-
-/** The internal per-run state the runtime threads through the engine. Not public. */
-export interface RunScope {
-  readonly data: unknown;
-  /** The agent or workflow the run plays, to name a site in an error. */
-  readonly invocable: string;
-  /** Runs a workflow of the deck as a recorded child run (a workflow listed as a tool); null outside a deck's agent turn. */
-  readonly runWorkflow: WorkflowInvoker | null;
-  readonly runId: string;
-  readonly sessionId: string | null;
-  readonly signal: AbortSignal;
-  /** Errors thrown by our tools, by call id, for `tool.call.completed`. */
-  readonly toolErrors: Map<string, string>;
-  /** The value each of our tools returned, by call id (before JSON encoding for the model). */
-  readonly toolOutputs: Map<string, unknown>;
-  /**
-   * Errors the engine reported without a call id (it redacts the call of invalid
-   * arguments): the exact text sent to the model -> the error message.
-   */
-  readonly toolErrorTexts: Map<string, string>;
-  /** Whether the run should pause at its next safe point (tools ask it before they run). */
-  readonly pauseRequested: () => boolean;
-}
-
-/** Every scope the runtime made (a marker property would be serialized with a paused turn's state). */
-const RUN_SCOPES = new WeakSet<object>();
-
-/** Create the scope of one recorded run. */
-export function createRunScope(
-  fields: Pick<RunScope, 'data' | 'invocable' | 'runId' | 'sessionId' | 'signal'> &
-    Partial<Pick<RunScope, 'runWorkflow' | 'pauseRequested'>>,
-): RunScope {
-  const scope = {
-    runWorkflow: null,
-    pauseRequested: () => false,
-    ...fields,
-    toolErrors: new Map(),
-    toolOutputs: new Map(),
-    toolErrorTexts: new Map(),
-    // The engine serializes its context with a paused turn's state: the scope (and the
-    // application's context in it) must never be written anywhere.
-    toJSON: () => ({}),
-  } as RunScope;
-  RUN_SCOPES.add(scope);
-  return scope;
-}
-
-/** The run scope the engine carried as its context, or undefined (headless: the engine's own empty context). */
-export function asRunScope(value: unknown): RunScope | undefined {
-  return typeof value === 'object' && value !== null && RUN_SCOPES.has(value)
-    ? (value as unknown as RunScope)
-    : undefined;
-}
-
-/** The Context a callable receives for a run scope, or a headless one with `data: null`. */
-export function contextFor<T>(engineContext: unknown, signal?: AbortSignal): Context<T> {
-  const scope = asRunScope(engineContext);
-  if (!scope) {
-    return {
-      data: null as T,
-      runId: null,
-      sessionId: null,
-      signal: signal ?? new AbortController().signal,
-    };
-  }
-  return {
-    data: scope.data as T,
-    runId: scope.runId,
-    sessionId: scope.sessionId,
-    signal: scope.signal,
-  };
 }

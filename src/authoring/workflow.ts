@@ -3,15 +3,16 @@
  * definitions"). `graph` returns an uncompiled LangGraph `StateGraph`; the Deck compiles it
  * with its checkpointer. `workflow.run()` / `workflow.resume()` are the headless runners.
  */
-import { ConfigError, InvalidInputError } from '../core/errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { resumeWorkflowHeadless, runWorkflowHeadless } from '../engines/langgraph/headless.js';
-
-/** An uncompiled graph (a LangGraph `StateGraph`); the deck compiles it. */
-export interface GraphBuilder {
-  // biome-ignore lint/suspicious/noExplicitAny: LangGraph's compile options are engine types we do not expose
-  compile(options?: any): unknown;
-}
+import {
+  checkRunSettings,
+  checkWorkflowInput,
+  type GraphBuilder,
+  type WorkflowDefinition,
+  type WorkflowRunSettings,
+} from './workflow-definition.js';
 
 export interface WorkflowOptions<S = unknown> {
   /** Unique name in the deck's catalog (shared namespace with agents). */
@@ -41,44 +42,6 @@ export interface WorkflowOptions<S = unknown> {
    * or parallel branches); a run may override it. @default no limit (LangGraph's)
    */
   maxConcurrency?: number;
-}
-
-/** LangGraph run settings a workflow declares, which a run may override. */
-export interface WorkflowRunSettings {
-  recursionLimit?: number;
-  maxConcurrency?: number;
-}
-
-/** What the engine and runtime read of a workflow. */
-export interface WorkflowDefinition {
-  readonly name: string;
-  readonly state: unknown;
-  readonly durable: boolean;
-  readonly graph: (state: unknown) => GraphBuilder;
-  /** The LangGraph run settings its calls use unless a run overrides them. */
-  readonly runSettings: Readonly<WorkflowRunSettings>;
-}
-
-/**
- * Check run settings (a workflow's or a run's override): each a positive whole number.
- * `where` names them in the error, e.g. "workflow 'approval'".
- */
-export function checkRunSettings(
-  where: string,
-  settings: WorkflowRunSettings,
-): WorkflowRunSettings {
-  const checked: WorkflowRunSettings = {};
-  for (const key of ['recursionLimit', 'maxConcurrency'] as const) {
-    const value = settings[key];
-    if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new InvalidInputError(
-        `${where}: \`${key}\` must be a positive whole number, got ${JSON.stringify(value)}`,
-      );
-    }
-    checked[key] = value;
-  }
-  return checked;
 }
 
 /**
@@ -140,59 +103,4 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
   resume(threadId: string, value: unknown): Promise<WorkflowResult> {
     return resumeWorkflowHeadless(this, threadId, value);
   }
-}
-
-/**
- * Check an initial state before anything runs or is recorded: a plain object, and, when
- * the state is a zod object schema, valid for it (fields may be missing; nodes fill them).
- */
-export function checkWorkflowInput(
-  workflow: WorkflowDefinition,
-  input: unknown,
-): Record<string, unknown> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new InvalidInputError(
-      `workflow '${workflow.name}' takes its initial state as an object mapping, got ${
-        Array.isArray(input) ? 'an array' : input === null ? 'null' : typeof input
-      }`,
-    );
-  }
-  const partial = partialSchema(workflow.state);
-  if (partial) {
-    const parsed = partial.safeParse(input);
-    if (!parsed.success) {
-      const problems = parsed.error.issues
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-        .join('; ');
-      throw new InvalidInputError(
-        `invalid initial state for workflow '${workflow.name}': ${problems}`,
-      );
-    }
-  }
-  return input as Record<string, unknown>;
-}
-
-interface ZodIssueLike {
-  path: PropertyKey[];
-  message: string;
-}
-interface PartialSchema {
-  safeParse(
-    value: unknown,
-  ): { success: true } | { success: false; error: { issues: ZodIssueLike[] } };
-}
-
-/** Partial schemas by state schema: building one costs more than checking a small state. */
-const partials = new WeakMap<object, PartialSchema | null>();
-
-/** The state schema with every field optional, when it is a zod object schema. */
-function partialSchema(state: unknown): PartialSchema | null {
-  if (typeof state !== 'object' || state === null) return null;
-  const known = partials.get(state);
-  if (known !== undefined) return known;
-  const candidate = state as { partial?: () => PartialSchema };
-  const partial = typeof candidate.partial === 'function' ? candidate.partial() : null;
-  const usable = typeof partial?.safeParse === 'function' ? partial : null;
-  partials.set(state, usable);
-  return usable;
 }

@@ -5,7 +5,8 @@
  * context class, and report every incompatible site at once in one ContextTypeError.
  * Deferred sites are left to the check each call makes on the value it receives.
  */
-import { type Agent, HOOK_METHODS } from '../authoring/agent.js';
+import type { Agent } from '../authoring/agent.js';
+import { HOOK_METHODS } from '../authoring/agent-definition.js';
 import { type ContextRequirement, declaredRequirement } from '../authoring/context.js';
 import { isDeckTool } from '../authoring/tool.js';
 import { Workflow } from '../authoring/workflow.js';

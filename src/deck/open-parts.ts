@@ -5,7 +5,7 @@
  * closed again), the MCP servers, and the Runtime that plays every run; and the deck's metrics,
  * whose timing proxies stand in front of the event store, the sessions and the checkpointer.
  */
-import type { AgentDefinition } from '../authoring/agent.js';
+import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { ConversationSession, SessionBackend } from '../core/sessions.js';

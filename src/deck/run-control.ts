@@ -5,8 +5,8 @@
  * a resume recorded elsewhere (the `service runs signal` command) is played by whichever
  * open deck sees it first (`ResumeWatch`).
  */
-import type { AgentDefinition } from '../authoring/agent.js';
-import type { WorkflowDefinition } from '../authoring/workflow.js';
+import type { AgentDefinition } from '../authoring/agent-definition.js';
+import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
 import type { ControlVerb } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';

@@ -4,7 +4,6 @@
  * for runs and the checkpointers for timers, and continue runs through the Runtime.
  */
 import { randomUUID } from 'node:crypto';
-import { createRunScope } from '../authoring/context.js';
 import type { Workflow } from '../authoring/workflow.js';
 import { errorMessage, NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
@@ -13,6 +12,7 @@ import type { WorkflowResult } from '../core/interrupt-result.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
 import { acquireClaim } from '../runtime/claims.js';
+import { createRunScope } from '../runtime/run-scope.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { DueThread, WorkflowEngine } from '../runtime/workflow-engine.js';
 import { addressResume, segmentResult, settle, threadClaimKey } from '../runtime/workflow-run.js';

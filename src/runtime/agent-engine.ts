@@ -2,11 +2,11 @@
  * The port an agent engine implements. The runtime owns the envelope (ids, seq, claims,
  * terminal events); an engine only turns one agent turn into event drafts, live.
  */
-import type { AgentDefinition } from '../authoring/agent.js';
-import type { RunScope } from '../authoring/context.js';
+import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { ContentBlock } from '../core/blocks.js';
 import type { EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
+import type { RunScope } from './run-scope.js';
 
 export interface TurnRequest {
   agent: AgentDefinition;

@@ -6,8 +6,7 @@
  * aborted before the claim is freed, and late history writes are fenced off, so the next
  * turn on the session starts clean.
  */
-import type { AgentDefinition } from '../authoring/agent.js';
-import { createRunScope, type WorkflowInvoker } from '../authoring/context.js';
+import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { isBackendOutage } from '../core/errors.js';
 import type { RunTrigger, UsageReported } from '../core/event-kinds.js';
@@ -19,6 +18,7 @@ import { sessionClaimKey } from './claims.js';
 import { recordEnding, recordPause } from './control-events.js';
 import { RunEndedError, type RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
+import { createRunScope, type WorkflowInvoker } from './run-scope.js';
 import { fencedSession } from './session-fence.js';
 import { sumUsage } from './turn-result.js';
 

@@ -3,7 +3,7 @@
  * pause in this deck's checkpointer, or its timer is not due): the message names the cause and
  * what to do, and says nothing was changed.
  */
-import type { WorkflowDefinition } from '../authoring/workflow.js';
+import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import type { OpenPause } from './workflow-engine.js';
 import type { WorkflowResume } from './workflow-run.js';
 

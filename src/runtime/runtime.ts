@@ -4,12 +4,12 @@
  * for the life of an open deck.
  */
 import { randomUUID } from 'node:crypto';
-import type { AgentDefinition } from '../authoring/agent.js';
+import type { AgentDefinition } from '../authoring/agent-definition.js';
 import {
   checkRunSettings,
   checkWorkflowInput,
   type WorkflowDefinition,
-} from '../authoring/workflow.js';
+} from '../authoring/workflow-definition.js';
 import { type AgentInput, toBlocks } from '../core/blocks.js';
 import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { RunTrigger } from '../core/event-kinds.js';

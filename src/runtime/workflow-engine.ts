@@ -3,9 +3,10 @@
  * terminal events); the engine plays one segment of a thread (from an initial state, or
  * from an answer or a wake-up) and reports node updates live and how the segment ended.
  */
-import type { RunScope } from '../authoring/context.js';
-import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow.js';
+
+import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow-definition.js';
 import type { EventDraft } from '../core/events.js';
+import type { RunScope } from './run-scope.js';
 
 /** A workflow's state mapping (its channels' values). */
 export type WorkflowState = Record<string, unknown>;

@@ -7,8 +7,8 @@
  * person's answer) or `run.paused` (sleeping until a time), both of which keep the claim,
  * `run.failed`, or `run.cancelled`.
  */
-import { createRunScope } from '../authoring/context.js';
-import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow.js';
+
+import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow-definition.js';
 import { DataBlock } from '../core/blocks.js';
 import { isBackendOutage, RunCancelledError } from '../core/errors.js';
 import type { RunTrigger } from '../core/event-kinds.js';
@@ -19,6 +19,7 @@ import { timerPayload } from '../core/wakeups.js';
 import { recordEnding, recordPause } from './control-events.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
+import { createRunScope } from './run-scope.js';
 import type { OpenPause, SegmentEnd, SegmentStart, WorkflowEngine } from './workflow-engine.js';
 
 export interface WorkflowRunDeps extends LeaseDeps {

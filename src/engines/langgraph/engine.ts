@@ -6,7 +6,7 @@
  * `updates`, `custom` and `values` modes, turned into event drafts as it runs.
  */
 import { type BaseCheckpointSaver, Command, MemorySaver } from '@langchain/langgraph';
-import type { WorkflowDefinition } from '../../authoring/workflow.js';
+import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { ConfigError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type {

@@ -5,10 +5,10 @@
  * workflow, raised at `build()`.
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { asRunScope } from '../../authoring/context.js';
-import type { WorkflowDefinition } from '../../authoring/workflow.js';
+import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
 import { wakeTimeOf } from '../../core/wakeups.js';
+import { asRunScope } from '../../runtime/run-scope.js';
 import type { OpenPause } from '../../runtime/workflow-engine.js';
 
 /** The parts of a compiled LangGraph graph the engine uses. */

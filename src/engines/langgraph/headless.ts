@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Command, MemorySaver } from '@langchain/langgraph';
-import type { WorkflowDefinition } from '../../authoring/workflow.js';
+import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { InterruptResult, type WorkflowResult } from '../../core/interrupt-result.js';
 import type { OpenPause, WorkflowState } from '../../runtime/workflow-engine.js';

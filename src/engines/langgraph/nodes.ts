@@ -6,16 +6,15 @@
  */
 import { interrupt as graphInterrupt } from '@langchain/langgraph';
 import {
-  asRunScope,
   type Context,
   type ContextRequirement,
-  contextFor,
   declareContext,
   isContextRequirement,
 } from '../../authoring/context.js';
 import { checkContextValue } from '../../core/context-verdicts.js';
 import { parseInstant } from '../../core/instants.js';
 import { SLEEP_UNTIL_KEY, type SleepRequest } from '../../core/wakeups.js';
+import { asRunScope, contextFor } from '../../runtime/run-scope.js';
 
 /**
  * Pause the run until a person answers. The first time, the run stops here and returns an

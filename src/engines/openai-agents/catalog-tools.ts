@@ -5,12 +5,12 @@
  */
 import { tool as engineTool, type RunContext, type Tool } from '@openai/agents-core';
 import { z } from 'zod';
-import { asRunScope, type RunScope } from '../../authoring/context.js';
 import type { Skill } from '../../authoring/skills.js';
 import { tool } from '../../authoring/tool.js';
-import type { WorkflowDefinition } from '../../authoring/workflow.js';
+import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { InterruptResult } from '../../core/interrupt-result.js';
 import { snakeCase } from '../../core/names.js';
+import { asRunScope, type RunScope } from '../../runtime/run-scope.js';
 import { pauseBeforeDispatch } from './safe-points.js';
 import { NeedsDeckError, toolErrorFunction } from './tool-errors.js';
 

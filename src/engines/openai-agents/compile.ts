@@ -11,23 +11,20 @@ import {
   type RunContext,
   type Tool,
 } from '@openai/agents-core';
-import type { AgentDefinition } from '../../authoring/agent.js';
-import {
-  asRunScope,
-  contextFor,
-  declaredRequirement,
-  type RunScope,
-} from '../../authoring/context.js';
+import type { AgentDefinition } from '../../authoring/agent-definition.js';
+import { declaredRequirement } from '../../authoring/context.js';
 import type { Skill } from '../../authoring/skills.js';
 import { type DeckTool, isDeckTool } from '../../authoring/tool.js';
-import { Workflow } from '../../authoring/workflow.js';
+import { isWorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
+import { asRunScope, contextFor, type RunScope } from '../../runtime/run-scope.js';
 import { loadSkillTool, skillsSection, workflowTool } from './catalog-tools.js';
 import { attachHooks } from './hooks.js';
 import { ownTool } from './own-tools.js';
 import { pauseBeforeDispatch } from './safe-points.js';
 import { checkScope } from './scope-check.js';
 import { MissingContextError, toolErrorFunction, toolFailureText } from './tool-errors.js';
+import { toolLedger } from './tool-ledger.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 export type CompiledAgent = EngineAgent<any, any>;
@@ -53,7 +50,7 @@ export function compileAgent(
     : [];
   const tools = def.tools.map((t, i) => {
     if (isDeckTool(t)) return ownTool(wrapTool(def.name, t));
-    if (t instanceof Workflow) return ownTool(workflowTool(t));
+    if (isWorkflowDefinition(t)) return ownTool(workflowTool(t));
     return checkBuilt(def, t, i);
   });
   if (skills.length > 0) tools.push(ownTool(wrapTool(def.name, loadSkillTool(def.name, skills))));
@@ -149,7 +146,7 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
       const callId = details?.toolCall?.callId;
       try {
         const result = await t.execute(args as never, contextFor(scope, details?.signal));
-        if (scope && callId) scope.toolOutputs.set(callId, result ?? null);
+        if (scope && callId) toolLedger(scope).outputs.set(callId, result ?? null);
         return typeof result === 'string' ? result : JSON.stringify(result ?? null);
       } catch (error) {
         return toolFailureText(t.name, error, scope, callId);

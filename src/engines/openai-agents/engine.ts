@@ -16,14 +16,14 @@ import {
   OpenAIProvider,
   OpenAIResponsesModel,
 } from '@openai/agents-openai';
-import type { AgentDefinition, AgentModel } from '../../authoring/agent.js';
-import type { RunScope } from '../../authoring/context.js';
+import type { AgentDefinition, AgentModel } from '../../authoring/agent-definition.js';
 import type { Skill } from '../../authoring/skills.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
 import { ConfigError, DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import type { EngineSpanSink } from '../../runtime/engine-spans.js';
+import type { RunScope } from '../../runtime/run-scope.js';
 import { type CompiledAgent, compileAgent } from './compile.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';

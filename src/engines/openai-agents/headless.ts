@@ -4,7 +4,7 @@
  */
 import { tool as engineTool, type RunResult } from '@openai/agents-core';
 import { z } from 'zod';
-import type { AgentDefinition } from '../../authoring/agent.js';
+import type { AgentDefinition } from '../../authoring/agent-definition.js';
 import type { BuiltTool } from '../../authoring/tool.js';
 import { type AgentInput, toBlocks } from '../../core/blocks.js';
 import { snakeCase } from '../../core/names.js';

@@ -9,8 +9,8 @@
  * Only agents whose tools are all the deck's own take this loop (`own-tools.ts`).
  */
 import type { AgentInputItem, RunContext, Runner, RunResult, RunState } from '@openai/agents-core';
-import type { RunScope } from '../../authoring/context.js';
 import type { EventDraft } from '../../core/events.js';
+import type { RunScope } from '../../runtime/run-scope.js';
 import type { CompiledAgent } from './compile.js';
 import type { ModelCallGate } from './safe-points.js';
 import { SETTLE_MS, settleWithin } from './settle.js';

@@ -19,8 +19,8 @@ import {
   RunContext,
   RunState,
 } from '@openai/agents-core';
-import { asRunScope, type RunScope } from '../../authoring/context.js';
 import { InvalidInputError } from '../../core/errors.js';
+import { asRunScope, type RunScope } from '../../runtime/run-scope.js';
 import type { TurnModelCalls } from './whole-replies.js';
 
 /** How long a pause waits for a reader that is not reading before stopping anyway. */

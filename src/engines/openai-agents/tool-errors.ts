@@ -6,8 +6,9 @@
  * headless) fails the run instead.
  */
 import type { RunContext } from '@openai/agents-core';
-import { asRunScope } from '../../authoring/context.js';
 import { ContextTypeError, errorMessage } from '../../core/errors.js';
+import { asRunScope } from '../../runtime/run-scope.js';
+import { toolLedger } from './tool-ledger.js';
 
 /** Raised inside a tool when a headless run (no context) reaches a tool that needs one. */
 export class MissingContextError extends Error {
@@ -38,8 +39,8 @@ export function toolFailureText(
   const message = errorMessage(error);
   const text = `Error: tool '${toolName}' failed: ${message}`;
   const scope = asRunScope(engineContext);
-  if (scope && callId) scope.toolErrors.set(callId, message);
-  else if (scope) scope.toolErrorTexts.set(text, message);
+  if (scope && callId) toolLedger(scope).errors.set(callId, message);
+  else if (scope) toolLedger(scope).errorTexts.set(text, message);
   return text;
 }
 

@@ -6,11 +6,12 @@
  * are stable whichever API path produced the text.
  */
 import type { ModelResponse, RunStreamEvent } from '@openai/agents-core';
-import type { RunScope } from '../../authoring/context.js';
 import { TextBlock } from '../../core/blocks.js';
 import type { UsageReported } from '../../core/event-kinds.js';
 import type { EventDraft } from '../../core/events.js';
 import { priceUsd } from '../../core/prices.js';
+import type { RunScope } from '../../runtime/run-scope.js';
+import { toolLedger } from './tool-ledger.js';
 
 interface RawItem {
   type?: string;
@@ -87,11 +88,12 @@ export class TurnTranscript {
   /** A tool call's output (`sent`: what went back to the model), with the error a tool recorded. */
   toolCompleted(raw: RawItem, sent: unknown): EventDraft {
     const callId = raw.callId ?? '';
+    const ledger = toolLedger(this.scope);
     const error =
-      this.scope.toolErrors.get(callId) ??
-      (typeof sent === 'string' ? this.scope.toolErrorTexts.get(sent) : undefined) ??
+      ledger.errors.get(callId) ??
+      (typeof sent === 'string' ? ledger.errorTexts.get(sent) : undefined) ??
       null;
-    const output = this.scope.toolOutputs.has(callId) ? this.scope.toolOutputs.get(callId) : sent;
+    const output = ledger.outputs.has(callId) ? ledger.outputs.get(callId) : sent;
     return {
       kind: 'tool.call.completed',
       payload: { callId, name: raw.name ?? '', output: error ? null : output, error },

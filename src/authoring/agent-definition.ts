@@ -1,0 +1,52 @@
+/**
+ * What the runtime and the engine adapter read of an agent: the definition's fields and the
+ * hook contract, apart from the `Agent` facade (agent.ts), so that `runtime/` and `engines/`
+ * never import the class that imports them.
+ */
+import type { z } from 'zod';
+import type { Context } from './context.js';
+import type { AgentTool } from './tool.js';
+import type { WorkflowDefinition } from './workflow-definition.js';
+
+/**
+ * A model object the engine can call directly (for example `ScriptedModel` from
+ * `agentdeck/testing`, or any `@openai/agents` Model).
+ */
+export interface AgentModel {
+  getResponse(request: never): Promise<unknown>;
+  getStreamedResponse(request: never): AsyncIterable<unknown>;
+}
+
+/**
+ * Lifecycle hooks; each method receives the run's context (wrap one in `needsContext()` to
+ * declare what it needs). Hooks observe, they do not steer: the engine does not wait for
+ * them, and an error in one is logged, not raised.
+ */
+export interface AgentHooks<C = unknown> {
+  /** The agent is about to call the model for the first time in a turn. */
+  onStart?: (ctx: Context<C>) => void | Promise<void>;
+  /** The agent produced its final output. */
+  onEnd?: (ctx: Context<C>, output: unknown) => void | Promise<void>;
+  /** A tool is about to run. */
+  onToolStart?: (ctx: Context<C>, toolName: string) => void | Promise<void>;
+  /** A tool finished; `result` is what the model is sent. */
+  onToolEnd?: (ctx: Context<C>, toolName: string, result: string) => void | Promise<void>;
+}
+
+/** The hook method names, in the order the engine calls them. */
+export const HOOK_METHODS = ['onStart', 'onToolStart', 'onToolEnd', 'onEnd'] as const;
+
+/** A system prompt, or a function of the context (wrap it in `needsContext()` to declare what it needs). */
+export type Instructions<C> = string | ((ctx: Context<C>) => string | Promise<string>);
+
+/** The definition fields the engine adapter reads. */
+export interface AgentDefinition<C = unknown, O = unknown> {
+  readonly name: string;
+  readonly instructions: Instructions<C>;
+  readonly tools: readonly (AgentTool<C> | WorkflowDefinition)[];
+  readonly skills: readonly string[];
+  readonly mcpServers: readonly string[];
+  readonly hooks: AgentHooks<C>;
+  readonly model: string | AgentModel | undefined;
+  readonly outputType: z.ZodType<O> | undefined;
+}
