@@ -34,6 +34,9 @@ export interface ListRunsFilter {
   startedBefore?: string;
 }
 
+/** Runs listed when a filter gives no `limit`. */
+export const DEFAULT_LIST_LIMIT = 50;
+
 export interface ReadOptions {
   /** Only events with `seq` greater than this. */
   afterSeq?: number;
@@ -45,6 +48,17 @@ export interface ClaimHolder {
   claimedAt: string;
   /** The holder's promise to renew within this many ms (a live run's heartbeat); absent when it made none. */
   leaseMs?: number;
+}
+
+/**
+ * Whether a claim taken (or renewed) at `holder.claimedAt` is stale at `now`: older than
+ * `staleAfterMs`, or than the holder's own lease (a live run that stopped renewing).
+ */
+export function isStale(holder: ClaimHolder, staleAfterMs: number, now: number): boolean {
+  const takenAt = Date.parse(holder.claimedAt);
+  const limit =
+    holder.leaseMs === undefined ? staleAfterMs : Math.min(staleAfterMs, holder.leaseMs);
+  return Number.isNaN(takenAt) || now - takenAt > limit;
 }
 
 export type ClaimResult =

@@ -16,7 +16,7 @@ import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { ControlRequest } from '../core/store.js';
 import { timerPayload } from '../core/wakeups.js';
-import { recordEnding, recordPause } from './control-events.js';
+import { recordEnding, recordPause } from './control/events.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { createRunScope } from './run-scope.js';

@@ -3,7 +3,7 @@
  * `POST /schedules/{name}/pause|resume` (kept in the store: every process, across restarts)
  * and `POST /schedules/{name}/trigger` (a run now, paused or not).
  */
-import type { ScheduleStatus } from '../../deck/schedules.js';
+import type { ScheduleStatus } from '../../runtime/schedules.js';
 import type { HttpDeps } from './deps.js';
 import { withRunId } from './errors.js';
 import { route } from './routes.js';

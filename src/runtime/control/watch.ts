@@ -5,8 +5,8 @@
  * this process is looked at at once. A cancel is acted on when seen (the run's signal
  * aborts); a pause is only noted, and the run stops at its next safe point.
  */
-import { errorMessage } from '../core/errors.js';
-import type { ControlRequest, EventStore } from '../core/store.js';
+import { errorMessage } from '../../core/errors.js';
+import type { ControlRequest, EventStore } from '../../core/store.js';
 
 export class RunControl {
   readonly #before: ReadonlySet<string>;

@@ -9,15 +9,15 @@
  * indexed `min()` query). When the timer fires, the process takes a short lease on the event
  * store (the claim `timers:tick`), so processes sharing a Postgres do not all scan at once,
  * and ticks: each due thread is resumed under its own thread claim and resume lock, so it is
- * woken exactly once whichever process gets there (deck/workflow-ops.ts). At start it ticks
+ * woken exactly once whichever process gets there (timers.ts). At start it ticks
  * once, for what fell due while the process was down.
  */
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { EventStore } from '../core/store.js';
-import { RepeatedFailures } from '../runtime/repeated-failures.js';
-import { SLEEPING_REASON } from '../runtime/workflow-run.js';
+import { RepeatedFailures } from './repeated-failures.js';
+import { SLEEPING_REASON } from './workflow-run.js';
 
 /** How often the index is read for wake-ups other processes armed, in ms. */
 export const TIMER_LOOK_MS = 1_000;

@@ -2,11 +2,11 @@
  * The events a run records when it acts on a control request: `control.observed` first,
  * then the status change (`run.paused` here; `run.cancelled` by the run's own ending).
  */
-import { errorMessage, errorTypeName, isBackendOutage } from '../core/errors.js';
-import type { Event } from '../core/events.js';
-import type { ControlRequest } from '../core/store.js';
-import type { RunRecorder } from './recorder.js';
-import { logFailure } from './run-lease.js';
+import { errorMessage, errorTypeName, isBackendOutage } from '../../core/errors.js';
+import type { Event } from '../../core/events.js';
+import type { ControlRequest } from '../../core/store.js';
+import type { RunRecorder } from '../recorder.js';
+import { logFailure } from '../run-lease.js';
 
 /** `control.observed` for the request a run acts on. */
 export function observed(recorder: RunRecorder, request: ControlRequest): Promise<Event> {

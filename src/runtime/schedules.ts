@@ -10,11 +10,14 @@
  * downtime), `schedule:<name>:last` (the last run started, for the overlap policy and
  * listings) and `schedule:<name>:paused`.
  */
+import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
+import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
 import type { RunStatus } from '../core/status.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
+import type { RunPlayer } from './run-player.js';
 
 /** How far ahead a schedule's timer is set at most; a later fire is re-aimed then, in ms. */
 const MAX_TIMER_MS = 60_000;
@@ -219,4 +222,50 @@ export class ScheduleRunner {
     this.#firing.add(promise);
     void promise.finally(() => this.#firing.delete(promise));
   }
+}
+
+/**
+ * What the schedule functions need: the store, the schedules, and starting a fire's run
+ * through the Runtime (recorded as started by the schedule, then played in the background).
+ */
+export function scheduleParts(deps: {
+  store: EventStore;
+  runtime: Pick<RunPlayer, 'streamAgent' | 'streamWorkflow'>;
+  schedules: ReadonlyMap<string, Schedule>;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  workflows: ReadonlyMap<string, WorkflowDefinition>;
+}): ScheduleParts {
+  const { store, runtime, schedules, agents, workflows } = deps;
+  return {
+    store,
+    schedules,
+    async start(schedule, firedAt, runId) {
+      const trigger = { schedule: schedule.name, firedAt: firedAt.toISOString() };
+      const workflow = workflows.get(schedule.target);
+      const agent = agents.get(schedule.target);
+      const events = workflow
+        ? runtime.streamWorkflow(workflow, schedule.input ?? {}, {
+            runId,
+            trigger,
+            // A durable workflow needs a thread: each fire's run has its own.
+            ...(workflow.durable ? { sessionId: runId } : {}),
+          })
+        : runtime.streamAgent(
+            agent as NonNullable<typeof agent>,
+            typeof schedule.input === 'string'
+              ? schedule.input
+              : `Scheduled run of '${schedule.name}' for ${trigger.firedAt}`,
+            { runId, trigger },
+            false,
+          );
+      let step = await events.next(); // recorded as started, or a ConflictError: not ours
+      void (async () => {
+        try {
+          while (!step.done) step = await events.next();
+        } catch (error) {
+          console.error(`[agentdeck] scheduled run '${runId}' failed: ${errorMessage(error)}`);
+        }
+      })();
+    },
+  };
 }

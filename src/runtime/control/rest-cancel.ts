@@ -6,11 +6,11 @@
  * run's resume lock, so it cannot race a resume; a run that is playing again observes the
  * cancel itself.
  */
-import type { ControlRequest, EventStore, RunSummary } from '../core/store.js';
-import { sessionClaimKey } from './claims.js';
-import { RunRecorder } from './recorder.js';
-import { CANCEL_REQUESTED } from './run-lease.js';
-import { threadClaimKey } from './workflow-run.js';
+import type { ControlRequest, EventStore, RunSummary } from '../../core/store.js';
+import { sessionClaimKey } from '../claims.js';
+import { RunRecorder } from '../recorder.js';
+import { CANCEL_REQUESTED } from '../run-lease.js';
+import { threadClaimKey } from '../workflow-run.js';
 
 /** The lock one resumer (or one at-rest cancel) of a run holds. */
 export function resumeLockKey(runId: string): string {
