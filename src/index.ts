@@ -103,9 +103,8 @@ export type {
   ProjectOptions,
   ResumeOptions,
 } from './deck/options.js';
-
-export type { ScheduleHandle } from './deck/schedule-ops.js';
 export type { PendingItem } from './deck/pending.js';
+export type { ScheduleHandle } from './deck/schedule-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export {
   ConsoleObserver,

@@ -54,6 +54,7 @@ import type {
   ProjectOptions,
   ResumeOptions,
 } from './options.js';
+import { type PendingItem, pendingRuns } from './pending.js';
 import { projectDeckOptions } from './project.js';
 import {
   checkSchedules,
@@ -61,9 +62,7 @@ import {
   type ScheduleHandle,
   scheduleHandle,
 } from './schedule-ops.js';
-
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
-import { type PendingItem, pendingRuns } from './pending.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 

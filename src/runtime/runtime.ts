@@ -1,11 +1,3 @@
-/**
- * The Runtime plays every run, whoever starts it (the Deck's methods, HTTP, a timer, a
- * schedule), and records it the same way. It owns the event store, the engines and the
- * session backend for the life of an open deck, and is the only writer of events and claims:
- * control requests (control/), timers (timers.ts) and the background work of an open deck
- * (background.ts) are its own. Tested through the deck (src/deck/*.test.ts) and beside it.
- */
-import { randomUUID } from 'node:crypto';
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
 import {
@@ -26,7 +18,8 @@ import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-tur
 import { type BackgroundOptions, BackgroundWork } from './background.js';
 import { playChildWorkflow } from './child-workflow.js';
 import { requestControl, resumeRun } from './control/requests.js';
-import { cancelAtRest, RESUME_LOCK_LEASE_MS, resumeLockKey } from './control/rest-cancel.js';
+import { cancelAtRest } from './control/rest-cancel.js';
+import { underResumeLock } from './control/resume-lock.js';
 import { ControlWatch, handledUpTo } from './control/watch.js';
 import { LiveTurns } from './live-turns.js';
 import { notResumableMessage } from './not-resumable.js';
@@ -288,35 +281,22 @@ export class Runtime implements RunPlayer {
     void done.finally(() => this.#background.delete(done));
   }
 
-  /** Play `body` holding the run's resume lock (one resumer at a time), after a first status check. */
-  async *#underResumeLock<R>(
+  /** Play `body` holding the run's resume lock (control/resume-lock.ts). */
+  #underResumeLock<R>(
     runId: string,
     expected: RunStatus,
     body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
   ): AsyncGenerator<Event, R, undefined> {
-    if (this.#closed) throw new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
-    await pausedRun(this.deps.store, runId, expected);
-    const lockKey = resumeLockKey(runId);
-    const lockHolder = randomUUID();
-    const lock = await this.deps.store.claim({
-      key: lockKey,
-      runId: lockHolder,
-      staleAfterMs: this.#staleAfterMs(),
-      leaseMs: RESUME_LOCK_LEASE_MS,
-    });
-    if (!lock.acquired) {
-      throw new ConflictError(
-        `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
-        { holderRunId: runId },
-      );
-    }
-    try {
-      if (this.#closed)
-        throw new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
-      return yield* body.call(this);
-    } finally {
-      await this.deps.store.release(lockKey, lockHolder).catch(() => false);
-    }
+    return underResumeLock(
+      {
+        store: this.deps.store,
+        runId,
+        expected,
+        staleAfterMs: this.#staleAfterMs(),
+        closed: () => this.#closed,
+      },
+      () => body.call(this),
+    );
   }
 
   #staleAfterMs(): number {
