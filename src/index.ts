@@ -59,6 +59,7 @@ export {
   DeckError,
   type DeckErrorCode,
   InvalidInputError,
+  isDeckError,
   NotFoundError,
   NotOpenError,
   RunCancelledError,
