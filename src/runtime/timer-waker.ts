@@ -16,8 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { EventStore } from '../core/store.js';
+import { wakeAtOfReason } from '../core/wakeups.js';
 import { RepeatedFailures } from './repeated-failures.js';
-import { SLEEPING_REASON } from './workflow-run.js';
 
 /** How often the index is read for wake-ups other processes armed, in ms. */
 export const TIMER_LOOK_MS = 1_000;
@@ -51,9 +51,9 @@ export class TimerWaker {
   /** A Runtime tap: a run of this process going to sleep arms its wake-up at once. */
   readonly tap = (event: Event): void => {
     if (event.kind !== 'run.paused') return;
-    const reason = event.payload.reason ?? '';
-    if (!reason.startsWith(SLEEPING_REASON)) return;
-    const at = Date.parse(reason.slice(SLEEPING_REASON.length));
+    const wakeAt = wakeAtOfReason(event.payload.reason);
+    if (wakeAt === null) return;
+    const at = Date.parse(wakeAt);
     if (!Number.isNaN(at)) this.#arm(at);
   };
 
