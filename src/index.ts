@@ -87,11 +87,16 @@ export type {
   ClaimHolder,
   ClaimRequest,
   ClaimResult,
+  Claims,
+  Continuations,
   ControlRequest,
+  ControlRequests,
+  EventLog,
   EventStore,
   ListRunsFilter,
   ReadOptions,
   RunBoundaries,
+  RunIndex,
   RunSummary,
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';

@@ -4,7 +4,7 @@
  */
 import type { Workflow } from '../authoring/workflow.js';
 import type { Event } from '../core/events.js';
-import type { EventStore } from '../core/store.js';
+import type { EventLog, RunIndex } from '../core/store.js';
 
 /** A run waiting for a person's answer (an element of `deck.pending()`). */
 export interface PendingItem {
@@ -18,7 +18,7 @@ export interface PendingItem {
 
 /** Every run of this catalog's workflows waiting for an answer, oldest first. */
 export async function pendingRuns(
-  store: EventStore,
+  store: EventLog & RunIndex,
   workflows: ReadonlyMap<string, Workflow>,
 ): Promise<PendingItem[]> {
   const runs = await store.listRuns({
@@ -45,7 +45,7 @@ export async function pendingRuns(
  * recorded after it (then the whole run is read).
  */
 async function lastLifecycleEvent(
-  store: EventStore,
+  store: EventLog & RunIndex,
   runId: string,
   lastSeq: number,
 ): Promise<Event | undefined> {

@@ -16,7 +16,7 @@ import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
 import type { RunStatus } from '../core/status.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import type { EventStore } from '../core/store.js';
+import type { Claims, EventStore, RunIndex } from '../core/store.js';
 import type { RunPlayer } from './run-player.js';
 
 /** How far ahead a schedule's timer is set at most; a later fire is re-aimed then, in ms. */
@@ -24,7 +24,7 @@ const MAX_TIMER_MS = 60_000;
 const FOREVER_MS = Number.MAX_SAFE_INTEGER;
 
 export interface ScheduleParts {
-  store: EventStore;
+  store: Claims & RunIndex;
   schedules: ReadonlyMap<string, Schedule>;
   /**
    * Start the schedule's run for `firedAt` under `runId`; resolves once it is recorded as
@@ -61,11 +61,11 @@ export function fireRunId(schedule: Schedule, firedAt: Date): string {
   return `schedule-${schedule.name}-${firedAt.toISOString().replace(/[-:.]/g, '')}`;
 }
 
-async function readRegister(store: EventStore, register: string): Promise<string | null> {
+async function readRegister(store: Claims, register: string): Promise<string | null> {
   return (await store.claimHolder(register))?.runId ?? null;
 }
 
-async function writeRegister(store: EventStore, register: string, value: string): Promise<void> {
+async function writeRegister(store: Claims, register: string, value: string): Promise<void> {
   const holder = await store.claimHolder(register);
   if (holder?.runId === value) return;
   if (holder) await store.release(register, holder.runId);

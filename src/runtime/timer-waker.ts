@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
-import type { EventStore } from '../core/store.js';
+import type { Claims } from '../core/store.js';
 import { wakeAtOfReason } from '../core/wakeups.js';
 import { RepeatedFailures } from './repeated-failures.js';
 
@@ -26,7 +26,7 @@ const TICK_LEASE_MS = 10_000;
 const TICK_KEY = 'timers:tick';
 
 export interface TimerDeps {
-  store: EventStore;
+  store: Claims;
   /** The earliest wake-up of a sleeping thread (ISO 8601 UTC), or `null`. */
   nextWakeup(): Promise<string | null>;
   /** Wake the threads due at `now` (the deck's `tick()`); how many woke, how many failed to. */

@@ -6,7 +6,7 @@
  * aborts); a pause is only noted, and the run stops at its next safe point.
  */
 import { errorMessage } from '../../core/errors.js';
-import type { ControlRequest, EventStore } from '../../core/store.js';
+import type { ControlRequest, ControlRequests } from '../../core/store.js';
 
 export class RunControl {
   readonly #before: ReadonlySet<string>;
@@ -109,7 +109,7 @@ export class ControlWatch {
   #polling: Promise<void> | null = null;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: ControlRequests,
     private readonly intervalMs: number,
   ) {}
 
