@@ -4,7 +4,7 @@
  */
 import OpenAI from 'openai';
 import { ConfigError } from '../../core/errors.js';
-import { withQuickStreams } from './quick-streams.js';
+import { withQuickStreams } from './model-stream/quick-streams.js';
 
 export interface OpenAIEngineSettings {
   /** `OPENAI_MODEL`: the model of agents that name none. @default the engine's default model */
