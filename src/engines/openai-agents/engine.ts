@@ -24,10 +24,10 @@ import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import type { RunScope } from '../../runtime/run-scope.js';
-import { type CompiledAgent, compileAgent } from './compile.js';
+import { compileAgent } from './compile/compile.js';
+import type { Compiled, CompiledAgent } from './compiled-agent.js';
 import { type ModelPath, toEngineInput } from './input.js';
 import type { McpConnections } from './mcp.js';
-import { fitsPlainLoop } from './own-tools.js';
 import { playPlainTurn, relayToolEnds } from './plain-turn.js';
 import {
   asItems,
@@ -59,7 +59,7 @@ import {
 const MAX_TURNS = 10;
 
 export class OpenAIAgentsEngine implements AgentEngine {
-  private readonly compiled = new WeakMap<AgentDefinition, CompiledAgent>();
+  private readonly compiled = new WeakMap<AgentDefinition, Compiled>();
   private readonly provider: OpenAIProvider;
   private readonly runner: Runner;
   #skills: ReadonlyMap<string, Skill> = new Map();
@@ -95,7 +95,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     relaySpans(sink);
   }
 
-  compile(agent: AgentDefinition): CompiledAgent {
+  compile(agent: AgentDefinition): Compiled {
     let compiled = this.compiled.get(agent);
     if (!compiled) {
       const mcp = this.#mcp;
@@ -104,7 +104,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
         mcpNotes: (names) => mcp?.notesFor(names) ?? '',
       });
       // A model object of the definition answers whole replies too (a name goes through the provider).
-      if (typeof compiled.model === 'object') compiled.model = replyMode(compiled.model);
+      const engineAgent = compiled.agent;
+      if (typeof engineAgent.model === 'object') engineAgent.model = replyMode(engineAgent.model);
       this.compiled.set(agent, compiled);
     }
     return compiled;
@@ -121,7 +122,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     const missing = this.missingModel(agent);
     // Fail before any request, with what to set, rather than with the client's own error.
     if (missing) throw new ConfigError(missing);
-    const compiled = this.compile(agent);
+    const { agent: compiled, ownToolsOnly } = this.compile(agent);
     if (this.#mcp && agent.mcpServers.length > 0) {
       // The servers that started; those that did not are reported on every run that needs them.
       compiled.mcpServers = this.#mcp.serversFor(agent.mcpServers);
@@ -149,7 +150,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     let ended: TurnEnd | null;
     try {
       ended =
-        calls.whole && fitsPlainLoop(compiled)
+        calls.whole && ownToolsOnly && compiled.mcpServers.length === 0
           ? yield* playPlainTurn({
               runner,
               agent: compiled,
@@ -257,7 +258,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
 
   /** One turn with the engine alone: no run scope (so no context), nothing recorded. */
   async runHeadless(agent: AgentDefinition, input: readonly ContentBlock[], signal?: AbortSignal) {
-    const compiled = this.compile(agent);
+    const compiled = this.compile(agent).agent;
     const items = toEngineInput(input, this.pathOf(agent.model), agent.name);
     // Called from a tool of a recorded turn, it is still none of that turn's model calls.
     return withoutTurn(() =>

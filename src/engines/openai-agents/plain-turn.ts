@@ -11,7 +11,7 @@
 import type { AgentInputItem, RunContext, Runner, RunResult, RunState } from '@openai/agents-core';
 import type { EventDraft } from '../../core/events.js';
 import type { RunScope } from '../../runtime/run-scope.js';
-import type { CompiledAgent } from './compile.js';
+import type { CompiledAgent } from './compiled-agent.js';
 import type { ModelCallGate } from './safe-points.js';
 import { SETTLE_MS, settleWithin } from './settle.js';
 import type { TurnTranscript } from './transcript.js';

@@ -2,8 +2,9 @@
  * The safe points of an agent turn (SPEC.md "Agent run control"), where a requested pause
  * stops it without losing or repeating work:
  * - before a tool is dispatched: our tools carry an approval policy that asks for approval
- *   exactly when a pause is pending, so the engine stops with the call undispatched and a
- *   resumable state (its own human-approval mechanism);
+ *   exactly when a pause is pending (`pauseBeforeDispatch`, `compiled-agent.ts`), so the
+ *   engine stops with the call undispatched and a resumable state (its own human-approval
+ *   mechanism);
  * - before each model call (after a batch of tool outputs): the engine asks `ModelCallGate`,
  *   which lets our reader catch up with the events the engine already produced (they would
  *   be dropped by an abort), then aborts the model call (made again on resume).
@@ -20,7 +21,7 @@ import {
   RunState,
 } from '@openai/agents-core';
 import { InvalidInputError } from '../../core/errors.js';
-import { asRunScope, type RunScope } from '../../runtime/run-scope.js';
+import type { RunScope } from '../../runtime/run-scope.js';
 import type { TurnModelCalls } from './whole-replies.js';
 
 /** How long a pause waits for a reader that is not reading before stopping anyway. */
@@ -130,11 +131,6 @@ export class ModelCallGate {
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   }
-}
-
-/** The approval policy of our tools: approval is asked (and the turn stops) only for a pause. */
-export async function pauseBeforeDispatch(runContext: RunContext<unknown>): Promise<boolean> {
-  return asRunScope(runContext.context)?.pauseRequested() ?? false;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { UsageReported } from '../../core/event-kinds.js';
 import type { EventDraft } from '../../core/events.js';
 import { priceUsd } from '../../core/prices.js';
 import type { RunScope } from '../../runtime/run-scope.js';
-import { toolLedger } from './tool-ledger.js';
+import { toolLedger } from './compile/tool-ledger.js';
 
 interface RawItem {
   type?: string;
