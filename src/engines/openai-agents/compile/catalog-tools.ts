@@ -94,5 +94,5 @@ export function workflowTool(workflow: WorkflowDefinition): Tool<RunScope | unde
       }
       return JSON.stringify(result);
     },
-  }) as unknown as Tool<RunScope | undefined>;
+  });
 }

@@ -128,7 +128,7 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
   return engineTool({
     name: t.name,
     description: t.description,
-    parameters: t.parameters as never,
+    parameters: t.parameters,
     strict: true,
     // Arguments the model got wrong (bad JSON, schema mismatch) go back to it as a readable
     // error and are recorded; a headless run reaching a context tool fails the run.
@@ -153,5 +153,5 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
         return toolFailureText(t.name, error, scope, callId);
       }
     },
-  }) as unknown as Tool<RunScope | undefined>;
+  });
 }
