@@ -10,7 +10,8 @@ import { asRunScope } from '../../runtime/run-scope.js';
 
 /**
  * The engine agent a definition compiles to. One per definition and engine, shared by every
- * turn of that definition (live or not), so nothing turn-scoped may be kept on it.
+ * turn of that definition (live or not), so nothing of one turn may be kept on it (the MCP
+ * servers the engine sets on it before each turn are the deck's, the same for every turn).
  */
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 export type CompiledAgent = EngineAgent<any, any>;

@@ -1,6 +1,8 @@
 /**
- * Which loop plays a turn, and how its model answers. Decided once per turn segment (a
- * resumed turn chooses again), in {@link chooseTurnLoop}:
+ * Which loop plays a turn, and how its model answers. Decided once per turn segment, in
+ * {@link chooseTurnLoop}: a resumed turn chooses again, and is not live
+ * (`Runtime.resumeAgent`), so a turn paused on one loop may go on on the other (both take
+ * either kind of continuation, `safe-points.ts`).
  *
  * | When                                           | Loop           | The model                    |
  * | ---------------------------------------------- | -------------- | ---------------------------- |
