@@ -244,6 +244,14 @@ export function canPruneRuns(store: object): store is RunPruning {
 }
 
 /**
+ * The claim key that reserves a caller-chosen run id (`runtime/run-id-reservation.ts`), which
+ * `pruneRuns` frees with the run it reserved.
+ */
+export function runIdReservationKey(runId: string): string {
+  return `run-id:${runId}`;
+}
+
+/**
  * A backend (event store, session backend, checkpointer) that can say whether it answers
  * now, for the readiness probe (`GET /health/ready`). Found with {@link isPingable}.
  */

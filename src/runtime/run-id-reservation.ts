@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, InvalidInputError } from '../core/errors.js';
 import { newRunId } from '../core/run-ids.js';
-import type { EventStore } from '../core/store.js';
+import { type EventStore, runIdReservationKey } from '../core/store.js';
 
 /** A new run id, or `requested` once reserved; ConflictError when it is already used. */
 export async function reserveRunId(
@@ -19,7 +19,7 @@ export async function reserveRunId(
   if (await store.getRun(runId)) throw taken();
   // Reserve the id atomically: two callers racing with the same id cannot both pass.
   const reservation = await store.claim({
-    key: `run-id:${runId}`,
+    key: runIdReservationKey(runId),
     runId: randomUUID(),
     staleAfterMs: Number.MAX_SAFE_INTEGER,
   });

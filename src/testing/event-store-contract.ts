@@ -3,8 +3,8 @@
  * test file with a factory. It pins what callers rely on and the port only states in prose:
  * gap-free `seq` per run under concurrent appends, atomic batches, store-assigned ordered
  * timestamps, unknown kinds and content blocks surviving the round trip, the run index
- * folded from lifecycle events, and (in `event-store-coordination.ts`) claims, run boundaries,
- * control requests and continuations. Ids are
+ * folded from lifecycle events, (in `event-store-coordination.ts`) claims, run boundaries,
+ * control requests and continuations, and (in `event-store-pruning.ts`) pruning. Ids are
  * random, and listings filter on a per-test origin, so a backend may share one database
  * between tests.
  */
@@ -15,12 +15,18 @@ import { EVENT_SCHEMA_VERSION, type NewEvent } from '../core/events.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import { describeCoordinationContract } from './event-store-coordination.js';
 import { ev, ISO_MS_UTC, run, sleep, textsOf, uid } from './event-store-events.js';
+import { describePruningContract } from './event-store-pruning.js';
 
 /** How the suite gets a fresh store for each test and disposes of it. */
 export interface EventStoreFactory {
   create(): Promise<EventStore> | EventStore;
   /** Dispose of a store (delete its file...). @default `store.close()` */
   destroy?(store: EventStore): Promise<void> | void;
+  /**
+   * Another store on the same database as `store`, as a second process would open it (for
+   * concurrent pruning); the suite closes it. @default none: such cases use `store` twice
+   */
+  another?(store: EventStore): Promise<EventStore> | EventStore;
 }
 /**
  * Register the event store contract suite for one backend.
@@ -304,6 +310,9 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
     });
 
     describeCoordinationContract(() => store);
+
+    const { another } = factory;
+    describePruningContract(() => store, another ? () => another.call(factory, store) : null);
 
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards', async () => {

@@ -1,7 +1,7 @@
 /**
  * What the event store contract suites write and check: run envelopes with fresh ids, one
- * builder per event kind they need, and small helpers. Shared by `event-store-contract.ts`
- * and `event-store-coordination.ts`.
+ * builder per event kind they need, and small helpers. Shared by `event-store-contract.ts`,
+ * `event-store-coordination.ts` and `event-store-pruning.ts`.
  */
 import { type ContentBlock, TextBlock } from '../core/blocks.js';
 import type { NewEvent } from '../core/events.js';
@@ -43,6 +43,11 @@ export const ev = {
     ...e,
     kind: 'run.failed',
     payload: { errorType: 'TypeError', message: 'boom' },
+  }),
+  cancelled: (e: Envelope): NewEvent => ({
+    ...e,
+    kind: 'run.cancelled',
+    payload: { reason: 'stopped' },
   }),
 };
 

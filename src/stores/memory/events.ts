@@ -18,10 +18,15 @@ import {
   type EventStore,
   isStale,
   type ListRunsFilter,
+  type PrunedRun,
+  type PruneRequest,
   type ReadOptions,
   type RunBoundaries,
+  type RunPruning,
   type RunSummary,
+  runIdReservationKey,
 } from '../../core/store.js';
+import { resolvePruneRequest } from '../shared/prune.js';
 import {
   eventFromStored,
   nextTimestamp,
@@ -51,7 +56,7 @@ interface RunRecord {
  * stored.seq; // 0
  * ```
  */
-export class MemoryEventStore implements EventStore, RunBoundaries {
+export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning {
   readonly #runs = new Map<string, RunRecord>();
   readonly #claims = new Map<string, ClaimHolder>();
   readonly #control = new Map<string, ControlRequest[]>();
@@ -151,6 +156,34 @@ export class MemoryEventStore implements EventStore, RunBoundaries {
     return record ? { ...record.summary } : null;
   }
 
+  /**
+   * Remove ended runs (see {@link RunPruning}): every call runs to completion without
+   * awaiting, so it is one atomic step, and two calls never select the same run.
+   */
+  async pruneRuns(request: PruneRequest): Promise<PrunedRun[]> {
+    this.#open();
+    const { endedBefore, statuses, origin, limit, dryRun } = resolvePruneRequest(request);
+    const chosen = [...this.#runs.values()]
+      .map(({ summary }) => summary)
+      .filter(
+        (run) =>
+          (statuses as readonly string[]).includes(run.status) &&
+          run.updatedAt < endedBefore &&
+          (origin === null || run.origin === origin),
+      )
+      .sort((a, b) => compareAsc(a.updatedAt, b.updatedAt) || compareAsc(a.runId, b.runId))
+      .slice(0, limit);
+    if (!dryRun) {
+      for (const { runId } of chosen) {
+        this.#runs.delete(runId);
+        this.#control.delete(runId);
+        this.#continuations.delete(runId);
+        this.#claims.delete(runIdReservationKey(runId));
+      }
+    }
+    return chosen.map((summary) => ({ ...summary }));
+  }
+
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.#open();
     return this.#claim(request);
@@ -239,4 +272,8 @@ export class MemoryEventStore implements EventStore, RunBoundaries {
 
 function compareDesc(a: string, b: string): number {
   return a < b ? 1 : a > b ? -1 : 0;
+}
+
+function compareAsc(a: string, b: string): number {
+  return -compareDesc(a, b);
 }

@@ -15,6 +15,7 @@ import type { Pool } from 'pg';
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextStatus, type RunStatus } from '../../core/status.js';
 import { isoNow, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
+import { ENDED_SQL } from './migrations.js';
 
 /** Every status a run row can hold, to precompute a batch's effect on each. */
 const STATUSES: readonly RunStatus[] = [
@@ -29,15 +30,20 @@ const STATUSES: readonly RunStatus[] = [
 
 /**
  * Upsert-and-lock a run's row, advancing its counter by `$7` (its status by the map `$8`),
- * all stamped with the later of the run's last `ts` and `$6`; `guard` may leave the row alone.
+ * all stamped with the later of the run's last `ts` and `$6` (and `ended_at` with it, once
+ * the run has ended); `guard` may leave the row alone.
  */
 const upsertRun = (guard: string) => `
-    INSERT INTO runs AS r (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq)
-    VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1)
+    INSERT INTO runs AS r
+      (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq, ended_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1,
+      CASE WHEN $5::text IN ${ENDED_SQL} THEN $6::text END)
     ON CONFLICT (run_id) DO UPDATE SET
       last_seq = r.last_seq + $7::int,
       updated_at = GREATEST(r.updated_at, $6),
-      status = COALESCE($8::jsonb ->> r.status, r.status)
+      status = COALESCE($8::jsonb ->> r.status, r.status),
+      ended_at = CASE WHEN COALESCE($8::jsonb ->> r.status, r.status) IN ${ENDED_SQL}
+        THEN GREATEST(r.updated_at, $6) END
     ${guard}
     RETURNING last_seq, updated_at`;
 
@@ -64,7 +70,7 @@ const APPEND_RUN = `
 const END_RUN = `
   WITH released AS (
     DELETE FROM claims WHERE key = $15 AND run_id = $1
-  ), run AS (${upsertRun("WHERE r.status NOT IN ('completed', 'failed', 'cancelled')")}
+  ), run AS (${upsertRun(`WHERE r.status NOT IN ${ENDED_SQL}`)}
   ), inserted AS (${INSERT_AT_RUN}
   )
   SELECT last_seq, updated_at FROM run`;

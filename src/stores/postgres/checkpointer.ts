@@ -131,10 +131,15 @@ export function guardedPostgresSaver(
       }
     }
 
+    /**
+     * The thread's timers first, then its checkpoints (LangGraph's own transaction): should
+     * the second step fail, the thread is left without a timer, which the caller deleting it
+     * can retry, rather than a timer that keeps finding a thread that is gone due.
+     */
     override async deleteThread(threadId: string): Promise<void> {
       try {
-        await super.deleteThread(threadId);
         await pool.query(WAKEUP_SQL.clearThread, [threadId]);
+        await super.deleteThread(threadId);
       } catch (error) {
         throw fail(`delete thread '${threadId}'`, error);
       }

@@ -15,8 +15,7 @@ for (const [name, options] of [
 ] as const) {
   const schema = uniqueSchema();
   schemas.push(schema);
-  describeEventStoreContract(name, {
-    create: () =>
-      new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, poolSize: 4, ...options }),
-  });
+  const open = () =>
+    new PostgresEventStore({ url: TEST_POSTGRES_URL, schema, poolSize: 4, ...options });
+  describeEventStoreContract(name, { create: open, another: open });
 }

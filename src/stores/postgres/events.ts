@@ -6,8 +6,8 @@
  *
  * This class guards each call; durable appends are in `append.ts` (one statement per run,
  * the run row's counter keeping `seq` gap-free across processes), streamed deltas written
- * behind in `group-commit.ts`, claims and control requests in `claims.ts`, the schema in
- * `migrations.ts`. Every failure of the driver surfaces as a `StoreError` that says what
+ * behind in `group-commit.ts`, claims and control requests in `claims.ts`, pruning in
+ * `prune.ts`, the schema in `migrations.ts`. Every failure of the driver surfaces as a `StoreError` that says what
  * could not be done and names the server (password hidden), with the driver's error as
  * `cause`.
  */
@@ -24,12 +24,16 @@ import type {
   EventStore,
   ListRunsFilter,
   Pingable,
+  PrunedRun,
+  PruneRequest,
   ReadOptions,
   RunBoundaries,
+  RunPruning,
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
+import { resolvePruneRequest } from '../shared/prune.js';
 import { toStored, toSummary } from '../shared/rows.js';
 import {
   eventFromStored,
@@ -45,6 +49,7 @@ import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate, SQL } from './migrations.js';
 import { Announcer, AppendNotices } from './notices.js';
 import { resilientPool } from './pool.js';
+import { pruneRuns } from './prune.js';
 
 /** Options for {@link PostgresEventStore}. */
 export interface PostgresEventStoreOptions {
@@ -103,7 +108,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * await store.close();
  * ```
  */
-export class PostgresEventStore implements EventStore, AppendNotifier, RunBoundaries, Pingable {
+export class PostgresEventStore
+  implements EventStore, AppendNotifier, RunBoundaries, RunPruning, Pingable
+{
   /** The server, password hidden: safe to show. */
   readonly location: string;
   /** The schema of the tables, or `null` for the search path's. */
@@ -203,6 +210,18 @@ export class PostgresEventStore implements EventStore, AppendNotifier, RunBounda
       const { rows } = await this.#pool.query(SQL.getRun, [runId]);
       return rows[0] ? toSummary(rows[0]) : null;
     });
+  }
+
+  /**
+   * Remove ended runs (see {@link RunPruning}): one transaction per call, safe to run from
+   * several processes at once (prune.ts).
+   */
+  async pruneRuns(request: PruneRequest): Promise<PrunedRun[]> {
+    this.#open();
+    const selection = resolvePruneRequest(request);
+    const pruned = await this.#query('prune runs', () => pruneRuns(this.#pool, selection));
+    if (!selection.dryRun) for (const { runId } of pruned) this.#writes.forget(runId);
+    return pruned;
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {

@@ -24,6 +24,7 @@ import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import type { Tail } from './append.js';
+import { ENDED_SQL } from './migrations.js';
 
 /** Most events held at once; an append beyond waits for them to be written. */
 export const GROUP_COMMIT_MAX_EVENTS = 1_000;
@@ -37,7 +38,8 @@ const TAIL_CACHE_SIZE = 1_024;
 /** Held events of one run, written in one statement if the run's counter is still at `$2 - 1`. */
 const WRITE_HELD = `
   WITH run AS (
-    UPDATE runs SET last_seq = $2::int + $3::int - 1, updated_at = GREATEST(updated_at, $4)
+    UPDATE runs SET last_seq = $2::int + $3::int - 1, updated_at = GREATEST(updated_at, $4),
+      ended_at = CASE WHEN status IN ${ENDED_SQL} THEN GREATEST(updated_at, $4) END
     WHERE run_id = $1 AND last_seq = $2::int - 1
     RETURNING run_id
   ), inserted AS (

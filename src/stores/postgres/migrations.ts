@@ -13,6 +13,9 @@ import type { Migration } from '../shared/migration.js';
 
 export type { Migration };
 
+/** The statuses of a run that has ended, as an SQL list. */
+export const ENDED_SQL = "('completed', 'failed', 'cancelled')";
+
 /**
  * The event store's schema. `events` is keyed by (run_id, seq). Unlike SQLite, `runs` also
  * keeps `last_seq` and `updated_at`: the row is the per-run counter every append locks
@@ -81,6 +84,21 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
         state TEXT NOT NULL,
         saved_at TEXT NOT NULL
       );
+    `,
+  },
+  {
+    // `ended_at`: `updated_at` once the run has ended, NULL before. Pruning reads one range of
+    // a partial index on it, and a run that plays never changes an indexed column (its
+    // `ended_at` stays NULL), so its appends keep updating the row in place (HOT); an index
+    // on (status, updated_at) would have cost every append an index write.
+    version: 4,
+    name: 'runs: when an ended run ended, indexed for pruning',
+    sql: `
+      ALTER TABLE runs ADD COLUMN ended_at TEXT COLLATE "C";
+      UPDATE runs SET ended_at = updated_at WHERE status IN ('completed', 'failed', 'cancelled');
+      CREATE INDEX runs_by_end ON runs (ended_at, run_id) WHERE ended_at IS NOT NULL;
+      CREATE INDEX runs_by_origin_end ON runs (origin, ended_at, run_id)
+        WHERE ended_at IS NOT NULL;
     `,
   },
 ];
@@ -185,6 +203,34 @@ export const SQL = {
   readContinuation: 'SELECT state FROM continuations WHERE run_id = $1',
   dropContinuation: 'DELETE FROM continuations WHERE run_id = $1',
 } as const;
+
+/**
+ * The runs a prune selects (`$1` the cut, `$2` the statuses, `$3` the limit, `$4` the origin
+ * when `byOrigin`), longest-ended first: one range of `runs_by_end` (or `runs_by_origin_end`)
+ * read in order. `lock` locks them, skipping rows another transaction holds (another pruner's,
+ * or an appender's: a run taking events is not ended for long).
+ */
+export function pruneCandidatesSql(byOrigin: boolean, lock: boolean): string {
+  return `SELECT ${SUMMARY_COLUMNS} FROM runs
+    WHERE ended_at IS NOT NULL AND ended_at < $1 ${byOrigin ? 'AND origin = $4' : ''}
+      AND status IN ${ENDED_SQL} AND status = ANY($2::text[])
+    ORDER BY ended_at, run_id LIMIT $3${lock ? ' FOR UPDATE SKIP LOCKED' : ''}`;
+}
+
+/** Everything kept for the runs `$1` (locked), and their run-id reservations `$2`. */
+export const PRUNE_RUNS = `
+  WITH gone AS (
+    DELETE FROM runs WHERE run_id = ANY($1::text[]) RETURNING run_id
+  ), events_gone AS (
+    DELETE FROM events WHERE run_id = ANY($1::text[])
+  ), control_gone AS (
+    DELETE FROM control_requests WHERE run_id = ANY($1::text[])
+  ), continuations_gone AS (
+    DELETE FROM continuations WHERE run_id = ANY($1::text[])
+  ), reservations_gone AS (
+    DELETE FROM claims WHERE key = ANY($2::text[])
+  )
+  SELECT count(*)::int AS pruned FROM gone`;
 
 /** `listRuns` for a set of filter clauses (`$1`... in order); the limit is the last parameter. */
 export function listRunsSql(where: readonly string[], limitParam: number): string {

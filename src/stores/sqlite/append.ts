@@ -6,10 +6,11 @@
  * wrote to the run since, that seq is already taken (seqs are gap-free, so every seq up to
  * the true tail exists), the INSERT fails, and the append is redone on the slow path, which
  * reads the tail inside the write transaction. Lifecycle events (`run.*`), a run's first
- * event and batches take the slow path, which also maintains the run index.
+ * event, batches and any event of a run that has ended take the slow path, which also
+ * maintains the run index (an ended run's `ended_at` is its last event's `ts`).
  */
-import { EVENT_SCHEMA_VERSION, type Event, isTerminal } from '../../core/events.js';
-import { nextStatus, type RunStatus } from '../../core/status.js';
+import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
+import { nextStatus, type RunStatus, TERMINAL_STATUSES } from '../../core/status.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import type { GroupCommit } from './group-commit.js';
 import type { Statements } from './migrations.js';
@@ -58,9 +59,10 @@ export class Appender {
     return this.inTransaction((insert) => insert(prepared));
   }
 
-  /** Forget every cached tail (after a lost group commit, or on close). */
-  forget(): void {
-    this.#tails.clear();
+  /** Forget the cached tails of `runIds` (pruned), or all (after a lost group commit, on close). */
+  forget(runIds?: Iterable<string>): void {
+    if (!runIds) this.#tails.clear();
+    else for (const runId of runIds) this.#tails.delete(runId);
   }
 
   /** One INSERT at the cached tail; `null` when the slow path must decide. */
@@ -111,9 +113,10 @@ export class Appender {
       }
       return tail;
     };
-    const ended: string[] = [];
-    const insert = (prepared: PreparedEvent[]): Event[] =>
-      prepared.map((item) => {
+    const insert = (prepared: PreparedEvent[]): Event[] => {
+      // Runs whose row must be written after the batch: a new status, or a later end.
+      const changed = new Set<string>();
+      const events = prepared.map((item) => {
         const { runId } = item.event;
         const tail = tailOf(runId);
         const seq = tail.seq + 1;
@@ -123,21 +126,32 @@ export class Appender {
         if (tail.status === null) {
           tail.status = nextStatus(null, event);
           const { origin, sessionId, namespace } = item.event;
-          this.#sql.insertRun.run(runId, origin, sessionId, namespace, tail.status, ts);
-        } else if (item.lifecycle) {
-          const status = nextStatus(tail.status, event);
-          if (status !== tail.status) this.#sql.updateStatus.run(status, runId);
+          const endedAt = hasEnded(tail.status) ? ts : null;
+          this.#sql.insertRun.run(runId, origin, sessionId, namespace, tail.status, ts, endedAt);
+        } else {
+          const status = item.lifecycle ? nextStatus(tail.status, event) : tail.status;
+          if (status !== tail.status || hasEnded(status)) changed.add(runId);
           tail.status = status;
         }
         tail.seq = seq;
         tail.ts = ts;
-        if (isTerminal(event)) ended.push(runId);
         return event;
       });
+      for (const runId of changed) {
+        const { status, ts } = tailOf(runId);
+        this.#sql.updateStatus.run(status, hasEnded(status) ? ts : null, runId);
+      }
+      return events;
+    };
     const written = this.#writes.grouped(() => body(insert, (runId) => tailOf(runId).status));
     // Only once the body's savepoint is released: a tail it rolled back must not be cached.
-    for (const [runId, { seq, ts }] of tails) if (seq >= 0) this.#cacheTail(runId, { seq, ts });
-    for (const runId of ended) this.#tails.delete(runId);
+    // Nor the tail of a run that has ended: an event after its end moves `ended_at`, which
+    // the one-INSERT path does not write, so such an event takes this path.
+    for (const [runId, { seq, ts, status }] of tails) {
+      if (seq < 0) continue;
+      if (hasEnded(status)) this.#tails.delete(runId);
+      else this.#cacheTail(runId, { seq, ts });
+    }
     return written;
   }
 
@@ -156,6 +170,11 @@ export class Appender {
       if (!oldest.done) this.#tails.delete(oldest.value);
     }
   }
+}
+
+/** Whether a run with this status has ended (`runs.ended_at` is then set). */
+function hasEnded(status: RunStatus | null): boolean {
+  return status !== null && TERMINAL_STATUSES.includes(status);
 }
 
 function isPrimaryKeyViolation(error: unknown): boolean {

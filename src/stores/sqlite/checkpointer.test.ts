@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
 import { emptyCheckpoint, INTERRUPT, RESUME, uuid6 } from '@langchain/langgraph-checkpoint';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../core/errors.js';
 import { SLEEP_UNTIL_KEY } from '../../core/wakeups.js';
 import { SqliteCheckpointer } from './checkpointer.js';
+import { openDatabaseFile } from './database.js';
 import { SqliteEventStore } from './events.js';
 
 // The conformance suite calls describe/it/expect as globals, which this repo's vitest config
@@ -99,11 +101,17 @@ describe('SqliteCheckpointer wake-ups', () => {
     expect(await due()).toEqual([]);
   });
 
-  it('forgets the wake-ups of a deleted thread', async () => {
-    await saver.putWrites(await checkpoint('t1'), [[INTERRUPT, sleep(minutes(-1))]], 'task');
+  it('forgets the wake-ups of a deleted thread: no longer due, nor the next one', async () => {
+    await saver.putWrites(await checkpoint('t1'), [[INTERRUPT, sleep(minutes(-2))]], 'task');
     await saver.putWrites(await checkpoint('t2'), [[INTERRUPT, sleep(minutes(-1))]], 'task');
+    await saver.putWrites(await checkpoint('t3'), [[INTERRUPT, sleep(minutes(5))]], 'task');
+    expect(await saver.nextWakeup()).toBe(minutes(-2).toISOString());
     await saver.deleteThread('t1');
     expect(await due()).toEqual(['t2']);
+    expect(await saver.nextWakeup()).toBe(minutes(-1).toISOString());
+    await saver.deleteThread('t2');
+    expect(await due()).toEqual([]);
+    expect(await saver.nextWakeup()).toBe(minutes(5).toISOString());
   });
 
   it('tracks each task: a question, a finished task and a bad time clear its timer', async () => {
@@ -214,6 +222,37 @@ describe('SqliteCheckpointer', () => {
       .all();
     db.close();
     expect(components.map((row) => row.component)).toEqual(['checkpoints', 'events']);
+  });
+
+  it('gives the pages of a deleted thread back to the file system', async () => {
+    const path = tempFile();
+    const db = openDatabaseFile(path, 5_000);
+    const saver = new SqliteCheckpointer(path, { database: db });
+    const pragma = (name: string) => Number(db.prepare(`PRAGMA ${name}`).get()?.[name]);
+    const pages = () => {
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      return { pages: pragma('page_count'), free: pragma('freelist_count') };
+    };
+    const empty = pages();
+    let config: RunnableConfig = { configurable: { thread_id: 'big', checkpoint_ns: '' } };
+    for (let step = 1; step <= 40; step += 1) {
+      const checkpoint = {
+        ...emptyCheckpoint(),
+        id: uuid6(-1),
+        channel_values: { text: `${step}`.repeat(50_000) },
+        channel_versions: { text: step },
+      };
+      config = await saver.put(config, checkpoint, meta, { text: step });
+    }
+    const full = pages();
+    expect(full.pages).toBeGreaterThan(empty.pages + 400); // 40 values of 50 KB or more
+    await saver.deleteThread('big');
+    const after = pages();
+    expect(after.free).toBe(0);
+    expect(after.pages).toBeLessThan(empty.pages + 20);
+    expect(statSync(path).size).toBe(after.pages * 4096);
+    await saver.close();
+    db.close();
   });
 
   it('rejects calls after close with a StoreError, and closes twice', async () => {

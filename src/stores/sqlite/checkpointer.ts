@@ -53,6 +53,7 @@ import {
 import { openDatabaseFile, prepareAll } from './database.js';
 import { flushGroupCommits } from './group-commit.js';
 import { migrate } from './migrations.js';
+import { RECLAIM_PAGES_PER_STEP, reclaimFreePages } from './vacuum.js';
 
 /** Options for {@link SqliteCheckpointer}. */
 export interface SqliteCheckpointerOptions {
@@ -67,6 +68,12 @@ export interface SqliteCheckpointerOptions {
    * @default a connection of its own
    */
   database?: DatabaseSync;
+  /**
+   * Most free pages a `deleteThread` gives back to the file system after it commits (one
+   * bounded `PRAGMA incremental_vacuum` step, see vacuum.ts); `0` gives none back.
+   * @default 2048 (8 MiB at 4 KiB pages)
+   */
+  reclaimPagesPerDelete?: number;
 }
 
 /**
@@ -87,12 +94,14 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
   readonly #sql: CheckpointStatements;
   readonly #listStatements = new Map<string, StatementSync>();
   readonly #ownsDatabase: boolean;
+  readonly #reclaimPages: number;
   #closed = false;
 
   constructor(path: string, options: SqliteCheckpointerOptions = {}) {
     super(options.serde);
     this.path = path;
     this.#ownsDatabase = options.database === undefined;
+    this.#reclaimPages = options.reclaimPagesPerDelete ?? RECLAIM_PAGES_PER_STEP;
     let db: DatabaseSync | undefined = options.database;
     try {
       db ??= openDatabaseFile(path, options.busyTimeoutMs ?? 5_000);
@@ -200,6 +209,10 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     });
   }
 
+  /**
+   * Delete a thread's checkpoints, values, writes and timers in one transaction, then give up
+   * to `reclaimPagesPerDelete` free pages back to the file system (see vacuum.ts).
+   */
   async deleteThread(threadId: string): Promise<void> {
     this.#ready();
     this.#write(`delete thread '${threadId}'`, () => {
@@ -208,6 +221,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
       this.#sql.deleteWrites.run(threadId);
       this.#sql.deleteWakeups.run(threadId);
     });
+    reclaimFreePages(this.#db, this.#reclaimPages);
   }
 
   async dueWakeups(now: Date, options: DueWakeupsOptions = {}): Promise<DueWakeup[]> {

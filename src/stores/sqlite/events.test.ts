@@ -20,6 +20,8 @@ for (const [name, options] of [
       dirs.set(store, dir);
       return store;
     },
+    another: (store) =>
+      new SqliteEventStore({ path: (store as SqliteEventStore).path, ...options }),
     async destroy(store) {
       await store.close();
       rmSync(dirs.get(store) ?? '', { recursive: true, force: true });

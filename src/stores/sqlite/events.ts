@@ -5,7 +5,8 @@
  * it writes does so inside `BEGIN IMMEDIATE`, holding the write lock from the read on.
  *
  * This class opens the file and guards each call; appends (the hot path, with its cache of
- * run tails) are in `append.ts`, claims and control requests in `claims.ts`, and group
+ * run tails) are in `append.ts`, claims and control requests in `claims.ts`, pruning in
+ * `prune.ts` and giving space back in `vacuum.ts`, and group
  * commit, on by default, in `group-commit.ts`: the deltas, tool calls and usage reports of
  * one event-loop turn share a commit, which lifts one-event appends past the cost of a
  * commit each. See
@@ -26,12 +27,16 @@ import type {
   EventStore,
   ListRunsFilter,
   Pingable,
+  PrunedRun,
+  PruneRequest,
   ReadOptions,
   RunBoundaries,
+  RunPruning,
   RunSummary,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
+import { resolvePruneRequest } from '../shared/prune.js';
 import { toStored, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
 import { Appender, type Written } from './append.js';
@@ -52,6 +57,8 @@ import {
   SQL,
   type Statements,
 } from './migrations.js';
+import { Pruner } from './prune.js';
+import { databaseBytes, RECLAIM_PAGES_PER_STEP, vacuumFile } from './vacuum.js';
 import { WalCheckpoints } from './wal-checkpoints.js';
 
 /** Below this much free space on the file's disk, the store is not ready (a WAL needs room). */
@@ -89,9 +96,21 @@ export interface SqliteEventStoreOptions {
    * @default true
    */
   groupCommit?: boolean;
+  /**
+   * Most free pages of the file a `pruneRuns` call gives back to the file system after it
+   * commits (one bounded `PRAGMA incremental_vacuum` step, see vacuum.ts), which bounds the
+   * time it adds to the call; the file shrinks at the next WAL checkpoint. `0` gives none
+   * back (the pages are still reused by later writes).
+   * @default 2048 (8 MiB at 4 KiB pages)
+   */
+  reclaimPagesPerPrune?: number;
 }
 
-const DEFAULTS = { busyTimeoutMs: 5_000, groupCommit: true };
+const DEFAULTS = {
+  busyTimeoutMs: 5_000,
+  groupCommit: true,
+  reclaimPagesPerPrune: RECLAIM_PAGES_PER_STEP,
+};
 
 /**
  * An `EventStore` in an SQLite file, shared safely by several processes.
@@ -105,13 +124,14 @@ const DEFAULTS = { busyTimeoutMs: 5_000, groupCommit: true };
  * await store.close();
  * ```
  */
-export class SqliteEventStore implements EventStore, RunBoundaries, Pingable {
+export class SqliteEventStore implements EventStore, RunBoundaries, RunPruning, Pingable {
   /** The database file. */
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #sql: Statements;
   readonly #writes: GroupCommit;
   readonly #appender: Appender;
+  readonly #pruner: Pruner;
   readonly #checkpoints: WalCheckpoints;
   readonly #listStatements = new Map<string, StatementSync>();
   #closed = false;
@@ -134,7 +154,10 @@ export class SqliteEventStore implements EventStore, RunBoundaries, Pingable {
   }
 
   constructor(options: SqliteEventStoreOptions) {
-    const { path, busyTimeoutMs, groupCommit } = { ...DEFAULTS, ...options };
+    const { path, busyTimeoutMs, groupCommit, reclaimPagesPerPrune } = {
+      ...DEFAULTS,
+      ...options,
+    };
     this.path = path;
     let db: DatabaseSync | undefined;
     try {
@@ -160,6 +183,7 @@ export class SqliteEventStore implements EventStore, RunBoundaries, Pingable {
       () => this.#checkpoints.committed(),
     );
     this.#appender = new Appender(this.#sql, this.#writes);
+    this.#pruner = new Pruner(this.#db, this.#sql, this.#writes, reclaimPagesPerPrune);
   }
 
   async append(events: readonly NewEvent[]): Promise<Event[]> {
@@ -211,6 +235,37 @@ export class SqliteEventStore implements EventStore, RunBoundaries, Pingable {
     return this.#guard(`read run '${runId}'`, () => {
       const row = this.#sql.getRun.get(runId);
       return row ? toSummary(row) : null;
+    });
+  }
+
+  /**
+   * Remove ended runs (see {@link RunPruning}) in one write transaction, then give up to
+   * {@link SqliteEventStoreOptions.reclaimPagesPerPrune} free pages back to the file system.
+   */
+  async pruneRuns(request: PruneRequest): Promise<PrunedRun[]> {
+    this.#ready();
+    const selection = resolvePruneRequest(request);
+    return this.#guard('prune runs', () => {
+      const pruned = this.#pruner.prune(selection);
+      if (!selection.dryRun) this.#appender.forget(pruned.map((run) => run.runId));
+      return pruned;
+    });
+  }
+
+  /**
+   * Rewrite the whole file (SQLite `VACUUM`), in incremental-vacuum mode: once, for a file
+   * created before this store gave space back (see vacuum.ts; a small one is converted when
+   * opened), after which pruning shrinks it. It holds the file's write lock for as long as the
+   * rewrite takes (seconds per GiB) and needs free disk for a second copy: run it at a quiet
+   * time. Resolves with the file's size in bytes before and after (once checkpointed).
+   */
+  async vacuum(): Promise<{ bytesBefore: number; bytesAfter: number }> {
+    this.#ready();
+    return this.#guard('vacuum the file', () => {
+      this.#writes.beforeWrite();
+      const bytesBefore = databaseBytes(this.#db);
+      vacuumFile(this.#db, this.path);
+      return { bytesBefore, bytesAfter: databaseBytes(this.#db) };
     });
   }
 

@@ -78,6 +78,21 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // `ended_at`: the `ts` of an ended run's last event (NULL while it has not ended), so the
+    // runs pruning selects are one range of a partial index, which only an ending writes.
+    version: 4,
+    name: 'runs: when an ended run ended, indexed for pruning',
+    sql: `
+      ALTER TABLE runs ADD COLUMN ended_at TEXT;
+      UPDATE runs SET ended_at =
+        (SELECT ts FROM events e WHERE e.run_id = runs.run_id ORDER BY seq DESC LIMIT 1)
+        WHERE status IN ('completed', 'failed', 'cancelled');
+      CREATE INDEX runs_by_end ON runs (ended_at, run_id) WHERE ended_at IS NOT NULL;
+      CREATE INDEX runs_by_origin_end ON runs (origin, ended_at, run_id)
+        WHERE ended_at IS NOT NULL;
+    `,
+  },
 ];
 
 /**
@@ -136,9 +151,9 @@ export const SQL = {
   read: `SELECT run_id, seq, v, kind, session_id, namespace, origin, ts, payload FROM events
     WHERE run_id = ? AND seq > ? ORDER BY seq`,
   runStatus: 'SELECT status FROM runs WHERE run_id = ?',
-  insertRun: `INSERT INTO runs (run_id, origin, session_id, namespace, status, started_at)
-    VALUES (?, ?, ?, ?, ?, ?)`,
-  updateStatus: 'UPDATE runs SET status = ? WHERE run_id = ?',
+  insertRun: `INSERT INTO runs (run_id, origin, session_id, namespace, status, started_at, ended_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  updateStatus: 'UPDATE runs SET status = ?, ended_at = ? WHERE run_id = ?',
   getRun: `SELECT r.run_id, r.origin, r.session_id, r.namespace, r.status, r.started_at,
       e.seq AS last_seq, e.ts AS updated_at
     FROM runs r JOIN events e ON e.run_id = r.run_id
@@ -156,9 +171,29 @@ export const SQL = {
     ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`,
   readContinuation: 'SELECT state FROM continuations WHERE run_id = ?',
   dropContinuation: 'DELETE FROM continuations WHERE run_id = ?',
+  pruneEvents: 'DELETE FROM events WHERE run_id = ?',
+  pruneRun: 'DELETE FROM runs WHERE run_id = ?',
+  pruneControl: 'DELETE FROM control_requests WHERE run_id = ?',
+  pruneClaim: 'DELETE FROM claims WHERE key = ?',
 } as const;
 
 export type Statements = { [K in keyof typeof SQL]: StatementSync };
+
+/**
+ * The runs a prune selects (`?1` the cut, `?2` the statuses as a JSON array, `?3` the limit,
+ * `?4` the origin when `byOrigin`), longest-ended first: one range of `runs_by_end` (or
+ * `runs_by_origin_end`), read in order up to the limit. The index rows as `getRun` gives them.
+ */
+export function pruneCandidatesSql(byOrigin: boolean): string {
+  return `SELECT r.run_id, r.origin, r.session_id, r.namespace, r.status, r.started_at,
+      (SELECT seq FROM events e WHERE e.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS last_seq,
+      (SELECT ts FROM events e WHERE e.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at
+    FROM runs r
+    WHERE r.ended_at IS NOT NULL AND r.ended_at < ?1 ${byOrigin ? 'AND r.origin = ?4' : ''}
+      AND r.status IN ('completed', 'failed', 'cancelled')
+      AND r.status IN (SELECT value FROM json_each(?2))
+    ORDER BY r.ended_at, r.run_id LIMIT ?3`;
+}
 
 /**
  * `listRuns` for a set of filter clauses; `updated_at` and `last_seq` come from each run's
