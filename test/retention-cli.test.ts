@@ -110,6 +110,12 @@ describe('agentdeck runs prune', () => {
     expect(approved.status).toBe(200);
     expect(await statusOf(url, waitingRun)).not.toBe('waiting_human');
 
+    // With the server stopped, the file is rewritten whole (for a file older than pruning).
+    server.child.kill('SIGTERM');
+    await new Promise((done) => server.child.once('exit', done));
+    const vacuumed = await agentdeck(cwd, 'runs', 'vacuum');
+    expect(vacuumed.stdout).toMatch(/^vacuumed .*state\.db: \d+ bytes before, \d+ after\n$/);
+
     const bad = await agentdeck(cwd, 'runs', 'prune', '--older-than', 'soon').catch(
       (error: { code: number; stderr: string }) => error,
     );

@@ -14,6 +14,7 @@ const USAGE = `Usage:
   agentdeck runs show <run_id> [--json]
   agentdeck runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
   agentdeck runs prune --older-than AGE [--status STATUS] [--origin NAME] [--dry-run]
+  agentdeck runs vacuum
   agentdeck tick [project] [--now ISO-TIME]
   agentdeck schedules {ls,pause,resume,trigger} [name] [--project DIR]
   agentdeck --version

@@ -9,6 +9,7 @@
  *   service runs show <run_id> [--json]
  *   service runs ls [--status S] [--origin NAME] [--session ID] [--limit N] [--json]
  *   service runs prune --older-than AGE [...]   (prune-command.ts)
+ *   service runs vacuum
  */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
@@ -18,6 +19,7 @@ import type { RunStatus } from '../../core/status.js';
 import type { ControlRequest, EventStore } from '../../core/store.js';
 import { requestControl } from '../../runtime/control/requests.js';
 import { openEventStore } from '../../stores/events-url.js';
+import { SqliteEventStore } from '../../stores/sqlite/events.js';
 import { eventLine, runHeader, runsTable, runToWire } from './runs-format.js';
 
 const USAGE = `Usage:
@@ -25,6 +27,7 @@ const USAGE = `Usage:
   service runs show <run_id> [--json]
   service runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
   service runs prune --older-than AGE [--status STATUS] [--origin NAME] [--dry-run]
+  service runs vacuum
 
 Works on the event store SERVICE_EVENTS names (default: ./.agentdeck/state.db), shared
 with the servers that play the runs. \`signal\` records a request; it does not change the
@@ -77,8 +80,12 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
         return await show(store, rest, command.values.json ?? false, program);
       case 'ls':
         return await list(store, command.values);
+      case 'vacuum':
+        return await vacuum(store);
       default:
-        throw new UsageError(`unknown action '${action ?? ''}'; use signal, show, ls or prune`);
+        throw new UsageError(
+          `unknown action '${action ?? ''}'; use signal, show, ls, prune or vacuum`,
+        );
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -158,6 +165,22 @@ async function list(
     limit,
   });
   console.log(values.json ? JSON.stringify(runs.map(runToWire), null, 2) : runsTable(runs));
+  return 0;
+}
+
+/**
+ * Rewrite an SQLite file so pruning gives its space back: once, for a file too large to be
+ * converted when a store opened it (stores/sqlite/vacuum.ts). Best with no server on it.
+ */
+async function vacuum(store: EventStore): Promise<number> {
+  if (!(store instanceof SqliteEventStore)) {
+    console.log(
+      'nothing to do: only an SQLite file is vacuumed here (Postgres gives space back by its own autovacuum)',
+    );
+    return 0;
+  }
+  const { bytesBefore, bytesAfter } = await store.vacuum();
+  console.log(`vacuumed ${store.path}: ${bytesBefore} bytes before, ${bytesAfter} after`);
   return 0;
 }
 
