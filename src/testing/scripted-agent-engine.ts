@@ -131,8 +131,10 @@ export class ScriptedAgentEngine implements AgentEngine {
         await abortable(step.until, scope.signal);
       } else if ('hang' in step) {
         await abortable(new Promise(() => {}), scope.signal);
-      } else {
+      } else if ('fail' in step) {
         throw step.fail instanceof Error ? step.fail : new Error(String(step.fail));
+      } else {
+        throw new Error(`ScriptedAgentEngine: unknown step ${summarize(step)}`);
       }
     }
     scope.signal.throwIfAborted();
