@@ -59,6 +59,7 @@ export {
   DeckError,
   type DeckErrorCode,
   InvalidInputError,
+  isDeckError,
   NotFoundError,
   NotOpenError,
   RunCancelledError,
@@ -86,20 +87,30 @@ export type {
   ClaimHolder,
   ClaimRequest,
   ClaimResult,
+  Claims,
+  Continuations,
   ControlRequest,
+  ControlRequests,
+  EventLog,
   EventStore,
   ListRunsFilter,
   ReadOptions,
   RunBoundaries,
+  RunIndex,
   RunSummary,
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
 export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
-export type { DeckAgent, DeckOptions, OpenOptions, ProjectOptions } from './deck/options.js';
-export type { ControlOptions, ResumeOptions } from './deck/run-control.js';
+export type {
+  ControlOptions,
+  DeckAgent,
+  DeckOptions,
+  OpenOptions,
+  ProjectOptions,
+  ResumeOptions,
+} from './deck/options.js';
+export type { PendingItem } from './deck/pending.js';
 export type { ScheduleHandle } from './deck/schedule-ops.js';
-export type { FireOutcome, ScheduleStatus } from './deck/schedules.js';
-export type { PendingItem, TickOutcome } from './deck/workflow-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export {
   ConsoleObserver,
@@ -113,6 +124,8 @@ export {
   wantsEngineSpans,
 } from './observers/observer.js';
 export type { EngineSpan } from './runtime/engine-spans.js';
-export type { RunOptions } from './runtime/runtime.js';
+export type { RunOptions } from './runtime/run-player.js';
+export type { FireOutcome, ScheduleStatus } from './runtime/schedules.js';
+export type { TickOutcome } from './runtime/timers.js';
 export type { TurnResult } from './runtime/turn-result.js';
 export type { DueThread, WorkflowState } from './runtime/workflow-engine.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as root from './index.js';
 import * as langfuse from './observers/langfuse/index.js';
+import * as stores from './stores/index.js';
 import * as server from './surfaces/http/index.js';
 import * as testing from './testing/index.js';
 
@@ -40,6 +41,7 @@ describe('the public surface', () => {
         'Workflow',
         'foldStatus',
         'interrupt',
+        'isDeckError',
         'isInterrupt',
         'needsContext',
         'oneOf',
@@ -66,6 +68,21 @@ describe('the public surface', () => {
         'catalogNames',
         'serve',
         'serveSettingsFromEnv',
+      ].sort(),
+    );
+  });
+
+  it('pins the runtime exports of agentdeck/stores', () => {
+    expect(Object.keys(stores).sort()).toEqual(
+      [
+        'MemoryEventStore',
+        'PostgresEventStore',
+        'RedisSessionBackend',
+        'SqliteCheckpointer',
+        'SqliteEventStore',
+        'SqliteSessionBackend',
+        'openEventStore',
+        'openSessionBackend',
       ].sort(),
     );
   });

@@ -5,7 +5,7 @@
  * or in a project directory (`schedules/<name>/schedule.ts`, default export), checked when
  * constructed (expression, interval, time zone) and at `build()` (its target exists). Cron
  * expressions are parsed by croner (5 fields, or 6 with seconds first). The deck that plays
- * them is in deck/schedules.ts.
+ * them is in runtime/schedules.ts.
  */
 import { Cron } from 'croner';
 import { ConfigError } from '../core/errors.js';

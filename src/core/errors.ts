@@ -20,6 +20,9 @@ export type DeckErrorCode =
   | 'run_failed'
   | 'run_cancelled';
 
+/** Marks every DeckError, whichever copy of the package made it. */
+const DECK_ERROR = Symbol.for('agentdeck.error');
+
 export class DeckError extends Error {
   readonly code: DeckErrorCode;
 
@@ -27,7 +30,21 @@ export class DeckError extends Error {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+    Object.defineProperty(this, DECK_ERROR, { value: true });
   }
+}
+
+/**
+ * Whether `value` is an agentdeck error, by its brand: unlike `instanceof DeckError`, it holds
+ * across two copies of the package in one process (a bundled project, a linked checkout).
+ * @example if (isDeckError(error) && error.code === 'not_found') return null;
+ */
+export function isDeckError(value: unknown): value is DeckError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [DECK_ERROR]?: unknown })[DECK_ERROR] === true
+  );
 }
 
 /** The catalog or the settings are wrong; raised by construction, `build()` or `open()`. */

@@ -34,6 +34,9 @@ export interface ListRunsFilter {
   startedBefore?: string;
 }
 
+/** Runs listed when a filter gives no `limit`. */
+export const DEFAULT_LIST_LIMIT = 50;
+
 export interface ReadOptions {
   /** Only events with `seq` greater than this. */
   afterSeq?: number;
@@ -45,6 +48,17 @@ export interface ClaimHolder {
   claimedAt: string;
   /** The holder's promise to renew within this many ms (a live run's heartbeat); absent when it made none. */
   leaseMs?: number;
+}
+
+/**
+ * Whether a claim taken (or renewed) at `holder.claimedAt` is stale at `now`: older than
+ * `staleAfterMs`, or than the holder's own lease (a live run that stopped renewing).
+ */
+export function isStale(holder: ClaimHolder, staleAfterMs: number, now: number): boolean {
+  const takenAt = Date.parse(holder.claimedAt);
+  const limit =
+    holder.leaseMs === undefined ? staleAfterMs : Math.min(staleAfterMs, holder.leaseMs);
+  return Number.isNaN(takenAt) || now - takenAt > limit;
 }
 
 export type ClaimResult =
@@ -75,7 +89,8 @@ export interface ControlRequest {
   requestedAt: string;
 }
 
-export interface EventStore {
+/** The append-only log of each run's events. */
+export interface EventLog {
   /**
    * Append events atomically, in order. The store assigns `v`, `seq` (per run, from 0,
    * gap-free, even with several writers) and `ts`, and returns the stored events. A batch
@@ -85,10 +100,18 @@ export interface EventStore {
   append(events: readonly NewEvent[]): Promise<Event[]>;
   /** A run's events in `seq` order; `[]` for an unknown run. */
   read(runId: string, options?: ReadOptions): Promise<Event[]>;
+}
+
+/** One row per run, folded from its events: what `listRuns` and `getRun` read. */
+export interface RunIndex {
   /** Runs from the index, newest first. */
   listRuns(filter?: ListRunsFilter): Promise<RunSummary[]>;
   /** One run's index row, or `null`. */
   getRun(runId: string): Promise<RunSummary | null>;
+}
+
+/** Named claims with a holder and a lease: sessions, threads, resume locks, timer and schedule registers (docs/internals/claims-and-leases.md). */
+export interface Claims {
   /**
    * Take a claim, or report its holder. A stale claim is taken over. Claiming a key the
    * same run already holds renews `claimedAt` (so a long-lived run is not taken as stale).
@@ -98,10 +121,18 @@ export interface EventStore {
   release(key: string, runId: string): Promise<boolean>;
   /** The current holder of a claim, or `null`. */
   claimHolder(key: string): Promise<ClaimHolder | null>;
+}
+
+/** Pause, cancel and resume requests, found by any process sharing the store. */
+export interface ControlRequests {
   /** Record a control request for a run; returns it with its id and time. */
   recordControl(runId: string, verb: ControlVerb, reason: string | null): Promise<ControlRequest>;
   /** A run's control requests, oldest first. */
   readControl(runId: string): Promise<ControlRequest[]>;
+}
+
+/** The engine's saved state of a paused agent turn. */
+export interface Continuations {
   /**
    * Keep the engine's saved state of a paused run (replacing an earlier one), so that any
    * process sharing the store can continue it. Opaque to the store; never holds a context.
@@ -111,6 +142,13 @@ export interface EventStore {
   readContinuation(runId: string): Promise<string | null>;
   /** Forget a run's saved state (it continued, or ended); whether there was one. */
   dropContinuation(runId: string): Promise<boolean>;
+}
+
+/**
+ * The event store port: every role in one backend. A function that needs one role takes that
+ * interface (`Claims`, `RunIndex`...), so what it touches is in its signature.
+ */
+export interface EventStore extends EventLog, RunIndex, Claims, ControlRequests, Continuations {
   /** Release resources (file handles, connections). Idempotent. */
   close(): Promise<void>;
 }

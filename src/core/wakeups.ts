@@ -6,6 +6,23 @@
  * {@link WakeupIndex}; for the others the engine scans their threads.
  */
 
+/**
+ * Sleeping until a time is recorded as `run.paused` with this reason prefix and the wake
+ * time after it. The event schema has no `wakeAt` field yet (a change for its next version);
+ * until then the prefix is written and read only through these two functions.
+ */
+const SLEEPING_REASON = 'sleeping until ';
+
+/** The `run.paused` reason of a run sleeping until `wakeAt` (ISO 8601 UTC). */
+export function sleepingReason(wakeAt: string): string {
+  return `${SLEEPING_REASON}${wakeAt}`;
+}
+
+/** The wake time a `run.paused` reason carries, or `null` when the run paused for a request. */
+export function wakeAtOfReason(reason: string | null | undefined): string | null {
+  return reason?.startsWith(SLEEPING_REASON) ? reason.slice(SLEEPING_REASON.length) : null;
+}
+
 /** The key of the interrupt value that marks a timer (not a question for a person). */
 export const SLEEP_UNTIL_KEY = 'agentdeck:sleepUntil';
 

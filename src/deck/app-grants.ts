@@ -5,7 +5,7 @@
  * the deck's private parts by `Deck.app()`.
  */
 import type { Event } from '../core/events.js';
-import type { DeckGrants } from '../surfaces/http/deps.js';
+import type { DeckGrants } from '../surfaces/http/served-deck.js';
 import type { OpenParts } from './open-parts.js';
 import { checkReadiness } from './readiness.js';
 

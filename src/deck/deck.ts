@@ -33,7 +33,10 @@ import {
 } from '../engines/openai-agents/index.js';
 import { checkObservers } from '../observers/observer.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
-import type { RunOptions, Runtime } from '../runtime/runtime.js';
+import type { RunOptions } from '../runtime/run-player.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { type ScheduleStatus, scheduleStatus } from '../runtime/schedules.js';
+import type { TickOutcome } from '../runtime/timers.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
 import { settle } from '../runtime/workflow-run.js';
@@ -44,30 +47,22 @@ import { checkCatalogRefs } from './catalog-refs.js';
 import { agentSites, checkContextSites, workflowSites } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { type OpenParts, openParts } from './open-parts.js';
-import type { DeckOptions, OpenOptions, ProjectOptions } from './options.js';
+import type {
+  ControlOptions,
+  DeckOptions,
+  OpenOptions,
+  ProjectOptions,
+  ResumeOptions,
+} from './options.js';
+import { type PendingItem, pendingRuns } from './pending.js';
 import { projectDeckOptions } from './project.js';
-import {
-  type ControlOptions,
-  type ResumeOptions,
-  ResumeWatch,
-  requestControl,
-  resumeRun,
-} from './run-control.js';
 import {
   checkSchedules,
   checkScheduleTargets,
   type ScheduleHandle,
   scheduleHandle,
 } from './schedule-ops.js';
-import { type ScheduleStatus, scheduleStatus } from './schedules.js';
 import { checkCatalogKinds, checkCatalogNames } from './validate.js';
-import {
-  dueThreads,
-  type PendingItem,
-  pendingRuns,
-  type TickOutcome,
-  tickDue,
-} from './workflow-ops.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
@@ -101,7 +96,6 @@ export class Deck<C = unknown> {
   #skills: ReadonlyMap<string, Skill> = new Map();
   #mcp: McpConnections | null = null;
   #opening: Promise<this> | null = null;
-  #resumeWatch: ResumeWatch | null = null;
   /** The options besides the catalog (kept in #catalog): `C` stays covariant, so a Deck<Calendar> is a Deck. */
   readonly #options: Omit<DeckOptions<C>, 'agents' | 'workflows'>;
   readonly #catalog: { agents: AnyAgent[]; workflows: Workflow[] };
@@ -227,13 +221,6 @@ export class Deck<C = unknown> {
       agents: this.agents,
       mcp: this.#mcp,
     });
-    this.#resumeWatch = new ResumeWatch({
-      store: this.#open.store,
-      runtime: this.#open.runtime,
-      agents: this.agents,
-      workflows: this.workflows,
-    });
-    this.#resumeWatch.start();
     this.#state = 'open';
     return this;
   }
@@ -251,11 +238,8 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
-    this.#resumeWatch?.halt();
-    await parts.stopTimers();
-    await parts.stopSweep();
-    await parts.runtime.close(); // records the cancelled turns' ends, which observers still get
-    await this.#resumeWatch?.stop(); // its continuations were cancelled with the other runs
+    // Stops the background work, and records the cancelled turns' ends, which observers still get.
+    await parts.runtime.close();
     const results = await Promise.allSettled([
       parts.engine.close(),
       this.#workflowEngine?.close(),
@@ -355,7 +339,7 @@ export class Deck<C = unknown> {
 
   /** Every workflow run of this catalog waiting for a person's answer. */
   async pending(): Promise<PendingItem[]> {
-    return pendingRuns(this.#parts('pending').workflowOps);
+    return pendingRuns(this.#parts('pending').store, this.workflows);
   }
 
   /**
@@ -386,7 +370,7 @@ export class Deck<C = unknown> {
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
   async dueResumes(now?: Date | string): Promise<DueThread[]> {
-    return dueThreads(this.#parts('dueResumes').workflowOps, now);
+    return this.#runtime('dueResumes').dueThreads(now);
   }
 
   /**
@@ -394,17 +378,17 @@ export class Deck<C = unknown> {
    * cadence. Takes no context, so a resumed node that declares one sees `null`.
    */
   async tick(now?: Date | string): Promise<TickOutcome[]> {
-    return tickDue(this.#parts('tick').workflowOps, now);
+    return this.#runtime('tick').tick(now);
   }
 
   /** Every schedule's next and last fire, last run and pause, as `GET /schedules` lists them. */
   async listSchedules(): Promise<ScheduleStatus[]> {
-    return scheduleStatus(this.#parts('listSchedules').scheduleParts);
+    return scheduleStatus(this.#runtime('listSchedules').schedules);
   }
 
   /** A schedule's handle: describe, pause, resume (in every process, across restarts), trigger. */
   scheduleHandle(name: string): ScheduleHandle {
-    return scheduleHandle(this.#parts('scheduleHandle').scheduleParts, name);
+    return scheduleHandle(this.#runtime('scheduleHandle').schedules, name);
   }
 
   /** The run's status folded from its events, or `null` when the log has no such run. */
@@ -422,14 +406,12 @@ export class Deck<C = unknown> {
    * request is not a status change; an unknown run raises NotFoundError.
    */
   async pause(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    const { store, runtime } = this.#parts('pause');
-    return requestControl(store, runtime, runId, 'pause', options.reason ?? null);
+    return this.#runtime('pause').requestControl(runId, 'pause', options.reason ?? null);
   }
 
   /** Ask a run to cancel: records the request and returns at once (see `pause`). */
   async cancel(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    const { store, runtime } = this.#parts('cancel');
-    return requestControl(store, runtime, runId, 'cancel', options.reason ?? null);
+    return this.#runtime('cancel').requestControl(runId, 'cancel', options.reason ?? null);
   }
 
   /**
@@ -437,12 +419,7 @@ export class Deck<C = unknown> {
    * nothing to resume. The context is passed again (it is never stored).
    */
   async resume(runId: string, options: ResumeOptions<C> = {}): Promise<Event[]> {
-    const { store, runtime } = this.#parts('resume');
-    return resumeRun(
-      { store, runtime, agents: this.agents, workflows: this.workflows },
-      runId,
-      options.context,
-    );
+    return this.#runtime('resume').resume(runId, options.context);
   }
 
   /**

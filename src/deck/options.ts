@@ -100,3 +100,14 @@ export interface OpenOptions {
    */
   wakeTimers?: boolean;
 }
+/** The options of `pause` and `cancel`. */
+export interface ControlOptions {
+  /** Why, for the log and whoever reads it. @default null */
+  reason?: string | null;
+}
+
+/** The options of `resume`: the context is passed again (it is never stored). */
+export interface ResumeOptions<C = unknown> {
+  /** The per-run application value the continuation receives; omitted, it reads `null`. */
+  context?: C;
+}

@@ -9,8 +9,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { collect, kinds, openTestDeck } from '../../test/support/decks.js';
 import { Agent, ConflictError, type Event, tool } from '../index.js';
+import { requestControl } from '../runtime/control/requests.js';
 import { ScriptedModel, type ScriptedStep } from '../testing/index.js';
-import { requestControl } from './run-control.js';
 
 /** A tool that counts its calls and takes `ms` (or until aborted). */
 function countingTool(ms: number) {

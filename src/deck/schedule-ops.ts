@@ -1,14 +1,11 @@
 /**
  * The deck's side of schedules: checking them (kinds at construction, targets at `build()`),
- * starting a fire's run through the Runtime (recorded as started by the schedule, then played
- * in the background), and the handle `deck.scheduleHandle(name)` gives (describe, pause,
- * resume, trigger). The fires themselves are played by `ScheduleRunner` (schedules.ts).
+ * and the handle `deck.scheduleHandle(name)` gives (describe, pause, resume, trigger). The
+ * fires themselves, and starting their runs, are the Runtime's (runtime/schedules.ts).
  */
 import { Schedule } from '../authoring/schedule.js';
 import type { Workflow } from '../authoring/workflow.js';
-import { ConfigError, errorMessage } from '../core/errors.js';
-import type { EventStore } from '../core/store.js';
-import type { Runtime } from '../runtime/runtime.js';
+import { ConfigError } from '../core/errors.js';
 import {
   type FireOutcome,
   fire,
@@ -17,7 +14,7 @@ import {
   scheduleNamed,
   scheduleStatus,
   setPaused,
-} from './schedules.js';
+} from '../runtime/schedules.js';
 
 /** Kinds and unique names; at construction, so a wrong object fails where it was passed. */
 export function checkSchedules(schedules: unknown): Schedule[] {
@@ -65,49 +62,6 @@ export function checkScheduleTargets(
       );
     }
   }
-}
-
-/** What the schedule functions need from an open deck. */
-export function scheduleParts(deps: {
-  store: EventStore;
-  runtime: Runtime;
-  schedules: ReadonlyMap<string, Schedule>;
-  agents: ReadonlyMap<string, Parameters<Runtime['streamAgent']>[0]>;
-  workflows: ReadonlyMap<string, Workflow>;
-}): ScheduleParts {
-  const { store, runtime, schedules, agents, workflows } = deps;
-  return {
-    store,
-    schedules,
-    async start(schedule, firedAt, runId) {
-      const trigger = { schedule: schedule.name, firedAt: firedAt.toISOString() };
-      const workflow = workflows.get(schedule.target);
-      const agent = agents.get(schedule.target);
-      const events = workflow
-        ? runtime.streamWorkflow(workflow, schedule.input ?? {}, {
-            runId,
-            trigger,
-            // A durable workflow needs a thread: each fire's run has its own.
-            ...(workflow.durable ? { sessionId: runId } : {}),
-          })
-        : runtime.streamAgent(
-            agent as NonNullable<typeof agent>,
-            typeof schedule.input === 'string'
-              ? schedule.input
-              : `Scheduled run of '${schedule.name}' for ${trigger.firedAt}`,
-            { runId, trigger },
-            false,
-          );
-      let step = await events.next(); // recorded as started, or a ConflictError: not ours
-      void (async () => {
-        try {
-          while (!step.done) step = await events.next();
-        } catch (error) {
-          console.error(`[agentdeck] scheduled run '${runId}' failed: ${errorMessage(error)}`);
-        }
-      })();
-    },
-  };
 }
 
 /** One schedule, as `deck.scheduleHandle(name)` gives it. */

@@ -15,7 +15,7 @@ import type { ConversationSession } from '../core/sessions.js';
 import type { ControlRequest } from '../core/store.js';
 import type { AgentEngine, TurnControl } from './agent-engine.js';
 import { sessionClaimKey } from './claims.js';
-import { recordEnding, recordPause } from './control-events.js';
+import { recordEnding, recordPause } from './control/events.js';
 import { RunEndedError, type RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { createRunScope, type WorkflowInvoker } from './run-scope.js';

@@ -11,7 +11,7 @@
  */
 import { errorMessage } from '../core/errors.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import type { EventStore } from '../core/store.js';
+import type { Claims, RunIndex } from '../core/store.js';
 
 /** Stops renewing; resolves once no renewal is in flight (so a release cannot be undone by one). */
 export type StopHeartbeat = () => Promise<void>;
@@ -42,7 +42,7 @@ export function heartbeatTiming(
 }
 
 export function startHeartbeat(
-  store: EventStore,
+  store: Claims & RunIndex,
   key: string,
   runId: string,
   staleAfterMs: number,

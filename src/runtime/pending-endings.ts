@@ -6,7 +6,7 @@
  * ending here and writes it as soon as the store takes writes again, once a second. The
  * store's own check (`endRun` refuses a run another writer ended, such as a sweep in another
  * process) keeps it exactly one terminal event per run. What is still unwritten when the deck
- * closes is tried once more and then left to the stale sweep (deck/stale-sweep.ts), which
+ * closes is tried once more and then left to the stale sweep (runtime/stale-sweep.ts), which
  * closes runs whose claims ran out in any process.
  */
 import { errorMessage, isBackendOutage } from '../core/errors.js';

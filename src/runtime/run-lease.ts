@@ -9,7 +9,7 @@ import { errorMessage } from '../core/errors.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
 import { type ControlRequest, type EventStore, hasRunBoundaries } from '../core/store.js';
 import { acquireClaim } from './claims.js';
-import { type ControlWatch, RunControl, type WatchedRun } from './control-watch.js';
+import { type ControlWatch, RunControl, type WatchedRun } from './control/watch.js';
 import {
   type HeartbeatTiming,
   heartbeatTiming,

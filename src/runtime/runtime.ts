@@ -1,10 +1,5 @@
-/**
- * The Runtime plays every run, whoever starts it (the Deck's methods, HTTP, a timer), and
- * records it the same way. It owns the event store, the engines and the session backend
- * for the life of an open deck.
- */
-import { randomUUID } from 'node:crypto';
 import type { AgentDefinition } from '../authoring/agent-definition.js';
+import type { Schedule } from '../authoring/schedule.js';
 import {
   checkRunSettings,
   checkWorkflowInput,
@@ -12,54 +7,50 @@ import {
 } from '../authoring/workflow-definition.js';
 import { type AgentInput, toBlocks } from '../core/blocks.js';
 import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from '../core/errors.js';
-import type { RunTrigger } from '../core/event-kinds.js';
+import type { ControlVerb } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ConversationSession } from '../core/sessions.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
-import type { EventStore, RunSummary } from '../core/store.js';
+import type { ControlRequest, EventStore } from '../core/store.js';
 import type { AgentEngine } from './agent-engine.js';
 import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
-import { ControlWatch, handledUpTo } from './control-watch.js';
+import { type BackgroundOptions, BackgroundWork } from './background.js';
+import { playChildWorkflow } from './child-workflow.js';
+import { requestControl, resumeRun } from './control/requests.js';
+import { cancelAtRest } from './control/rest-cancel.js';
+import { underResumeLock } from './control/resume-lock.js';
+import { ControlWatch, handledUpTo } from './control/watch.js';
 import { LiveTurns } from './live-turns.js';
 import { notResumableMessage } from './not-resumable.js';
+import { identityOf, pausedRun } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
-import { cancelAtRest, RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
 import { optionalId, reserveRunId } from './run-id-reservation.js';
+import type { RunOptions, RunPlayer, StartOptions } from './run-player.js';
+import { type ScheduleParts, scheduleParts } from './schedules.js';
 import type { RuntimeSettings } from './settings.js';
-import type { SegmentStart, WorkflowEngine } from './workflow-engine.js';
+import { dueThreads, type TickOutcome, type TimerParts, tickDue } from './timers.js';
+import type { DueThread, SegmentStart, WorkflowEngine } from './workflow-engine.js';
 import {
   addressResume,
   playWorkflowSegment,
-  settle,
   type WorkflowOutcome,
   type WorkflowResume,
   type WorkflowRunDeps,
 } from './workflow-run.js';
 
-export interface RunOptions<C = unknown> {
-  /** The per-run application value, passed by reference to tools, instructions and hooks. */
-  context?: C;
-  /** The conversation: the same id keeps the history across calls. */
-  sessionId?: string;
-  /** A free label recorded on every event (e.g. a tenant). */
-  namespace?: string;
-  /** Use this run id instead of a generated one; must be new. */
-  runId?: string;
-  /** A workflow run's `recursionLimit`, over the workflow's own (see `WorkflowOptions`). */
-  recursionLimit?: number;
-  /** A workflow run's `maxConcurrency`, over the workflow's own. */
-  maxConcurrency?: number;
-}
-
-/** Run options the deck itself adds: the schedule fire that started a run. */
-export interface StartOptions extends RunOptions {
-  trigger?: RunTrigger;
+/** The catalog the Runtime plays from when no caller hands it a definition: resumes, timers, schedules. */
+export interface RuntimeCatalog {
+  agents: ReadonlyMap<string, AgentDefinition>;
+  workflows: ReadonlyMap<string, WorkflowDefinition>;
+  schedules: ReadonlyMap<string, Schedule>;
 }
 
 export interface RuntimeDeps {
   store: EventStore;
+  /** @default an empty catalog: the Runtime plays only what it is handed. */
+  catalog?: RuntimeCatalog;
   agentEngine: AgentEngine;
   workflowEngine: WorkflowEngine;
   sessionFor(sessionId: string): ConversationSession;
@@ -70,17 +61,81 @@ export interface RuntimeDeps {
 /** How long closing waits for a cancelled turn to record its own terminal event. */
 const CLOSE_GRACE_MS = 2_000;
 
-export class Runtime {
+export class Runtime implements RunPlayer {
   readonly #liveTurns = new LiveTurns();
   readonly #controlWatch: ControlWatch;
   readonly #endings: PendingEndings;
   /** Continuations this Runtime started on its own (see `#whenResumed`). */
   readonly #background = new Set<Promise<void>>();
+  readonly #catalog: RuntimeCatalog;
+  readonly #taps: readonly EventTap[];
+  /** The schedules' registers and fires (schedules.ts). */
+  readonly schedules: ScheduleParts;
+  #work: BackgroundWork | null = null;
   #closed = false;
 
   constructor(private readonly deps: RuntimeDeps) {
     this.#controlWatch = new ControlWatch(deps.store, deps.settings.controlPollMs);
     this.#endings = new PendingEndings(deps.store);
+    this.#catalog = deps.catalog ?? {
+      agents: new Map(),
+      workflows: new Map(),
+      schedules: new Map(),
+    };
+    this.#taps = [...(deps.taps ?? []), (event) => this.#work?.tap(event)];
+    this.schedules = scheduleParts({ store: deps.store, runtime: this, ...this.#catalog });
+  }
+
+  /** Start the background work of an open deck (background.ts); `close()` stops it. */
+  startBackground(options: BackgroundOptions = {}): void {
+    if (this.#work || this.#closed) return;
+    const { store, settings } = this.deps;
+    const { agents, workflows } = this.#catalog;
+    this.#work = new BackgroundWork(
+      {
+        settings,
+        control: { store, runtime: this, agents, workflows },
+        timers: this.#timerParts(),
+        schedules: this.schedules,
+        taps: this.#taps,
+      },
+      options,
+    );
+    this.#work.start();
+  }
+
+  /**
+   * Record a pause, cancel or resume request for a run (control/requests.ts); a run playing
+   * here looks at it at once. An unknown run raises NotFoundError.
+   */
+  requestControl(runId: string, verb: ControlVerb, reason: string | null): Promise<ControlRequest> {
+    return requestControl(this.deps.store, this, runId, verb, reason);
+  }
+
+  /** Continue a paused run of the catalog; the events it produced, `[]` when nothing was paused. */
+  resume(runId: string, context: unknown): Promise<Event[]> {
+    const { agents, workflows } = this.#catalog;
+    return resumeRun({ store: this.deps.store, runtime: this, agents, workflows }, runId, context);
+  }
+
+  /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
+  dueThreads(now?: unknown): Promise<DueThread[]> {
+    return dueThreads(this.#timerParts(), now);
+  }
+
+  /** Wake every due thread (timers.ts). */
+  tick(now?: unknown): Promise<TickOutcome[]> {
+    return tickDue(this.#timerParts(), now);
+  }
+
+  #timerParts(): TimerParts {
+    return {
+      store: this.deps.store,
+      runtime: this,
+      engine: this.deps.workflowEngine,
+      workflows: this.#catalog.workflows,
+      staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
+    };
   }
 
   /** Runs whose terminal event waits for the store to come back (pending-endings.ts). */
@@ -109,8 +164,10 @@ export class Runtime {
   /** Cancel every turn in flight (each ends with `run.cancelled`) and free their claims. */
   async close(): Promise<void> {
     this.#closed = true; // nothing new is resumed from now on
+    await this.#work?.halt();
     await this.#liveTurns.cancelAll('the deck closed while the turn was running', CLOSE_GRACE_MS);
     await Promise.allSettled([...this.#background]);
+    await this.#work?.stop(); // its continuations were cancelled with the other runs
     await this.#endings.close();
   }
 
@@ -158,7 +215,7 @@ export class Runtime {
     options: { context?: unknown; resumeRequestId: string | null },
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
-      const summary = await this.#pausedRun(runId, 'paused');
+      const summary = await pausedRun(this.deps.store, runId, 'paused');
       const saved = await this.deps.store.readContinuation(runId);
       if (saved === null) {
         throw new NotFoundError(
@@ -176,12 +233,7 @@ export class Runtime {
         context: options.context,
         runWorkflow: (workflow, state, signal) =>
           this.#childWorkflow(runId, workflow, state, options, signal),
-        identity: {
-          runId,
-          sessionId: summary.sessionId,
-          namespace: summary.namespace,
-          origin: summary.origin,
-        },
+        identity: identityOf(summary),
         continuation: { saved, resumeRequestId: options.resumeRequestId, handled },
       });
     });
@@ -229,35 +281,22 @@ export class Runtime {
     void done.finally(() => this.#background.delete(done));
   }
 
-  /** Play `body` holding the run's resume lock (one resumer at a time), after a first status check. */
-  async *#underResumeLock<R>(
+  /** Play `body` holding the run's resume lock (control/resume-lock.ts). */
+  #underResumeLock<R>(
     runId: string,
     expected: RunStatus,
     body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
   ): AsyncGenerator<Event, R, undefined> {
-    if (this.#closed) throw new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
-    await this.#pausedRun(runId, expected);
-    const lockKey = resumeLockKey(runId);
-    const lockHolder = randomUUID();
-    const lock = await this.deps.store.claim({
-      key: lockKey,
-      runId: lockHolder,
-      staleAfterMs: this.#staleAfterMs(),
-      leaseMs: RESUME_LOCK_LEASE_MS,
-    });
-    if (!lock.acquired) {
-      throw new ConflictError(
-        `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
-        { holderRunId: runId },
-      );
-    }
-    try {
-      if (this.#closed)
-        throw new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
-      return yield* body.call(this);
-    } finally {
-      await this.deps.store.release(lockKey, lockHolder).catch(() => false);
-    }
+    return underResumeLock(
+      {
+        store: this.deps.store,
+        runId,
+        expected,
+        staleAfterMs: this.#staleAfterMs(),
+        closed: () => this.#closed,
+      },
+      () => body.call(this),
+    );
   }
 
   #staleAfterMs(): number {
@@ -271,7 +310,7 @@ export class Runtime {
       staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
       heartbeatSeconds: this.deps.settings.heartbeatSeconds,
       sessionFor: this.deps.sessionFor,
-      taps: this.deps.taps ?? [],
+      taps: this.#taps,
       liveTurns: this.#liveTurns,
       controlWatch: this.#controlWatch,
       endings: this.#endings,
@@ -324,7 +363,7 @@ export class Runtime {
     options: { context?: unknown; resumeRequestId: string | null },
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
-      const summary = await this.#pausedRun(runId, 'paused');
+      const summary = await pausedRun(this.deps.store, runId, 'paused');
       const threadId = summary.sessionId ?? runId;
       const open = await this.deps.workflowEngine.openPauses(workflow, threadId);
       let start: SegmentStart = { continue: true };
@@ -346,12 +385,7 @@ export class Runtime {
         context: options.context,
         resumeRequestId: options.resumeRequestId,
         handled,
-        identity: {
-          runId,
-          sessionId: summary.sessionId,
-          namespace: summary.namespace,
-          origin: summary.origin,
-        },
+        identity: identityOf(summary),
       });
     });
     if (outcome.paused) this.#continueWorkflowIfResumed(workflow, runId, options.context);
@@ -374,7 +408,7 @@ export class Runtime {
     const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
     return yield* this.#underResumeLock(runId, expected, async function* (this: Runtime) {
       // Checked again under the lock: another caller may have resumed it meanwhile.
-      const summary = await this.#pausedRun(runId, expected);
+      const summary = await pausedRun(this.deps.store, runId, expected);
       const threadId = summary.sessionId ?? runId;
       const open = await this.deps.workflowEngine.openPauses(workflow, threadId);
       const values = addressResume(open, resume);
@@ -385,12 +419,7 @@ export class Runtime {
         threadId,
         start: { resume: values },
         context: options.context,
-        identity: {
-          runId,
-          sessionId: summary.sessionId,
-          namespace: summary.namespace,
-          origin: summary.origin,
-        },
+        identity: identityOf(summary),
       });
     });
   }
@@ -400,7 +429,7 @@ export class Runtime {
    * (`parentRunId`), with the turn's context; cancelled when the tool call is (the turn was
    * cancelled or stopped).
    */
-  async #childWorkflow(
+  #childWorkflow(
     parentRunId: string,
     workflow: WorkflowDefinition,
     state: Record<string, unknown>,
@@ -416,42 +445,14 @@ export class Runtime {
       },
       parentRunId,
     );
-    let childRunId: string | null = null;
-    const cancel = () => {
-      if (childRunId) {
+    return playChildWorkflow(
+      generator,
+      (childRunId) =>
         this.#liveTurns.cancelRun(
           childRunId,
           `the agent run '${parentRunId}' that called it stopped`,
-        );
-      }
-    };
-    signal?.addEventListener('abort', cancel, { once: true });
-    try {
-      const first = await generator.next();
-      if (!first.done) {
-        childRunId = first.value.runId;
-        if (signal?.aborted) cancel();
-      }
-      return await settle(generator, first);
-    } finally {
-      signal?.removeEventListener('abort', cancel);
-    }
-  }
-
-  async #pausedRun(runId: string, expected: RunStatus): Promise<RunSummary> {
-    const summary = await this.deps.store.getRun(runId);
-    if (summary?.status === expected) return summary;
-    const what = expected === 'waiting_human' ? 'waiting for an answer' : 'sleeping';
-    const hints: Partial<Record<RunStatus, string>> = {
-      paused: ': it sleeps until a time, and tick() wakes it',
-      waiting_human: ': it waits for an answer, see pending()',
-      running:
-        ': it is running now, or its process died mid-run (its claim is released after SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS)',
-    };
-    throw new NotFoundError(
-      summary
-        ? `run '${runId}' is not ${what} (its status is ${summary.status}${hints[summary.status] ?? ''}); nothing was changed`
-        : `no run '${runId}' in the event log; pass a run id that pending() listed`,
+        ),
+      signal,
     );
   }
 
@@ -461,7 +462,7 @@ export class Runtime {
       engine: this.deps.workflowEngine,
       staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
       heartbeatSeconds: this.deps.settings.heartbeatSeconds,
-      taps: this.deps.taps ?? [],
+      taps: this.#taps,
       liveTurns: this.#liveTurns,
       controlWatch: this.#controlWatch,
       endings: this.#endings,

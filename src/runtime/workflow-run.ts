@@ -15,8 +15,8 @@ import type { RunTrigger } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { ControlRequest } from '../core/store.js';
-import { timerPayload } from '../core/wakeups.js';
-import { recordEnding, recordPause } from './control-events.js';
+import { sleepingReason, timerPayload } from '../core/wakeups.js';
+import { recordEnding, recordPause } from './control/events.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { createRunScope } from './run-scope.js';
@@ -87,9 +87,6 @@ export function addressResume(
   );
   return due.length > 0 ? Object.fromEntries(due.map((p) => [p.id, WAKE_VALUE])) : null;
 }
-
-/** Sleeping until a time is reported as `run.paused` with this reason prefix. */
-export const SLEEPING_REASON = 'sleeping until ';
 
 /** What a caller gets for a segment's end: the final state, or an InterruptResult (a timer's payload is its SleepRequest). */
 export function segmentResult(
@@ -174,7 +171,7 @@ export async function* playWorkflowSegment(
       const pausedEvent = await recorder.record(
         end.type === 'interrupted'
           ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }
-          : { kind: 'run.paused', payload: { reason: `${SLEEPING_REASON}${end.wakeAt}` } },
+          : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
       );
       paused = true;
       await lease.keep();

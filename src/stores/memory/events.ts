@@ -9,20 +9,21 @@ import { StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import { nextStatus, TERMINAL_STATUSES } from '../../core/status.js';
-import type {
-  ClaimHolder,
-  ClaimRequest,
-  ClaimResult,
-  ControlRequest,
-  EventStore,
-  ListRunsFilter,
-  ReadOptions,
-  RunBoundaries,
-  RunSummary,
+import {
+  type ClaimHolder,
+  type ClaimRequest,
+  type ClaimResult,
+  type ControlRequest,
+  DEFAULT_LIST_LIMIT,
+  type EventStore,
+  isStale,
+  type ListRunsFilter,
+  type ReadOptions,
+  type RunBoundaries,
+  type RunSummary,
 } from '../../core/store.js';
 import {
   eventFromStored,
-  isStale,
   nextTimestamp,
   type PreparedEvent,
   prepareEvents,
@@ -31,9 +32,6 @@ import {
   stampPrepared,
   toStored,
 } from '../shared/stored-event.js';
-
-/** Runs listed when a filter gives no `limit`. */
-export const DEFAULT_LIST_LIMIT = 50;
 
 interface RunRecord {
   summary: RunSummary;

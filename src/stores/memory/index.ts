@@ -1,2 +1,3 @@
 /** The in-process backend: the reference implementation of the store ports. */
-export { DEFAULT_LIST_LIMIT, MemoryEventStore } from './events.js';
+export { DEFAULT_LIST_LIMIT } from '../../core/store.js';
+export { MemoryEventStore } from './events.js';

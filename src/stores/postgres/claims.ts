@@ -8,8 +8,8 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
+import { isStale } from '../../core/store.js';
 import { toControlRequest, toHolder } from '../shared/rows.js';
-import { isStale } from '../shared/stored-event.js';
 import { SQL } from './migrations.js';
 
 /** Take `request.key` for its run, unless another run holds it and is not stale. */

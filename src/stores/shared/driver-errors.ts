@@ -9,8 +9,9 @@
  */
 import {
   type Backend,
-  DeckError,
+  type DeckError,
   errorMessage,
+  isDeckError,
   StorageFullError,
   StoreError,
   StoreUnavailableError,
@@ -125,7 +126,7 @@ const CLASSIFIERS: Record<Backend, (error: unknown) => DriverFailure> = {
  * ```
  */
 export function storeFailure(backend: Backend, message: string, error: unknown): DeckError {
-  if (error instanceof DeckError) return error;
+  if (isDeckError(error)) return error;
   const full = `${message}: ${errorMessage(error)}`;
   switch (CLASSIFIERS[backend](error)) {
     case 'unavailable':

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../core/errors.js';
 import type { NewEvent } from '../../core/events.js';
-import { isStale, nextTimestamp, prepareEvents } from './stored-event.js';
+import { isStale } from '../../core/store.js';
+import { nextTimestamp, prepareEvents } from './stored-event.js';
 
 describe('nextTimestamp', () => {
   it('is now, or the previous timestamp when the clock is behind it', () => {

@@ -16,7 +16,6 @@ import {
   payloadToWire,
   stampEvent,
 } from '../../core/events.js';
-import type { ClaimHolder } from '../../core/store.js';
 
 /** One stored event row, as every backend keeps it. */
 export interface StoredEvent {
@@ -179,17 +178,6 @@ export function isoNow(): string {
     isoText = new Date(millis).toISOString();
   }
   return isoText;
-}
-
-/**
- * Whether a claim taken (or renewed) at `holder.claimedAt` is stale at `now`: older than
- * `staleAfterMs`, or than the holder's own lease (a live run that stopped renewing).
- */
-export function isStale(holder: ClaimHolder, staleAfterMs: number, now: number): boolean {
-  const takenAt = Date.parse(holder.claimedAt);
-  const limit =
-    holder.leaseMs === undefined ? staleAfterMs : Math.min(staleAfterMs, holder.leaseMs);
-  return Number.isNaN(takenAt) || now - takenAt > limit;
 }
 
 /** `endRun` takes a terminal event only. */

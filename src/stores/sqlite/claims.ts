@@ -7,8 +7,8 @@
  */
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
+import { isStale } from '../../core/store.js';
 import { toControlRequest, toHolder } from '../shared/rows.js';
-import { isStale } from '../shared/stored-event.js';
 import type { GroupCommit } from './group-commit.js';
 import type { Statements } from './migrations.js';
 

@@ -30,7 +30,7 @@ import type {
   RunBoundaries,
   RunSummary,
 } from '../../core/store.js';
-import { DEFAULT_LIST_LIMIT } from '../memory/events.js';
+import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { toStored, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';

@@ -15,7 +15,7 @@ import type { ControlVerb } from '../../core/event-kinds.js';
 import { toWire } from '../../core/events.js';
 import type { RunStatus } from '../../core/status.js';
 import type { ControlRequest, EventStore } from '../../core/store.js';
-import { requestControl } from '../../deck/run-control.js';
+import { requestControl } from '../../runtime/control/requests.js';
 import { openEventStore } from '../../stores/events-url.js';
 import { eventLine, runHeader, runsTable, runToWire } from './runs-format.js';
 

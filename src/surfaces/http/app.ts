@@ -4,16 +4,16 @@
  * passes plain arguments to the deck's methods, so an HTTP-started run is recorded exactly
  * as `deck.run`/`deck.stream` records it.
  */
-import type { Deck } from '../../deck/deck.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
-import { type DeckGrants, makeDeps } from './deps.js';
+import { makeDeps } from './deps.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { metricsRoute } from './metrics.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
+import type { DeckGrants, ServedDeck } from './served-deck.js';
 import { timerRoutes } from './timers.js';
 import { workflowRoutes } from './workflows.js';
 
@@ -21,11 +21,11 @@ export type { DeckApp } from './build.js';
 export type { AppOptions } from './options.js';
 
 /**
- * Build the app for `deck`. `eventLog` is the deck's private grant of read access to its
- * event log (null until it is open); the deck passes it, nothing else can.
+ * Build the app for `deck`. `grants` are what only the deck can give (its event log, null
+ * until it is open; stopping a run; readiness; metrics): `deck.app()` passes them.
  */
 export function createApp<C>(
-  deck: Deck<C>,
+  deck: ServedDeck<C>,
   grants: DeckGrants,
   options: AppOptions<C> = {},
 ): DeckApp {

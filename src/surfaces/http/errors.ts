@@ -7,11 +7,11 @@
  */
 import {
   DEFAULT_RETRY_AFTER_SECONDS,
-  DeckError,
   type DeckErrorCode,
   errorMessage,
   errorTypeName,
   isBackendOutage,
+  isDeckError,
   type StorageFullError,
   type StoreUnavailableError,
 } from '../../core/errors.js';
@@ -85,7 +85,7 @@ export function errorResponse(error: unknown, log: ErrorLog): Response {
     outageLog(error, log);
     return backendResponse(error);
   }
-  const status = error instanceof DeckError ? STATUS[error.code] : 500;
+  const status = isDeckError(error) ? STATUS[error.code] : 500;
   if (status === 503) return detailResponse(503, `${errorMessage(error)}; not started`);
   if (status < 500) return detailResponse(status, errorMessage(error));
   log(`[agentdeck] request failed with ${errorTypeName(error)}: ${errorMessage(error)}`);

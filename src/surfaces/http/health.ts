@@ -4,10 +4,10 @@
  * backend the deck was configured with answers (deck/readiness.ts), else 503 naming the one
  * that does not, with `Retry-After`.
  */
-import type { Deck } from '../../deck/deck.js';
 import type { HttpDeps } from './deps.js';
 import { route } from './routes.js';
 import { Health, Ready, Starting } from './schemas.js';
+import type { ServedDeck } from './served-deck.js';
 
 export interface CatalogNames {
   agents: string[];
@@ -16,7 +16,9 @@ export interface CatalogNames {
 }
 
 /** The catalog's names, each list sorted (WIRE.md). */
-export function catalogNames(deck: Deck<unknown>): CatalogNames {
+export function catalogNames(
+  deck: Pick<ServedDeck, 'agents' | 'workflows' | 'skills'>,
+): CatalogNames {
   return {
     agents: [...deck.agents.keys()].sort(),
     workflows: [...deck.workflows.keys()].sort(),
@@ -24,7 +26,7 @@ export function catalogNames(deck: Deck<unknown>): CatalogNames {
   };
 }
 
-export function healthRoute(deck: Deck<unknown>) {
+export function healthRoute(deck: ServedDeck) {
   return route({
     method: 'get',
     path: '/health',

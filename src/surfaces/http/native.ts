@@ -8,12 +8,12 @@ import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import { toWire } from '../../core/events.js';
-import type { Deck } from '../../deck/deck.js';
 import { buildApp } from './build.js';
-import { type DeckGrants, type HttpDeps, makeDeps, unknownName } from './deps.js';
+import { type HttpDeps, makeDeps, unknownName } from './deps.js';
 import type { AppOptions } from './options.js';
 import { route } from './routes.js';
 import { Detail, NativeChatBody } from './schemas.js';
+import type { DeckGrants, ServedDeck } from './served-deck.js';
 import { formatFrame, sseResponse } from './sse.js';
 
 export function nativeRoutes(deps: HttpDeps) {
@@ -45,7 +45,7 @@ export function nativeRoutes(deps: HttpDeps) {
 }
 
 /** An app with only the native routes (for tests and a future command). */
-export function createNativeApp<C>(deck: Deck<C>, options: AppOptions<C> = {}) {
+export function createNativeApp<C>(deck: ServedDeck<C>, options: AppOptions<C> = {}) {
   // No grants: the native routes read no log, and a client that leaves ends its run at the next event.
   const grants = {
     eventLog: () => null,

@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { METHOD_NAME_ALL } from 'hono/router';
-import type { HttpMetrics } from './deps.js';
+import type { HttpMetrics } from './served-deck.js';
 
 export function countRequests(metrics: () => HttpMetrics | null): MiddlewareHandler {
   return async (c, next) => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { TextBlock } from '../../core/blocks.js';
 import type { Event } from '../../core/events.js';
 import { MemoryEventStore } from '../../stores/memory/index.js';
-import type { EventLog } from './deps.js';
 import { runEventFrames } from './run-events.js';
+import type { EventLog } from './served-deck.js';
 
 const envelope = { runId: 'r1', sessionId: null, namespace: null, origin: 'A' };
 

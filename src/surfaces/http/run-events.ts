@@ -16,7 +16,7 @@ import { isBackendOutage } from '../../core/errors.js';
 import { isTerminal, toWire } from '../../core/events.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { isAppendNotifier } from '../../core/store.js';
-import type { EventLog } from './deps.js';
+import type { EventLog } from './served-deck.js';
 import { formatFrame, KEEPALIVE } from './sse.js';
 
 export interface TailOptions {

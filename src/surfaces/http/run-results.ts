@@ -6,9 +6,8 @@
 
 import type { Usage } from '../../core/event-kinds.js';
 import type { Event, EventOf } from '../../core/events.js';
-import { timerPayload } from '../../core/wakeups.js';
+import { timerPayload, wakeAtOfReason } from '../../core/wakeups.js';
 import { outputValue } from '../../runtime/turn-result.js';
-import { SLEEPING_REASON } from '../../runtime/workflow-run.js';
 
 type Step = IteratorResult<Event, void>;
 
@@ -64,8 +63,7 @@ export function interruptBody(event: EventOf<'run.interrupted'> | EventOf<'run.p
   if (event.kind === 'run.interrupted') {
     return { type: 'interrupt', payload: event.payload.payload, thread_id: event.payload.threadId };
   }
-  const reason = event.payload.reason ?? '';
-  const wakeAt = reason.startsWith(SLEEPING_REASON) ? reason.slice(SLEEPING_REASON.length) : null;
+  const wakeAt = wakeAtOfReason(event.payload.reason);
   return {
     type: 'interrupt',
     payload: wakeAt === null ? null : timerPayload(wakeAt),

@@ -3,11 +3,11 @@
  * `POST /schedules/{name}/pause|resume` (kept in the store: every process, across restarts)
  * and `POST /schedules/{name}/trigger` (a run now, paused or not).
  */
-import type { ScheduleStatus } from '../../deck/schedules.js';
 import type { HttpDeps } from './deps.js';
 import { withRunId } from './errors.js';
 import { route } from './routes.js';
 import { Detail, Fired, ScheduleList, ScheduleView } from './schemas.js';
+import type { ScheduleStatus } from './served-deck.js';
 
 export function scheduleRoutes(deps: HttpDeps) {
   const { deck } = deps;

@@ -3,14 +3,15 @@
  * (`HOST`, default 0.0.0.0; `PORT`, default 8000), and on SIGTERM/SIGINT (or `close()`)
  * stops accepting connections, lets in-flight requests end (up to a grace period, after
  * which open streams are cut; streams following a run's events end at once), then closes
- * the deck.
+ * the deck. The caller constructs the deck (`Deck` is a `ServedDeck`); opening, building its
+ * app and closing go through that interface, so this file never imports the class.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
 import { errorMessage } from '../../core/errors.js';
-import type { Deck } from '../../deck/deck.js';
 import { type ServeOptions, serveSettingsFromEnv } from './options.js';
+import type { ServedDeck } from './served-deck.js';
 
 /** How long shutdown waits for in-flight requests before cutting the connections left. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -33,7 +34,7 @@ export interface RunningServer extends AsyncDisposable {
  * console.log(`listening on ${server.url}`);
  */
 export async function serve<C>(
-  deck: Deck<C>,
+  deck: ServedDeck<C>,
   options: ServeOptions<C> = {},
 ): Promise<RunningServer> {
   // The environment is read only for what the options leave out (a bad PORT is no matter then).

@@ -8,8 +8,8 @@
  * Tested in runtime.test.ts and workflow-run.test.ts (a request made in this process), end to end
  * in src/deck/run-control-agents.test.ts, across processes in test/run-control-processes.test.ts.
  */
-import { errorMessage } from '../core/errors.js';
-import type { ControlRequest, EventStore } from '../core/store.js';
+import { errorMessage } from '../../core/errors.js';
+import type { ControlRequest, ControlRequests } from '../../core/store.js';
 
 export class RunControl {
   readonly #before: ReadonlySet<string>;
@@ -112,7 +112,7 @@ export class ControlWatch {
   #polling: Promise<void> | null = null;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: ControlRequests,
     private readonly intervalMs: number,
   ) {}
 

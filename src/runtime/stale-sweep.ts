@@ -12,14 +12,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '../core/errors.js';
-import type { EventStore, RunSummary } from '../core/store.js';
-import { acquireClaim, sessionClaimKey } from '../runtime/claims.js';
-import { heartbeatTiming, LEASE_HEARTBEATS } from '../runtime/heartbeat.js';
-import type { EventTap } from '../runtime/recorder.js';
-import { RepeatedFailures } from '../runtime/repeated-failures.js';
-import type { RuntimeSettings } from '../runtime/settings.js';
-import { threadClaimKey } from '../runtime/workflow-run.js';
-import { isStale } from '../stores/shared/stored-event.js';
+import { type EventStore, isStale, type RunSummary } from '../core/store.js';
+import { acquireClaim, sessionClaimKey } from './claims.js';
+import { heartbeatTiming, LEASE_HEARTBEATS } from './heartbeat.js';
+import type { EventTap } from './recorder.js';
+import { RepeatedFailures } from './repeated-failures.js';
+import type { RuntimeSettings } from './settings.js';
+import { threadClaimKey } from './workflow-run.js';
 
 /** Most running runs one sweep looks at (the newest first). */
 export const SWEEP_LIMIT = 500;

@@ -1,31 +1,23 @@
 /**
- * The Deck's human-in-the-loop and timer operations (SPEC.md: pending, answer,
- * due_resumes, tick), kept apart from the lifecycle in deck.ts. They read the event log
- * for runs and the checkpointers for timers, and continue runs through the Runtime.
+ * Timers (SPEC.md: due_resumes, tick): the threads whose `sleepUntil()` time has come, and
+ * waking them. A thread whose latest logged run sleeps on it is continued through the Runtime
+ * (that run is closed in the log); a thread with no open logged run is woken from the
+ * checkpointer alone, under its thread claim (`resumeUnlogged`). `TimerWaker` calls `tickDue`
+ * on its own; `deck.tick()` and `POST /timers/tick` call it on demand.
+ * Tested through the deck: src/deck/timers.test.ts, src/deck/wake-timers.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { Workflow } from '../authoring/workflow.js';
+import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { errorMessage, NotFoundError } from '../core/errors.js';
-import type { Event } from '../core/events.js';
 import { parseInstant } from '../core/instants.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore } from '../core/store.js';
-import { acquireClaim } from '../runtime/claims.js';
-import { createRunScope } from '../runtime/run-scope.js';
-import type { Runtime } from '../runtime/runtime.js';
-import type { DueThread, WorkflowEngine } from '../runtime/workflow-engine.js';
-import { addressResume, segmentResult, settle, threadClaimKey } from '../runtime/workflow-run.js';
-
-/** A run waiting for a person's answer (an element of `deck.pending()`). */
-export interface PendingItem {
-  runId: string;
-  threadId: string;
-  /** The value the node passed to `interrupt()`. */
-  payload: unknown;
-  /** The workflow's name. */
-  invocable: string;
-}
+import { acquireClaim } from './claims.js';
+import type { RunPlayer } from './run-player.js';
+import { createRunScope } from './run-scope.js';
+import type { DueThread, WorkflowEngine } from './workflow-engine.js';
+import { addressResume, segmentResult, settle, threadClaimKey } from './workflow-run.js';
 
 /** What `tick()` did with one due thread. */
 export interface TickOutcome {
@@ -39,51 +31,16 @@ export interface TickOutcome {
   error: string | null;
 }
 
-export interface WorkflowOps {
+export interface TimerParts {
   store: EventStore;
-  runtime: Runtime;
+  runtime: Pick<RunPlayer, 'resumeWorkflow'>;
   engine: WorkflowEngine;
-  workflows: ReadonlyMap<string, Workflow>;
+  workflows: ReadonlyMap<string, WorkflowDefinition>;
   staleRunAfterSeconds: number;
 }
 
-/** Every run of this catalog's workflows waiting for an answer, oldest first. */
-export async function pendingRuns(ops: WorkflowOps): Promise<PendingItem[]> {
-  const runs = await ops.store.listRuns({
-    status: 'waiting_human',
-    limit: Number.MAX_SAFE_INTEGER,
-  });
-  const items: PendingItem[] = [];
-  for (const run of runs.reverse()) {
-    if (!ops.workflows.has(run.origin)) continue;
-    const last = await lastLifecycleEvent(ops.store, run.runId, run.lastSeq);
-    if (last?.kind !== 'run.interrupted') continue;
-    items.push({
-      runId: run.runId,
-      threadId: last.payload.threadId,
-      payload: last.payload.payload,
-      invocable: run.origin,
-    });
-  }
-  return items;
-}
-
-/**
- * A run's latest `run.*` event: usually its last event, but a control request may have been
- * recorded after it (then the whole run is read).
- */
-async function lastLifecycleEvent(
-  store: EventStore,
-  runId: string,
-  lastSeq: number,
-): Promise<Event | undefined> {
-  const [last] = await store.read(runId, { afterSeq: lastSeq - 1 });
-  if (!last || last.kind.startsWith('run.')) return last;
-  return (await store.read(runId)).findLast((e) => e.kind.startsWith('run.'));
-}
-
-/** Drain a workflow segment; the result, or the segment's original error. */
-export async function dueThreads(ops: WorkflowOps, now: unknown): Promise<DueThread[]> {
+/** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
+export async function dueThreads(ops: TimerParts, now: unknown): Promise<DueThread[]> {
   return ops.engine.dueThreads(now === undefined ? new Date() : parseInstant(now, 'now'));
 }
 
@@ -95,7 +52,7 @@ export async function dueThreads(ops: WorkflowOps, now: unknown): Promise<DueThr
  * early. No context: a node that declares one sees `null`. One thread's failure does not
  * stop the rest; it is reported in its outcome.
  */
-export async function tickDue(ops: WorkflowOps, now: unknown): Promise<TickOutcome[]> {
+export async function tickDue(ops: TimerParts, now: unknown): Promise<TickOutcome[]> {
   const at = now === undefined ? new Date() : parseInstant(now, 'now');
   const outcomes: TickOutcome[] = [];
   const due = [...(await ops.engine.dueThreads(at))];
@@ -111,7 +68,7 @@ export async function tickDue(ops: WorkflowOps, now: unknown): Promise<TickOutco
 const TICK_CONCURRENCY = 8;
 
 async function wakeOne(
-  ops: WorkflowOps,
+  ops: TimerParts,
   due: DueThread,
   at: Date,
   outcomes: TickOutcome[],
@@ -137,8 +94,8 @@ async function wakeOne(
 
 /** Wake a thread no open logged run matches: the engine alone, under the thread's claim. */
 async function resumeUnlogged(
-  ops: WorkflowOps,
-  workflow: Workflow,
+  ops: TimerParts,
+  workflow: WorkflowDefinition,
   threadId: string,
   at: Date,
 ): Promise<WorkflowResult> {

@@ -6,11 +6,11 @@
  * run.cancelled), end to end in src/deck/run-control-agents.test.ts and
  * src/deck/run-control-workflows.test.ts.
  */
-import { errorMessage, errorTypeName, isBackendOutage } from '../core/errors.js';
-import type { Event } from '../core/events.js';
-import type { ControlRequest } from '../core/store.js';
-import type { RunRecorder } from './recorder.js';
-import { logFailure } from './run-lease.js';
+import { errorMessage, errorTypeName, isBackendOutage } from '../../core/errors.js';
+import type { Event } from '../../core/events.js';
+import type { ControlRequest } from '../../core/store.js';
+import type { RunRecorder } from '../recorder.js';
+import { logFailure } from '../run-lease.js';
 
 /** `control.observed` for the request a run acts on. */
 export function observed(recorder: RunRecorder, request: ControlRequest): Promise<Event> {

@@ -10,18 +10,21 @@
  * downtime), `schedule:<name>:last` (the last run started, for the overlap policy and
  * listings) and `schedule:<name>:paused`.
  */
+import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
+import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
 import type { RunStatus } from '../core/status.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import type { EventStore } from '../core/store.js';
+import type { Claims, EventStore, RunIndex } from '../core/store.js';
+import type { RunPlayer } from './run-player.js';
 
 /** How far ahead a schedule's timer is set at most; a later fire is re-aimed then, in ms. */
 const MAX_TIMER_MS = 60_000;
 const FOREVER_MS = Number.MAX_SAFE_INTEGER;
 
 export interface ScheduleParts {
-  store: EventStore;
+  store: Claims & RunIndex;
   schedules: ReadonlyMap<string, Schedule>;
   /**
    * Start the schedule's run for `firedAt` under `runId`; resolves once it is recorded as
@@ -58,11 +61,11 @@ export function fireRunId(schedule: Schedule, firedAt: Date): string {
   return `schedule-${schedule.name}-${firedAt.toISOString().replace(/[-:.]/g, '')}`;
 }
 
-async function readRegister(store: EventStore, register: string): Promise<string | null> {
+async function readRegister(store: Claims, register: string): Promise<string | null> {
   return (await store.claimHolder(register))?.runId ?? null;
 }
 
-async function writeRegister(store: EventStore, register: string, value: string): Promise<void> {
+async function writeRegister(store: Claims, register: string, value: string): Promise<void> {
   const holder = await store.claimHolder(register);
   if (holder?.runId === value) return;
   if (holder) await store.release(register, holder.runId);
@@ -219,4 +222,50 @@ export class ScheduleRunner {
     this.#firing.add(promise);
     void promise.finally(() => this.#firing.delete(promise));
   }
+}
+
+/**
+ * What the schedule functions need: the store, the schedules, and starting a fire's run
+ * through the Runtime (recorded as started by the schedule, then played in the background).
+ */
+export function scheduleParts(deps: {
+  store: EventStore;
+  runtime: Pick<RunPlayer, 'streamAgent' | 'streamWorkflow'>;
+  schedules: ReadonlyMap<string, Schedule>;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  workflows: ReadonlyMap<string, WorkflowDefinition>;
+}): ScheduleParts {
+  const { store, runtime, schedules, agents, workflows } = deps;
+  return {
+    store,
+    schedules,
+    async start(schedule, firedAt, runId) {
+      const trigger = { schedule: schedule.name, firedAt: firedAt.toISOString() };
+      const workflow = workflows.get(schedule.target);
+      const agent = agents.get(schedule.target);
+      const events = workflow
+        ? runtime.streamWorkflow(workflow, schedule.input ?? {}, {
+            runId,
+            trigger,
+            // A durable workflow needs a thread: each fire's run has its own.
+            ...(workflow.durable ? { sessionId: runId } : {}),
+          })
+        : runtime.streamAgent(
+            agent as NonNullable<typeof agent>,
+            typeof schedule.input === 'string'
+              ? schedule.input
+              : `Scheduled run of '${schedule.name}' for ${trigger.firedAt}`,
+            { runId, trigger },
+            false,
+          );
+      let step = await events.next(); // recorded as started, or a ConflictError: not ours
+      void (async () => {
+        try {
+          while (!step.done) step = await events.next();
+        } catch (error) {
+          console.error(`[agentdeck] scheduled run '${runId}' failed: ${errorMessage(error)}`);
+        }
+      })();
+    },
+  };
 }

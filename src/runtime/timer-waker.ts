@@ -9,15 +9,15 @@
  * indexed `min()` query). When the timer fires, the process takes a short lease on the event
  * store (the claim `timers:tick`), so processes sharing a Postgres do not all scan at once,
  * and ticks: each due thread is resumed under its own thread claim and resume lock, so it is
- * woken exactly once whichever process gets there (deck/workflow-ops.ts). At start it ticks
+ * woken exactly once whichever process gets there (timers.ts). At start it ticks
  * once, for what fell due while the process was down.
  */
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
-import type { EventStore } from '../core/store.js';
-import { RepeatedFailures } from '../runtime/repeated-failures.js';
-import { SLEEPING_REASON } from '../runtime/workflow-run.js';
+import type { Claims } from '../core/store.js';
+import { wakeAtOfReason } from '../core/wakeups.js';
+import { RepeatedFailures } from './repeated-failures.js';
 
 /** How often the index is read for wake-ups other processes armed, in ms. */
 export const TIMER_LOOK_MS = 1_000;
@@ -26,7 +26,7 @@ const TICK_LEASE_MS = 10_000;
 const TICK_KEY = 'timers:tick';
 
 export interface TimerDeps {
-  store: EventStore;
+  store: Claims;
   /** The earliest wake-up of a sleeping thread (ISO 8601 UTC), or `null`. */
   nextWakeup(): Promise<string | null>;
   /** Wake the threads due at `now` (the deck's `tick()`); how many woke, how many failed to. */
@@ -51,9 +51,9 @@ export class TimerWaker {
   /** A Runtime tap: a run of this process going to sleep arms its wake-up at once. */
   readonly tap = (event: Event): void => {
     if (event.kind !== 'run.paused') return;
-    const reason = event.payload.reason ?? '';
-    if (!reason.startsWith(SLEEPING_REASON)) return;
-    const at = Date.parse(reason.slice(SLEEPING_REASON.length));
+    const wakeAt = wakeAtOfReason(event.payload.reason);
+    if (wakeAt === null) return;
+    const at = Date.parse(wakeAt);
     if (!Number.isNaN(at)) this.#arm(at);
   };
 

@@ -9,11 +9,11 @@
  * Tested in src/deck/run-control-agents.test.ts and src/deck/run-control-workflows.test.ts (a
  * cancel of a paused run); the resume lock it shares in runtime.test.ts.
  */
-import type { ControlRequest, EventStore, RunSummary } from '../core/store.js';
-import { sessionClaimKey } from './claims.js';
-import { RunRecorder } from './recorder.js';
-import { CANCEL_REQUESTED } from './run-lease.js';
-import { threadClaimKey } from './workflow-run.js';
+import type { ControlRequest, EventStore, RunSummary } from '../../core/store.js';
+import { sessionClaimKey } from '../claims.js';
+import { RunRecorder } from '../recorder.js';
+import { CANCEL_REQUESTED } from '../run-lease.js';
+import { threadClaimKey } from '../workflow-run.js';
 
 /** The lock one resumer (or one at-rest cancel) of a run holds. */
 export function resumeLockKey(runId: string): string {

@@ -1,0 +1,55 @@
+/**
+ * `deck.pending()`: the runs of this catalog's workflows waiting for a person's answer, read
+ * from the event log. (Timers, `tick()` and `dueResumes()`, are the Runtime's: runtime/timers.ts.)
+ */
+import type { Workflow } from '../authoring/workflow.js';
+import type { Event } from '../core/events.js';
+import type { EventLog, RunIndex } from '../core/store.js';
+
+/** A run waiting for a person's answer (an element of `deck.pending()`). */
+export interface PendingItem {
+  runId: string;
+  threadId: string;
+  /** The value the node passed to `interrupt()`. */
+  payload: unknown;
+  /** The workflow's name. */
+  invocable: string;
+}
+
+/** Every run of this catalog's workflows waiting for an answer, oldest first. */
+export async function pendingRuns(
+  store: EventLog & RunIndex,
+  workflows: ReadonlyMap<string, Workflow>,
+): Promise<PendingItem[]> {
+  const runs = await store.listRuns({
+    status: 'waiting_human',
+    limit: Number.MAX_SAFE_INTEGER,
+  });
+  const items: PendingItem[] = [];
+  for (const run of runs.reverse()) {
+    if (!workflows.has(run.origin)) continue;
+    const last = await lastLifecycleEvent(store, run.runId, run.lastSeq);
+    if (last?.kind !== 'run.interrupted') continue;
+    items.push({
+      runId: run.runId,
+      threadId: last.payload.threadId,
+      payload: last.payload.payload,
+      invocable: run.origin,
+    });
+  }
+  return items;
+}
+
+/**
+ * A run's latest `run.*` event: usually its last event, but a control request may have been
+ * recorded after it (then the whole run is read).
+ */
+async function lastLifecycleEvent(
+  store: EventLog & RunIndex,
+  runId: string,
+  lastSeq: number,
+): Promise<Event | undefined> {
+  const [last] = await store.read(runId, { afterSeq: lastSeq - 1 });
+  if (!last || last.kind.startsWith('run.')) return last;
+  return (await store.read(runId)).findLast((e) => e.kind.startsWith('run.'));
+}

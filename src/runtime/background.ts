@@ -1,0 +1,98 @@
+/**
+ * The background work of an open deck, started by `Runtime.startBackground()` (the deck's
+ * `open()`) and stopped by `Runtime.close()`. Each task is listed, with its cadence, in
+ * docs/architecture.md ("What runs in the background"):
+ * - `ResumeWatch` (control/resume-watch.ts, every 1 s): plays resumes recorded by processes
+ *   that play no runs;
+ * - the stale sweep (stale-sweep.ts, once per lease): closes the runs of gone processes;
+ * - with `wakeTimers`: `TimerWaker` (timer-waker.ts), which wakes sleeping threads at their
+ *   time through `tickDue` (timers.ts), and `ScheduleRunner` (schedules.ts), which fires the
+ *   schedules.
+ * The per-run work (heartbeats, the control poll of a playing run) belongs to the run and
+ * ends with it (run-lease.ts, control/watch.ts).
+ */
+import type { ControlParts } from './control/requests.js';
+import { ResumeWatch } from './control/resume-watch.js';
+import type { EventTap } from './recorder.js';
+import { type ScheduleParts, ScheduleRunner } from './schedules.js';
+import type { RuntimeSettings } from './settings.js';
+import { startStaleSweep } from './stale-sweep.js';
+import { TimerWaker } from './timer-waker.js';
+import { type TimerParts, tickDue } from './timers.js';
+
+export interface BackgroundOptions {
+  /** Wake sleeping threads at their time and fire the schedules. @default false */
+  wakeTimers?: boolean;
+}
+
+export interface BackgroundDeps {
+  settings: RuntimeSettings;
+  control: ControlParts;
+  timers: TimerParts;
+  schedules: ScheduleParts;
+  /** Taps of the recorder, for the runs the sweep closes. */
+  taps: readonly EventTap[];
+}
+
+/** A wake-up another process (or tick) took first: the thread's claims refused this one. */
+const RACED = /being resumed by another caller|is not due at|another tick woke it/;
+
+export class BackgroundWork {
+  readonly #resumeWatch: ResumeWatch;
+  readonly #timers: TimerWaker | null;
+  readonly #scheduler: ScheduleRunner | null;
+  readonly #deps: BackgroundDeps;
+  #stopSweep: (() => Promise<void>) | null = null;
+
+  constructor(deps: BackgroundDeps, options: BackgroundOptions) {
+    this.#deps = deps;
+    this.#resumeWatch = new ResumeWatch(deps.control);
+    const wake = options.wakeTimers ?? false;
+    this.#timers = wake
+      ? new TimerWaker({
+          store: deps.timers.store,
+          nextWakeup: () => deps.timers.engine.nextWakeup(),
+          tick: (now) => this.#tick(now),
+        })
+      : null;
+    this.#scheduler =
+      wake && deps.schedules.schedules.size > 0 ? new ScheduleRunner(deps.schedules) : null;
+  }
+
+  /** A recorder tap: a run of this process going to sleep arms its wake-up at once. */
+  readonly tap: EventTap = (event) => this.#timers?.tap(event);
+
+  start(): void {
+    this.#resumeWatch.start();
+    this.#stopSweep = startStaleSweep({
+      store: this.#deps.control.store,
+      settings: this.#deps.settings,
+      workflows: new Set(this.#deps.control.workflows.keys()),
+      taps: this.#deps.taps,
+    });
+    this.#timers?.start();
+    this.#scheduler?.start();
+  }
+
+  /** Start nothing new: timers, schedules and the sweep stop; the resume watch plays no more. */
+  async halt(): Promise<void> {
+    this.#resumeWatch.halt();
+    await Promise.all([this.#timers?.stop(), this.#scheduler?.stop(), this.#stopSweep?.()]);
+  }
+
+  /** After `halt()`: wait for the continuations the resume watch started. */
+  async stop(): Promise<void> {
+    await this.#resumeWatch.stop();
+  }
+
+  async #tick(now: Date): Promise<{ woken: number; failed: number }> {
+    const outcomes = await tickDue(this.#deps.timers, now);
+    const failed = outcomes.filter((outcome) => outcome.error !== null);
+    for (const { workflow, threadId, error } of failed) {
+      // Another process (or tick) got there first: nothing is wrong, nothing to say.
+      if (RACED.test(error ?? '')) continue;
+      console.error(`[agentdeck] could not wake ${workflow} thread '${threadId}': ${error}`);
+    }
+    return { woken: outcomes.length - failed.length, failed: failed.length };
+  }
+}

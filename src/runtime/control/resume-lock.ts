@@ -1,0 +1,54 @@
+/**
+ * One resumer at a time: a paused run is continued only under its resume lock (a claim with
+ * a lease), taken after a first status check and held for the whole continuation. A second
+ * caller gets ConflictError; a cancel of a run at rest takes the same lock (rest-cancel.ts).
+ * Tested through the deck: src/deck/run-control-agents.test.ts ("lets exactly one of two concurrent resumes continue the run").
+ */
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
+import type { Event } from '../../core/events.js';
+import type { RunStatus } from '../../core/status.js';
+import type { EventStore } from '../../core/store.js';
+import { pausedRun } from '../paused-run.js';
+import { RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
+
+export interface ResumeLockRequest {
+  store: EventStore;
+  runId: string;
+  /** The status the run must have, checked before the lock is taken. */
+  expected: RunStatus;
+  staleAfterMs: number;
+  /** Whether the deck closed: nothing is resumed then. */
+  closed: () => boolean;
+}
+
+/** Play `body` holding the run's resume lock, after a first status check. */
+export async function* underResumeLock<R>(
+  request: ResumeLockRequest,
+  body: () => AsyncGenerator<Event, R, undefined>,
+): AsyncGenerator<Event, R, undefined> {
+  const { store, runId } = request;
+  const closed = () => new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
+  if (request.closed()) throw closed();
+  await pausedRun(store, runId, request.expected);
+  const lockKey = resumeLockKey(runId);
+  const lockHolder = randomUUID();
+  const lock = await store.claim({
+    key: lockKey,
+    runId: lockHolder,
+    staleAfterMs: request.staleAfterMs,
+    leaseMs: RESUME_LOCK_LEASE_MS,
+  });
+  if (!lock.acquired) {
+    throw new ConflictError(
+      `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
+      { holderRunId: runId },
+    );
+  }
+  try {
+    if (request.closed()) throw closed();
+    return yield* body();
+  } finally {
+    await store.release(lockKey, lockHolder).catch(() => false);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * What the Runtime's callers inside `runtime/` (control requests, timers, schedules, the
+ * background tasks) need of it: the play methods, as an interface, so those files do not
+ * import runtime.ts, which imports them. `Runtime` implements it.
+ */
+import type { AgentDefinition } from '../authoring/agent-definition.js';
+import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
+import type { AgentInput } from '../core/blocks.js';
+import type { RunTrigger } from '../core/event-kinds.js';
+import type { Event } from '../core/events.js';
+import type { TurnOutcome } from './agent-turn.js';
+import type { WorkflowOutcome, WorkflowResume } from './workflow-run.js';
+
+export interface RunOptions<C = unknown> {
+  /** The per-run application value, passed by reference to tools, instructions and hooks. */
+  context?: C;
+  /** The conversation: the same id keeps the history across calls. */
+  sessionId?: string;
+  /** A free label recorded on every event (e.g. a tenant). */
+  namespace?: string;
+  /** Use this run id instead of a generated one; must be new. */
+  runId?: string;
+  /** A workflow run's `recursionLimit`, over the workflow's own (see `WorkflowOptions`). */
+  recursionLimit?: number;
+  /** A workflow run's `maxConcurrency`, over the workflow's own. */
+  maxConcurrency?: number;
+}
+
+/** Run options the deck itself adds: the schedule fire that started a run. */
+export interface StartOptions extends RunOptions {
+  trigger?: RunTrigger;
+}
+
+/** How a paused run is continued: the context is passed again; the resume request it answers. */
+export interface ContinueOptions {
+  context?: unknown;
+  resumeRequestId: string | null;
+}
+
+export interface RunPlayer {
+  streamAgent(
+    agent: AgentDefinition,
+    input: AgentInput,
+    options?: StartOptions,
+    live?: boolean,
+  ): AsyncGenerator<Event, TurnOutcome, undefined>;
+  resumeAgent(
+    agent: AgentDefinition,
+    runId: string,
+    options: ContinueOptions,
+  ): AsyncGenerator<Event, TurnOutcome, undefined>;
+  streamWorkflow(
+    workflow: WorkflowDefinition,
+    input: unknown,
+    options?: StartOptions,
+  ): AsyncGenerator<Event, WorkflowOutcome, undefined>;
+  continueWorkflow(
+    workflow: WorkflowDefinition,
+    runId: string,
+    options: ContinueOptions,
+  ): AsyncGenerator<Event, WorkflowOutcome, undefined>;
+  resumeWorkflow(
+    workflow: WorkflowDefinition,
+    runId: string,
+    resume: WorkflowResume,
+    options?: { context?: unknown },
+  ): AsyncGenerator<Event, WorkflowOutcome, undefined>;
+  /** A control request for `runId` was just recorded: a run playing here looks at it now. */
+  controlRecorded(runId: string): Promise<void>;
+}

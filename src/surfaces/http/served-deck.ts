@@ -1,0 +1,132 @@
+/**
+ * What the HTTP surface needs of a deck, declared on this side so `surfaces/http` depends on
+ * this seam and never on the `Deck` class: `deck.app()` is the one edge from `deck` outward
+ * (`deck/deck.ts` imports `createApp`), and an edge back would close a loop. `ServedDeck` is
+ * the public part, the methods the routes and `serve()` call, which `Deck` satisfies
+ * structurally (`deck/served-deck.test-d.ts` fails to compile if either side drifts).
+ * `DeckGrants` is the private part a deck hands its own app (SPEC.md rule 9: the public
+ * Deck has no event-log reader), built by `deck/app-grants.ts`. Results list only the fields
+ * the routes read.
+ */
+import type { Event } from '../../core/events.js';
+import type { WorkflowResult } from '../../core/interrupt-result.js';
+import type { RunStatus } from '../../core/status.js';
+import type { AppendNotifier, EventStore } from '../../core/store.js';
+import type { AppOptions } from './options.js';
+
+/** A run as the routes start it: its session (a workflow's thread) and the request's context. */
+export interface ServedRunOptions<C = unknown> {
+  sessionId?: string;
+  context?: C;
+}
+
+/**
+ * The deck as its HTTP surface sees it; a `Deck` is one.
+ * @example const server = await serve(new Deck({ agents: [greeter] }));
+ */
+export interface ServedDeck<C = unknown> {
+  readonly name: string;
+  /** Every route but the public ones answers 503 until it is `open`. */
+  readonly state: 'new' | 'built' | 'open' | 'closed';
+  readonly agents: ReadonlyMap<string, unknown>;
+  readonly workflows: ReadonlyMap<string, unknown>;
+  readonly skills: ReadonlyMap<string, unknown>;
+  stream(
+    name: string,
+    input: string | Record<string, unknown>,
+    options: ServedRunOptions<C>,
+  ): AsyncGenerator<Event, void, undefined>;
+  pending(): Promise<PendingItem[]>;
+  answer(runId: string, value: unknown, options: { context?: C }): Promise<WorkflowResult>;
+  tick(now?: string): Promise<TickOutcome[]>;
+  status(runId: string): Promise<RunStatus | null>;
+  pause(runId: string, options: { reason: string | null }): Promise<unknown>;
+  cancel(runId: string, options: { reason: string | null }): Promise<unknown>;
+  resume(runId: string, options: { context?: C }): Promise<readonly Event[]>;
+  listSchedules(): Promise<ScheduleStatus[]>;
+  scheduleHandle(name: string): ScheduleHandle;
+  // The lifespan `serve()` drives: the caller constructs the deck, `serve()` opens it, builds
+  // its app through `app()` (only the deck can give the grants), listens and closes it.
+  open(options: { wakeTimers: boolean }): Promise<unknown>;
+  app(options: AppOptions<C>): { fetch: (request: Request) => Response | Promise<Response> };
+  close(): Promise<void>;
+}
+
+/** A workflow run waiting for a person's answer. */
+export interface PendingItem {
+  runId: string;
+  threadId: string;
+  /** The workflow's name. */
+  invocable: string;
+  payload: unknown;
+}
+
+/** What a tick did with one due thread. */
+export interface TickOutcome {
+  workflow: string;
+  threadId: string;
+  runId: string | null;
+  result: WorkflowResult | null;
+  error: string | null;
+}
+
+export interface ScheduleStatus {
+  name: string;
+  target: string;
+  recurrence: string;
+  timezone: string;
+  paused: boolean;
+  nextFire: string | null;
+  lastFire: string | null;
+  lastRunId: string | null;
+  lastRunStatus: RunStatus | null;
+}
+
+export interface ScheduleHandle {
+  describe(): Promise<ScheduleStatus>;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  trigger(): Promise<{ started: string } | { skipped: string; runId?: string }>;
+}
+
+/** What the deck grants its own HTTP surface beyond its public methods (SPEC.md rule 9). */
+export interface DeckGrants {
+  /** The open deck's event log, or `null` before it opens. */
+  eventLog(): EventLog | null;
+  /** Stop a run this process plays now, for a client that left; whether it was playing. */
+  stopRun(runId: string, reason: string): boolean;
+  /** Whether every configured backend answers now, or `null` before the deck opens. */
+  readiness(): Promise<Readiness> | null;
+  /** Why agent `name` cannot play a turn (no model configured), or `null` when it can. */
+  missingModel?(name: string): string | null;
+  /**
+   * `deck.stream` for a caller that only wants the result (a JSON response): recorded the
+   * same way, except that an agent's replies are asked for whole (one `text.delta` each).
+   */
+  streamForResult: (
+    name: string,
+    input: string,
+    options: ServedRunOptions,
+  ) => AsyncGenerator<Event, void, undefined>;
+  /** The open deck's metrics, or `null` before it opens (none: no metrics). */
+  metrics?(): HttpMetrics | null;
+}
+
+/** The part of the event store the HTTP surface reads (and, if the store has it, its append notices). */
+export type EventLog = Pick<EventStore, 'read' | 'getRun' | 'listRuns'> & Partial<AppendNotifier>;
+
+/** Whether every backend the deck uses answers now (deck/readiness.ts), for `GET /health/ready`. */
+export interface Readiness {
+  ready: boolean;
+  checks: { role: string; backend: string; ok: boolean; ms: number; detail?: string }[];
+  /** Seconds a client should wait before trying again, when not ready. */
+  retryAfterSeconds: number;
+}
+
+/** What the HTTP surface needs of the open deck's metrics (observers/metrics/deck-metrics.ts). */
+export interface HttpMetrics {
+  /** Count one answered request; `route` is the matched pattern, or `unmatched`. */
+  recordRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Every metric in the Prometheus text format, with its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
