@@ -37,7 +37,7 @@ describe('a run lease', () => {
     });
     const turn = play(runtime.streamAgent(agent, 'Hello', { sessionId: 's-1', runId: 'r-1' }));
     await expect.poll(() => runtime.liveRuns).toBe(1);
-    await request(runtime, store, 'r-1', 'pause');
+    await request(runtime, 'r-1', 'pause');
     hold.open();
     expect(kinds((await turn).events).at(-1)).toBe('run.paused');
     const kept = await store.claimHolder('session:s-1');

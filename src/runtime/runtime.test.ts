@@ -17,7 +17,7 @@ import {
 } from '../../test/support/runtimes.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import type { EventDraft } from '../core/events.js';
-import { resumeLockKey } from './rest-cancel.js';
+import { resumeLockKey } from './control/rest-cancel.js';
 
 const usage = (inputTokens: number): { draft: EventDraft } => ({
   draft: {
@@ -50,12 +50,12 @@ async function pausedRun(options: { sessionId?: string } = {}) {
       },
     ],
   });
-  const { runtime, store } = made;
+  const { runtime } = made;
   const first = await play(
     runtime.streamAgent(agent, 'Hello', { runId: 'r-1', ...options }),
     async (event) => {
       if (event.kind === 'message.completed') {
-        await request(runtime, store, 'r-1', 'pause', 'check the budget');
+        await request(runtime, 'r-1', 'pause', 'check the budget');
         hold.open();
       }
     },
@@ -174,7 +174,7 @@ describe('pausing and resuming an agent run', () => {
     const { runtime, store } = testRuntime({ turns: [{ steps: [{ text: 'a' }, { hang: true }] }] });
     const { events } = await play(runtime.streamAgent(agent, 'Hello', { runId: 'r-1' }), (e) =>
       e.kind === 'message.completed'
-        ? request(runtime, store, 'r-1', 'cancel', 'not needed').then(() => {})
+        ? request(runtime, 'r-1', 'cancel', 'not needed').then(() => {})
         : undefined,
     );
     expect(kinds(events).slice(-2)).toEqual(['control.observed', 'run.cancelled']);

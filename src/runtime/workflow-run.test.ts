@@ -192,7 +192,7 @@ describe('a workflow run', () => {
     });
     const run = play(runtime.streamWorkflow(lines, {}, { runId: 'w-1' }));
     await expect.poll(() => runtime.liveRuns).toBe(1);
-    await request(runtime, store, 'w-1', 'pause', 'hold on');
+    await request(runtime, 'w-1', 'pause', 'hold on');
     hold.open();
     const paused = await run;
     expect(kinds(paused.events)).toEqual([

@@ -5,6 +5,7 @@
  */
 import { afterEach } from 'vitest';
 import { Agent } from '../../src/authoring/agent.js';
+import type { WorkflowDefinition } from '../../src/authoring/workflow-definition.js';
 import type { ControlVerb } from '../../src/core/event-kinds.js';
 import type { Event } from '../../src/core/events.js';
 import type { ConversationSession, SessionItem } from '../../src/core/sessions.js';
@@ -17,6 +18,9 @@ import {
   type ScriptedNode,
   ScriptedWorkflowEngine,
 } from '../../src/testing/scripted-workflow-engine.js';
+
+/** The agent the scripted engine plays (it reads only the name). */
+export const agent = new Agent({ name: 'scripted' });
 
 const open: Runtime[] = [];
 
@@ -50,6 +54,8 @@ export interface TestRuntimeOptions {
   turns?: ScriptedTurn[];
   /** The workflow engine's scripts, by workflow name. */
   workflows?: Record<string, readonly ScriptedNode[]>;
+  /** The workflows the Runtime finds by name (resumes, `tick()`); the agent is always there. */
+  catalog?: WorkflowDefinition[];
   settings?: Partial<RuntimeSettings>;
   store?: EventStore;
 }
@@ -70,6 +76,11 @@ export function testRuntime(options: TestRuntimeOptions = {}) {
     agentEngine,
     workflowEngine,
     sessionFor,
+    catalog: {
+      agents: new Map([[agent.name, agent]]),
+      workflows: new Map((options.catalog ?? []).map((w) => [w.name, w])),
+      schedules: new Map(),
+    },
     settings: {
       staleRunAfterSeconds: 3600,
       heartbeatSeconds: 10,
@@ -80,9 +91,6 @@ export function testRuntime(options: TestRuntimeOptions = {}) {
   open.push(runtime);
   return { runtime, store, agentEngine, workflowEngine, sessions };
 }
-
-/** The agent the scripted engine plays (it reads only the name). */
-export const agent = new Agent({ name: 'scripted' });
 
 /** Play a run to its end: its events and the generator's return value. */
 export async function play<R>(
@@ -98,17 +106,14 @@ export async function play<R>(
   }
 }
 
-/** Record a control request as the deck does, and tell this process's Runtime at once. */
-export async function request(
+/** Ask for a pause, cancel or resume of a run, as the deck does. */
+export function request(
   runtime: Runtime,
-  store: EventStore,
   runId: string,
   verb: ControlVerb,
   reason: string | null = null,
 ) {
-  const made = await store.recordControl(runId, verb, reason);
-  await runtime.controlRecorded(runId);
-  return made;
+  return runtime.requestControl(runId, verb, reason);
 }
 
 /** A promise a scripted step waits on, and the function that lets it go on. */
