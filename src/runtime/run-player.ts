@@ -2,6 +2,8 @@
  * What the Runtime's callers inside `runtime/` (control requests, timers, schedules, the
  * background tasks) need of it: the play methods, as an interface, so those files do not
  * import runtime.ts, which imports them. `Runtime` implements it.
+ * An interface; what it promises is tested on `Runtime` in runtime.test.ts and
+ * workflow-run.test.ts.
  */
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';

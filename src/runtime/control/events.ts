@@ -2,8 +2,8 @@
  * The events a run records when it acts on a control request: `control.observed` first,
  * then the status change (`run.paused` here; `run.cancelled` by the run's own ending).
  *
- * Tested in runtime.test.ts and workflow-run.test.ts (control.observed, then run.paused or
- * run.cancelled), end to end in src/deck/run-control-agents.test.ts and
+ * Tested in src/runtime/runtime.test.ts and src/runtime/workflow-run.test.ts (control.observed,
+ * then run.paused or run.cancelled), end to end in src/deck/run-control-agents.test.ts and
  * src/deck/run-control-workflows.test.ts.
  */
 import { errorMessage, errorTypeName, isBackendOutage } from '../../core/errors.js';

@@ -7,7 +7,7 @@
  * cancel itself.
  *
  * Tested in src/deck/run-control-agents.test.ts and src/deck/run-control-workflows.test.ts (a
- * cancel of a paused run); the resume lock it shares in runtime.test.ts.
+ * cancel of a paused run); the resume lock it shares in src/runtime/runtime.test.ts.
  */
 import type { ControlRequest, EventStore, RunSummary } from '../../core/store.js';
 import { sessionClaimKey } from '../claims.js';
