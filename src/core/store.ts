@@ -209,6 +209,40 @@ export function hasRunBoundaries(store: object): store is RunBoundaries {
   return typeof candidate.claimAndAppend === 'function' && typeof candidate.endRun === 'function';
 }
 
+/** Which ended runs `pruneRuns` removes. */
+export interface PruneRequest {
+  /** Only runs whose last event (their end) is strictly before this ISO 8601 UTC time. */
+  endedBefore: string;
+  /** Only runs that ended with these statuses. @default all three: completed, failed, cancelled */
+  statuses?: readonly ('completed' | 'failed' | 'cancelled')[];
+  /** Only runs of this agent or workflow. */
+  origin?: string;
+  /** At most this many runs, the longest-ended first (a batch; call again for more). */
+  limit: number;
+  /** Remove nothing; return what would be removed. @default false */
+  dryRun?: boolean;
+}
+
+/** A run `pruneRuns` removed (or, in a dry run, would remove): its index row as it was. */
+export type PrunedRun = RunSummary;
+
+/**
+ * An ability of an event store: retention. Removes runs that ended, with everything the
+ * store keeps for them (events, index row, control requests, continuation, the reservation
+ * of a caller-chosen run id), in one transaction per batch. A run that has not ended
+ * (running, paused, waiting for an answer) is never removed, however old. Several processes
+ * may prune at once: each run is removed by one of them and reported by that one only.
+ * Found with {@link canPruneRuns}; the memory, SQLite and Postgres stores have it.
+ */
+export interface RunPruning {
+  pruneRuns(request: PruneRequest): Promise<PrunedRun[]>;
+}
+
+/** Whether `store` can remove ended runs (see {@link RunPruning}). */
+export function canPruneRuns(store: object): store is RunPruning {
+  return typeof (store as Partial<RunPruning>).pruneRuns === 'function';
+}
+
 /**
  * A backend (event store, session backend, checkpointer) that can say whether it answers
  * now, for the readiness probe (`GET /health/ready`). Found with {@link isPingable}.
