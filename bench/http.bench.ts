@@ -38,7 +38,7 @@ import {
 import { type Context, Hono } from 'hono';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { withQuickStreams } from '../src/engines/openai-agents/quick-streams.js';
+import { withQuickStreams } from '../src/engines/openai-agents/model-stream/quick-streams.js';
 import { Agent, Deck, tool } from '../src/index.js';
 import { formatFrame, formatPythonFrame, type SseFrame } from '../src/surfaces/http/sse.js';
 import { threeSteps } from '../test/support/workflows.js';

@@ -94,9 +94,12 @@ export type {
   EventLog,
   EventStore,
   ListRunsFilter,
+  PrunedRun,
+  PruneRequest,
   ReadOptions,
   RunBoundaries,
   RunIndex,
+  RunPruning,
   RunSummary,
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
@@ -124,6 +127,12 @@ export {
   wantsEngineSpans,
 } from './observers/observer.js';
 export type { EngineSpan } from './runtime/engine-spans.js';
+export type {
+  EndedStatus,
+  PrunedThread,
+  PruneOptions,
+  PruneReport,
+} from './runtime/retention.js';
 export type { RunOptions } from './runtime/run-player.js';
 export type { FireOutcome, ScheduleStatus } from './runtime/schedules.js';
 export type { TickOutcome } from './runtime/timers.js';

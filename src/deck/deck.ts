@@ -33,6 +33,7 @@ import {
 } from '../engines/openai-agents/index.js';
 import { checkObservers } from '../observers/observer.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
+import type { PruneOptions, PruneReport } from '../runtime/retention.js';
 import type { RunOptions } from '../runtime/run-player.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { type ScheduleStatus, scheduleStatus } from '../runtime/schedules.js';
@@ -62,7 +63,7 @@ import {
   type ScheduleHandle,
   scheduleHandle,
 } from './schedule-ops.js';
-import { checkCatalogKinds, checkCatalogNames } from './validate.js';
+import { checkCatalogKinds, checkCatalogNames, checkRetentionDays } from './validate.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
@@ -118,6 +119,7 @@ export class Deck<C = unknown> {
       'workflows',
       workflows.map((w) => [w.name, w] as const),
     );
+    checkRetentionDays(options.retentionDays);
     const schedules = checkSchedules(options.schedules ?? []);
     this.schedules = new CatalogMap(
       'schedules',
@@ -379,6 +381,16 @@ export class Deck<C = unknown> {
    */
   async tick(now?: Date | string): Promise<TickOutcome[]> {
     return this.#runtime('tick').tick(now);
+  }
+
+  /**
+   * Remove runs that ended more than `olderThanMs` ago (optionally only some statuses, or one
+   * agent or workflow), and the checkpoints of workflow threads none of whose runs is left.
+   * A run that has not ended is never removed. `dryRun` removes nothing and reports what would go.
+   * @example await deck.prune({ olderThanMs: 30 * 86_400_000, statuses: ['completed'] });
+   */
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    return this.#runtime('prune').prune(options);
   }
 
   /** Every schedule's next and last fire, last run and pause, as `GET /schedules` lists them. */

@@ -52,6 +52,7 @@ export interface OpenRequest {
 export async function openParts(request: OpenRequest): Promise<OpenParts> {
   const { options, engine, workflowEngine, mcp } = request;
   const settings = runtimeSettingsFromEnv();
+  if (options.retentionDays !== undefined) settings.retentionDays = options.retentionDays;
   const ownsStore = options.eventStore === undefined;
   const unmetered = options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
   const metrics = new DeckMetrics();

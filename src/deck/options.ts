@@ -73,6 +73,14 @@ export interface DeckOptions<C = unknown> {
    */
   wakeTimers?: boolean;
   /**
+   * Remove runs that ended more than this many days ago (events, index row, requests), and
+   * the checkpoints of workflow threads none of whose runs is left; a run that has not ended
+   * is never removed. The open deck sweeps every minute in small batches (several processes
+   * on one store share the work); `deck.prune()` removes on demand. `null`: keep every run.
+   * @default SERVICE_RETENTION_DAYS, else null
+   */
+  retentionDays?: number | null;
+  /**
    * Read-only taps on the event log, each behind its own bounded queue: exactly these, in
    * order (`[]`: none, even when the environment configures tracing).
    * @default the Langfuse tracing observer when SERVICE_TRACER_PUBLIC_KEY and SERVICE_TRACER_SECRET_KEY are both set, else none

@@ -62,3 +62,13 @@ function duplicates(what: string, names: string[]): string[] {
   for (const n of names) (seen.has(n) ? dup : seen).add(n);
   return [...dup].map((n) => `two ${what}s are named '${n}'`);
 }
+
+/** `retentionDays`: a positive number of days, or `null` (keep every run); at construction. */
+export function checkRetentionDays(value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigError(
+      `Deck option \`retentionDays\` must be a positive number of days, or null to keep every run; got ${JSON.stringify(value)}`,
+    );
+  }
+}

@@ -7,7 +7,9 @@
  * - the stale sweep (stale-sweep.ts, once per lease): closes the runs of gone processes;
  * - with `wakeTimers`: `TimerWaker` (timer-waker.ts), which wakes sleeping threads at their
  *   time through `tickDue` (timers.ts), and `ScheduleRunner` (schedules.ts), which fires the
- *   schedules.
+ *   schedules;
+ * - with `retentionDays`: `RetentionSweep` (retention-sweep.ts, every minute), which removes
+ *   the runs past their retention.
  * The per-run work (heartbeats, the control poll of a playing run) belongs to the run and
  * ends with it (run-lease.ts, control/watch.ts).
  * Tested through the deck: src/deck/lifecycle.test.ts (open and close),
@@ -16,6 +18,8 @@
 import type { ControlParts } from './control/requests.js';
 import { ResumeWatch } from './control/resume-watch.js';
 import type { EventTap } from './recorder.js';
+import type { RetentionDeps } from './retention.js';
+import { RetentionSweep } from './retention-sweep.js';
 import { type ScheduleParts, ScheduleRunner } from './schedules.js';
 import type { RuntimeSettings } from './settings.js';
 import { startStaleSweep } from './stale-sweep.js';
@@ -32,6 +36,7 @@ export interface BackgroundDeps {
   control: ControlParts;
   timers: TimerParts;
   schedules: ScheduleParts;
+  retention: RetentionDeps;
   /** Taps of the recorder, for the runs the sweep closes. */
   taps: readonly EventTap[];
 }
@@ -43,6 +48,7 @@ export class BackgroundWork {
   readonly #resumeWatch: ResumeWatch;
   readonly #timers: TimerWaker | null;
   readonly #scheduler: ScheduleRunner | null;
+  readonly #retention: RetentionSweep | null;
   readonly #deps: BackgroundDeps;
   #stopSweep: (() => Promise<void>) | null = null;
 
@@ -59,6 +65,14 @@ export class BackgroundWork {
       : null;
     this.#scheduler =
       wake && deps.schedules.schedules.size > 0 ? new ScheduleRunner(deps.schedules) : null;
+    const { retentionDays } = deps.settings;
+    this.#retention =
+      retentionDays === null ? null : new RetentionSweep(deps.retention, { retentionDays });
+  }
+
+  /** Runs the retention sweep removed since the deck opened; `null` when retention is off. */
+  get retentionRemoved(): number | null {
+    return this.#retention?.removed ?? null;
   }
 
   /** A recorder tap: a run of this process going to sleep arms its wake-up at once. */
@@ -74,12 +88,18 @@ export class BackgroundWork {
     });
     this.#timers?.start();
     this.#scheduler?.start();
+    this.#retention?.start();
   }
 
   /** Start nothing new: timers, schedules and the sweep stop; the resume watch plays no more. */
   async halt(): Promise<void> {
     this.#resumeWatch.halt();
-    await Promise.all([this.#timers?.stop(), this.#scheduler?.stop(), this.#stopSweep?.()]);
+    await Promise.all([
+      this.#timers?.stop(),
+      this.#scheduler?.stop(),
+      this.#stopSweep?.(),
+      this.#retention?.stop(),
+    ]);
   }
 
   /** After `halt()`: wait for the continuations the resume watch started. */

@@ -6,7 +6,7 @@ import {
   type WorkflowDefinition,
 } from '../authoring/workflow-definition.js';
 import { type AgentInput, toBlocks } from '../core/blocks.js';
-import { ConflictError, errorMessage, InvalidInputError, NotFoundError } from '../core/errors.js';
+import { InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { ControlVerb } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
@@ -17,8 +17,8 @@ import type { AgentEngine } from './agent-engine.js';
 import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { type BackgroundOptions, BackgroundWork } from './background.js';
 import { playChildWorkflow } from './child-workflow.js';
+import { continueIfAsked } from './control/asked-meanwhile.js';
 import { requestControl, resumeRun } from './control/requests.js';
-import { cancelAtRest } from './control/rest-cancel.js';
 import { underResumeLock } from './control/resume-lock.js';
 import { ControlWatch, handledUpTo } from './control/watch.js';
 import { LiveTurns } from './live-turns.js';
@@ -26,6 +26,12 @@ import { notResumableMessage } from './not-resumable.js';
 import { identityOf, pausedRun } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
+import {
+  type PruneOptions,
+  type PruneReport,
+  pruneEnded,
+  type RetentionDeps,
+} from './retention.js';
 import { optionalId, reserveRunId } from './run-id-reservation.js';
 import type { RunOptions, RunPlayer, StartOptions } from './run-player.js';
 import { type ScheduleParts, scheduleParts } from './schedules.js';
@@ -97,6 +103,7 @@ export class Runtime implements RunPlayer {
         control: { store, runtime: this, agents, workflows },
         timers: this.#timerParts(),
         schedules: this.schedules,
+        retention: this.#retentionDeps(),
         taps: this.#taps,
       },
       options,
@@ -126,6 +133,16 @@ export class Runtime implements RunPlayer {
   /** Wake every due thread (timers.ts). */
   tick(now?: unknown): Promise<TickOutcome[]> {
     return tickDue(this.#timerParts(), now);
+  }
+
+  /** Remove runs that ended long ago, and the threads left without runs (retention.ts). */
+  prune(options: PruneOptions): Promise<PruneReport> {
+    return pruneEnded(this.#retentionDeps(), options);
+  }
+
+  #retentionDeps(): RetentionDeps {
+    const { store, workflowEngine } = this.deps;
+    return { store, engine: workflowEngine, workflows: this.#catalog.workflows };
   }
 
   #timerParts(): TimerParts {
@@ -260,23 +277,7 @@ export class Runtime implements RunPlayer {
 
   #whenResumed(runId: string, resume: (requestId: string) => AsyncIterable<Event>): void {
     if (this.#closed) return;
-    const done: Promise<void> = (async () => {
-      const requests = await this.deps.store.readControl(runId);
-      const lastPause = requests.findLastIndex((r) => r.verb === 'pause');
-      const later = requests.slice(lastPause + 1);
-      // A cancel that reached the run while it was stopping found it still running.
-      const cancel = later.find((r) => r.verb === 'cancel');
-      if (cancel) {
-        await cancelAtRest(this.deps.store, runId, cancel, this.#staleAfterMs());
-        return;
-      }
-      const request = later.find((r) => r.verb === 'resume');
-      if (!request) return;
-      for await (const _ of resume(request.requestId));
-    })().catch((error: unknown) => {
-      if (error instanceof NotFoundError || error instanceof ConflictError) return;
-      console.error(`[agentdeck] could not continue run '${runId}': ${errorMessage(error)}`);
-    });
+    const done = continueIfAsked(this.deps.store, runId, this.#staleAfterMs(), resume);
     this.#background.add(done);
     void done.finally(() => this.#background.delete(done));
   }

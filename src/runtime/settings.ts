@@ -24,6 +24,13 @@ export interface RuntimeSettings {
    * renewed and follows the timeout. @default 10
    */
   heartbeatSeconds: number;
+  /**
+   * `SERVICE_RETENTION_DAYS`: runs that ended longer ago than this are removed, with the
+   * checkpoints of workflow threads all of whose runs are gone (retention.ts); `null` keeps
+   * every run forever. Only an open deck with background work prunes by itself (`serve()`,
+   * `agentdeck serve`). @default null
+   */
+  retentionDays: number | null;
 }
 
 export const DEFAULT_CONTROL_POLL_MS = 200;
@@ -51,6 +58,9 @@ export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ru
       DEFAULT_CONTROL_POLL_MS,
       'milliseconds',
     ),
+    retentionDays: env.SERVICE_RETENTION_DAYS?.trim()
+      ? positive(env, 'SERVICE_RETENTION_DAYS', 0, 'days')
+      : null,
   };
 }
 

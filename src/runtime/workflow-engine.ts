@@ -77,5 +77,11 @@ export interface WorkflowEngine {
   dueThreads(now: Date): Promise<DueThread[]>;
   /** The earliest wake-up time of a durable workflow's sleeping thread (ISO 8601 UTC), or `null`. */
   nextWakeup(): Promise<string | null>;
+  /**
+   * Forget a thread: its checkpoints (and its timers) are removed from its checkpointer, and a
+   * later run on the same thread id starts afresh. Retention calls it once every run of the
+   * thread has ended and been removed from the log. Nothing happens for an unknown thread.
+   */
+  deleteThread(workflow: WorkflowDefinition, threadId: string): Promise<void>;
   close(): Promise<void>;
 }

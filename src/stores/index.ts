@@ -2,7 +2,7 @@
  * `agentdeck/stores`: the built-in backends, to construct one yourself and pass it in
  * (`new Deck({ eventStore })`; a session backend as `sessionFactory: (id) =>
  * backend.sessionFor(id)`, closed by you) instead of naming it by URL in `SERVICE_EVENTS` /
- * `SERVICE_SESSIONS`. Each passes its contract suite
+ * `SERVICE_SESSION`. Each passes its contract suite
  * (`agentdeck/testing/contracts`). Importing this entry loads `pg` and `ioredis`, which the
  * root `agentdeck` entry loads only when a URL asks for them.
  * @example

@@ -9,14 +9,19 @@ import { ConfigError } from '../core/errors.js';
 import type { SessionBackend } from '../core/sessions.js';
 import { RedisSessionBackend } from './redis/sessions.js';
 import { redactUrl } from './shared/url.js';
-import { SqliteSessionBackend } from './sqlite/sessions.js';
+import { DEFAULT_MAX_SESSIONS, SqliteSessionBackend } from './sqlite/sessions.js';
 
-/** Options for {@link openSessionBackend}; they apply to Redis only. */
+/** Options for {@link openSessionBackend}. */
 export interface OpenSessionBackendOptions {
-  /** Prepended to each session id to form its Redis key. @default 'agentdeck:session:' */
+  /** Prepended to each session id to form its Redis key (Redis only). @default 'agentdeck:session:' */
   keyPrefix?: string;
-  /** Seconds a Redis session lives after its last write; `null`: no expiry. @default null */
+  /** Seconds a session lives after its last write (Redis and in-process); `null`: no expiry. @default null */
   ttlSeconds?: number | null;
+  /**
+   * The most sessions the in-process store keeps; the ones written longest ago go first
+   * (Redis is bounded by its own memory policy and the TTL). @default 10_000
+   */
+  maxSessions?: number | null;
 }
 
 /** The session settings read from the environment; a key is present only when its variable is set. */
@@ -46,7 +51,12 @@ export function openSessionBackend(
   options: OpenSessionBackendOptions = {},
 ): SessionBackend {
   const value = url?.trim() ?? '';
-  if (value === '') return new SqliteSessionBackend();
+  if (value === '') {
+    return new SqliteSessionBackend({
+      ttlSeconds: options.ttlSeconds ?? null,
+      ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+    });
+  }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1]?.toLowerCase();
   if (scheme === 'redis' || scheme === 'rediss') {
     return new RedisSessionBackend({ url: value, ...options });
@@ -55,7 +65,8 @@ export function openSessionBackend(
 }
 
 /**
- * Reads `SERVICE_SESSION`, `SERVICE_SESSION_KEY_PREFIX` and `SERVICE_SESSION_TTL_SECONDS`.
+ * Reads `SERVICE_SESSION`, `SERVICE_SESSION_KEY_PREFIX`, `SERVICE_SESSION_TTL_SECONDS` and
+ * `SERVICE_SESSION_MAX`.
  * An empty variable counts as unset. A TTL that is not a positive whole number of seconds is
  * a ConfigError naming the variable and its value.
  *
@@ -83,6 +94,17 @@ export function sessionSettingsFromEnv(
       );
     }
     settings.ttlSeconds = seconds;
+  }
+  const max = env.SERVICE_SESSION_MAX?.trim();
+  if (max) {
+    const count = /^\d+$/.test(max) ? Number(max) : Number.NaN;
+    if (!(Number.isSafeInteger(count) && count > 0)) {
+      throw new ConfigError(
+        `SERVICE_SESSION_MAX must be a positive whole number of sessions, got '${max}'; ` +
+          `unset it for the default (${DEFAULT_MAX_SESSIONS})`,
+      );
+    }
+    settings.maxSessions = count;
   }
   return settings;
 }

@@ -3,7 +3,7 @@
  * (threads' claims, interrupts, timers, pauses and endings) can be tested without a graph.
  * A scripted workflow is a list of nodes run in order; its threads live in this object's
  * memory (state, the next node, open pauses), which `openPauses`, `dueThreads` and
- * `nextWakeup` read as the real engine reads its checkpointer. Like LangGraph, a node that
+ * `nextWakeup` read (and `deleteThread` forgets) as the real engine does its checkpointer. Like LangGraph, a node that
  * asks a person or sleeps is run again from its start once resumed, and each node is a safe
  * point: asked to pause, the segment stops before the node runs. Internal: not exported from
  * `agentdeck/testing`.
@@ -186,6 +186,10 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
   async nextWakeup(): Promise<string | null> {
     const [first] = this.#timers().sort((a, b) => Date.parse(a.wakeAt) - Date.parse(b.wakeAt));
     return first?.wakeAt ?? null;
+  }
+
+  async deleteThread(workflow: WorkflowDefinition, threadId: string): Promise<void> {
+    this.#threads.delete(threadKey(workflow.name, threadId));
   }
 
   async close(): Promise<void> {

@@ -83,6 +83,7 @@ export function testRuntime(options: TestRuntimeOptions = {}) {
     },
     settings: {
       staleRunAfterSeconds: 3600,
+      retentionDays: null,
       heartbeatSeconds: 10,
       controlPollMs: 50,
       ...options.settings,

@@ -1,8 +1,9 @@
 /**
  * Finding the threads whose `sleepUntil()` time has come, in the durable checkpointer. A
- * checkpointer with a timer index (our SQLite saver) answers with one indexed query; for
- * the others (memory, Postgres) every checkpoint is listed and each thread's latest one is
- * read for a pending timer, which is linear in the number of checkpoints.
+ * checkpointer with a timer index (our SQLite saver, `lg_wakeups`; our Postgres saver,
+ * `agentdeck_wakeups`) answers with one indexed query; for the others (LangGraph's
+ * `MemorySaver`) every checkpoint is listed and each thread's latest one is read for a
+ * pending timer, which is linear in the number of checkpoints.
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { isWakeupIndex, wakeTimeOf } from '../../core/wakeups.js';

@@ -128,6 +128,11 @@ export class LangGraphEngine implements WorkflowEngine {
     return nextWakeup(this.#durable, durable);
   }
 
+  async deleteThread(workflow: WorkflowDefinition, threadId: string): Promise<void> {
+    const saver = workflow.durable ? this.#durable : this.#local;
+    await saver?.deleteThread(storedThreadId(workflow.name, threadId));
+  }
+
   async close(): Promise<void> {
     this.#compiled.clear();
     this.#durable = null;

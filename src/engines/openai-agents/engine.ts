@@ -1,14 +1,20 @@
 /**
- * The `@openai/agents` adapter: plays one agent turn through the engine's streamed loop and
- * yields canonical event drafts. A live turn streams from the model (`text.delta` per
- * token); a turn nobody watches live asks the model for whole replies (`whole-replies.ts`).
+ * The `@openai/agents` adapter, its entry: `OpenAIAgentsEngine` plays one agent turn on the
+ * engine and yields canonical event drafts. It compiles each definition once (`compile/`,
+ * shared by every turn of that definition), builds the turn's input (a new message with its
+ * history, or a paused turn's continuation), plays it on the loop `chooseTurnLoop` picks
+ * (`turn/loop-choice.ts`, whose header has the table: a live turn on the streamed loop with a
+ * streamed model, a turn nobody reads live on the plain loop or on the streamed loop with
+ * whole replies), and ends it the same way on either loop: `run.paused` after saving its
+ * continuation, or the conversation written once and `run.completed`. The model's stream is
+ * read by `model-stream/`; the state a turn shares with its model calls and tools is in
+ * `turn/turn-context.ts`.
  */
 import {
   type AgentInputItem,
   getDefaultModel,
   type RunConfig,
   Runner,
-  RunState,
   ToolCallError,
 } from '@openai/agents-core';
 import {
@@ -23,19 +29,9 @@ import { ConfigError, DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import type { EngineSpanSink } from '../../runtime/engine-spans.js';
-import type { RunScope } from '../../runtime/run-scope.js';
-import { type CompiledAgent, compileAgent } from './compile.js';
-import { type ModelPath, toEngineInput } from './input.js';
+import { compileAgent } from './compile/compile.js';
+import type { Compiled, CompiledAgent } from './compiled-agent.js';
 import type { McpConnections } from './mcp.js';
-import { fitsPlainLoop } from './own-tools.js';
-import { playPlainTurn, relayToolEnds } from './plain-turn.js';
-import {
-  asItems,
-  ModelCallGate,
-  restoreContinuation,
-  saveContinuation,
-  saveInputContinuation,
-} from './safe-points.js';
 import {
   engineSettingsFromEnv,
   modelClient,
@@ -43,23 +39,27 @@ import {
   NO_MODEL_CONFIGURED,
   type OpenAIEngineSettings,
 } from './settings.js';
-import { SETTLE_MS, settleWithin } from './settle.js';
 import { relaySpans, turnTraceMetadata } from './spans.js';
 import { exportTracesToOpenAI } from './trace-processors.js';
-import { TurnTranscript } from './transcript.js';
+import { type ModelPath, toEngineInput } from './turn/input.js';
+import { chooseTurnLoop } from './turn/loop-choice.js';
 import {
-  replyMode,
-  replyModeProvider,
-  type TurnModelCalls,
-  withoutTurn,
-  withWholeReplies,
-} from './whole-replies.js';
+  asItems,
+  ModelCallGate,
+  restoreContinuation,
+  saveContinuation,
+  saveInputContinuation,
+} from './turn/safe-points.js';
+import { TurnTranscript } from './turn/transcript.js';
+import { relayToolEnds, withoutTurn } from './turn/turn-context.js';
+import type { TurnEnd, TurnInput } from './turn/turn-loop.js';
+import { replyMode, replyModeProvider } from './turn/whole-replies.js';
 
 /** Maximum model calls in one turn (tool loops), as the engine's default. */
 const MAX_TURNS = 10;
 
 export class OpenAIAgentsEngine implements AgentEngine {
-  private readonly compiled = new WeakMap<AgentDefinition, CompiledAgent>();
+  private readonly compiled = new WeakMap<AgentDefinition, Compiled>();
   private readonly provider: OpenAIProvider;
   private readonly runner: Runner;
   #skills: ReadonlyMap<string, Skill> = new Map();
@@ -95,7 +95,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
     relaySpans(sink);
   }
 
-  compile(agent: AgentDefinition): CompiledAgent {
+  compile(agent: AgentDefinition): Compiled {
     let compiled = this.compiled.get(agent);
     if (!compiled) {
       const mcp = this.#mcp;
@@ -104,7 +104,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
         mcpNotes: (names) => mcp?.notesFor(names) ?? '',
       });
       // A model object of the definition answers whole replies too (a name goes through the provider).
-      if (typeof compiled.model === 'object') compiled.model = replyMode(compiled.model);
+      const engineAgent = compiled.agent;
+      if (typeof engineAgent.model === 'object') engineAgent.model = replyMode(engineAgent.model);
       this.compiled.set(agent, compiled);
     }
     return compiled;
@@ -122,9 +123,10 @@ export class OpenAIAgentsEngine implements AgentEngine {
     // Fail before any request, with what to set, rather than with the client's own error.
     if (missing) throw new ConfigError(missing);
     const compiled = this.compile(agent);
+    const engineAgent = compiled.agent;
     if (this.#mcp && agent.mcpServers.length > 0) {
       // The servers that started; those that did not are reported on every run that needs them.
-      compiled.mcpServers = this.#mcp.serversFor(agent.mcpServers);
+      engineAgent.mcpServers = this.#mcp.serversFor(agent.mcpServers);
       for (const { name, reason } of this.#mcp.failuresFor(agent.mcpServers)) {
         yield {
           kind: 'status.reported',
@@ -135,32 +137,28 @@ export class OpenAIAgentsEngine implements AgentEngine {
         };
       }
     }
-    const { input, inputLength } = await this.turnInput(request, compiled);
+    const { input, inputLength } = await this.turnInput(request, engineAgent);
     const transcript = new TurnTranscript(
       scope,
       this.modelName(agent.model),
       request.messagesBefore ?? 0,
     );
-    // A pause stops the engine before a model call (tools hold their own calls); a cancel
-    // (the scope's signal) aborts it anywhere.
-    const calls: TurnModelCalls = { whole: request.live === false, streaming: 0 };
-    const gate = new ModelCallGate(request.control.pauseRequested, scope.signal, calls);
+    const loop = chooseTurnLoop(request.live !== false, compiled);
+    // A pause stops the engine at a safe point (tools hold their own calls); a cancel (the
+    // scope's signal) aborts it anywhere.
+    const gate = new ModelCallGate(request.control.pauseRequested, scope.signal);
     const runner = this.runnerFor(request);
     let ended: TurnEnd | null;
     try {
-      ended =
-        calls.whole && fitsPlainLoop(compiled)
-          ? yield* playPlainTurn({
-              runner,
-              agent: compiled,
-              input,
-              scope,
-              gate,
-              calls,
-              transcript,
-              maxTurns: MAX_TURNS,
-            })
-          : yield* this.playStreamed(runner, compiled, input, gate, calls, transcript, scope);
+      ended = yield* loop.play({
+        runner,
+        agent: engineAgent,
+        input,
+        scope,
+        gate,
+        transcript,
+        maxTurns: MAX_TURNS,
+      });
     } catch (error) {
       throw unwrapToolError(error);
     }
@@ -175,7 +173,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
       return;
     }
     // The turn's part of the conversation, written once it is complete (never half a turn).
-    await request.session?.addItems(ended.history.slice(inputLength) as never);
+    await request.session?.addItems(ended.history.slice(inputLength));
     const output = ended.finalOutput;
     yield {
       kind: 'run.completed',
@@ -188,46 +186,6 @@ export class OpenAIAgentsEngine implements AgentEngine {
     };
   }
 
-  /** The turn on the engine's streamed loop (read live, or an agent the plain loop does not fit). */
-  private async *playStreamed(
-    runner: Runner,
-    compiled: CompiledAgent,
-    input: string | AgentInputItem[] | RunState<never, never>,
-    gate: ModelCallGate,
-    calls: TurnModelCalls,
-    transcript: TurnTranscript,
-    scope: RunScope,
-  ): AsyncGenerator<EventDraft, TurnEnd> {
-    const result = await withWholeReplies(calls, () =>
-      runner.run(compiled, input as never, {
-        stream: true,
-        ...(input instanceof RunState ? {} : { context: scope }),
-        signal: gate.signal,
-        maxTurns: MAX_TURNS,
-        callModelInputFilter: gate.filter,
-      }),
-    );
-    const settled = result.completed.then(
-      () => undefined,
-      () => undefined,
-    );
-    try {
-      // The stream can end without throwing on abort; `completed` carries the error, if any.
-      for await (const event of gate.read(result)) {
-        yield* transcript.map(event);
-        gate.betweenItems(event);
-      }
-      await result.completed;
-      if (result.error) throw result.error;
-      scope.signal.throwIfAborted();
-    } finally {
-      // Stopped early (cancel, consumer gone): let the engine finish what it is doing (it was
-      // aborted) before the caller frees the session, bounded so a stuck tool cannot hold it.
-      await settleWithin(settled, SETTLE_MS);
-    }
-    return result as unknown as TurnEnd;
-  }
-
   /**
    * What the engine runs: a new turn's history and message (the message is written to the
    * session at once, so a failed turn still shows what was asked), or a paused turn's state.
@@ -235,7 +193,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
   private async turnInput(
     request: TurnRequest,
     compiled: CompiledAgent,
-  ): Promise<{ input: string | AgentInputItem[] | RunState<never, never>; inputLength: number }> {
+  ): Promise<{ input: TurnInput; inputLength: number }> {
     const { agent, scope, session } = request;
     if (request.continuation !== null) {
       const { state, inputLength } = await restoreContinuation(
@@ -243,13 +201,13 @@ export class OpenAIAgentsEngine implements AgentEngine {
         request.continuation,
         scope,
       );
-      return { input: state as never, inputLength };
+      return { input: state, inputLength };
     }
     const message = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
     if (!session) return { input: message, inputLength: asItems(message).length };
-    const history = (await session.getItems()) as unknown as AgentInputItem[];
+    const history = (await session.getItems()) as AgentInputItem[];
     const items = asItems(message);
-    await session.addItems(items as never);
+    await session.addItems(items);
     // A conversation's first turn is its message alone: given as is, the engine has less to copy.
     if (history.length === 0) return { input: message, inputLength: items.length };
     return { input: [...history, ...items], inputLength: history.length + items.length };
@@ -257,7 +215,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
 
   /** One turn with the engine alone: no run scope (so no context), nothing recorded. */
   async runHeadless(agent: AgentDefinition, input: readonly ContentBlock[], signal?: AbortSignal) {
-    const compiled = this.compile(agent);
+    const compiled = this.compile(agent).agent;
     const items = toEngineInput(input, this.pathOf(agent.model), agent.name);
     // Called from a tool of a recorded turn, it is still none of that turn's model calls.
     return withoutTurn(() =>
@@ -308,14 +266,6 @@ export class OpenAIAgentsEngine implements AgentEngine {
     const name = (model as { name?: unknown }).name;
     return typeof name === 'string' ? name : null;
   }
-}
-
-/** What a played turn ends with, on either loop. */
-interface TurnEnd {
-  state: { toString(): string };
-  interruptions: unknown[];
-  history: unknown[];
-  finalOutput: unknown;
 }
 
 function asText(output: unknown): string {

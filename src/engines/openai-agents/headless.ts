@@ -8,8 +8,8 @@ import type { AgentDefinition } from '../../authoring/agent-definition.js';
 import type { BuiltTool } from '../../authoring/tool.js';
 import { type AgentInput, toBlocks } from '../../core/blocks.js';
 import { snakeCase } from '../../core/names.js';
+import { toolErrorFunction } from './compile/tool-errors.js';
 import { OpenAIAgentsEngine } from './engine.js';
-import { toolErrorFunction } from './tool-errors.js';
 
 /** The engine's own result of a headless run (`@openai/agents` RunResult). */
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent

@@ -1,3 +1,8 @@
+/**
+ * What the deck uses of the `@openai/agents` adapter: the engine, the MCP connections it
+ * opens, and the engine settings. The adapter's wings (`compile/`, `turn/`, `model-stream/`)
+ * are its own; `engine.ts` is where to start reading.
+ */
 export { OpenAIAgentsEngine } from './engine.js';
 export { McpConnections } from './mcp.js';
 export {

@@ -1,10 +1,11 @@
 /**
- * Engine settings read from the environment once, when the deck opens. `Agent.model`
- * wins over `OPENAI_MODEL`.
+ * Engine settings read from the environment when an engine is made (a deck's when it opens,
+ * a headless run's for that run), and the OpenAI client built from them, its streams read
+ * by `model-stream/`. `Agent.model` wins over `OPENAI_MODEL`.
  */
 import OpenAI from 'openai';
 import { ConfigError } from '../../core/errors.js';
-import { withQuickStreams } from './quick-streams.js';
+import { withQuickStreams } from './model-stream/quick-streams.js';
 
 export interface OpenAIEngineSettings {
   /** `OPENAI_MODEL`: the model of agents that name none. @default the engine's default model */

@@ -1,7 +1,7 @@
 /**
  * Plays the resumes recorded by processes that cannot play a run themselves (the
  * `service runs signal` command). One of the background tasks of an open deck (background.ts).
- * Tested through the deck: src/deck/run-control-agents.test.ts, test/service-cli.test.ts.
+ * Tested through the deck: src/deck/run-control-agents.test.ts, test/service-runs.test.ts.
  */
 import { errorMessage } from '../../core/errors.js';
 import type { EventStore, RunSummary } from '../../core/store.js';

@@ -5,6 +5,11 @@
  * autoincrement key keeps insertion order across sessions and survives deletes, so "latest"
  * is always the highest key of a session. `DatabaseSync` is synchronous, so every call
  * runs to completion before another starts: concurrent `addItems` cannot interleave.
+ *
+ * Bounded, so a long-lived process does not grow with every session id it ever saw: a session
+ * expires `ttlSeconds` after its last write (as Redis's do), and beyond `maxSessions` the
+ * sessions written longest ago are dropped. Both are checked on writes (every
+ * `EVICT_EVERY_WRITES`), and an expired session reads as empty at once.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,9 +23,22 @@ import { sqliteModule } from './driver.js';
 export interface SqliteSessionBackendOptions {
   /** Database file, or `':memory:'` for a private database lost on process exit. @default ':memory:' */
   path?: string;
+  /** Seconds a session lives after its last write; `null`: no expiry. @default null */
+  ttlSeconds?: number | null;
+  /** The most sessions kept; the ones written longest ago go first. `null`: no bound. @default 10_000 */
+  maxSessions?: number | null;
 }
 
-const DEFAULTS: Required<SqliteSessionBackendOptions> = { path: ':memory:' };
+export const DEFAULT_MAX_SESSIONS = 10_000;
+
+const DEFAULTS: Required<SqliteSessionBackendOptions> = {
+  path: ':memory:',
+  ttlSeconds: null,
+  maxSessions: DEFAULT_MAX_SESSIONS,
+};
+
+/** Expiry and the session bound are enforced once per this many writes. */
+export const EVICT_EVERY_WRITES = 64;
 
 /** How long a write waits for another process's lock on a file database. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -33,6 +51,11 @@ CREATE TABLE IF NOT EXISTS agentdeck_session_items (
 );
 CREATE INDEX IF NOT EXISTS agentdeck_session_items_by_session
   ON agentdeck_session_items (session_id, seq);
+CREATE TABLE IF NOT EXISTS agentdeck_sessions (
+  session_id TEXT PRIMARY KEY,
+  written_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS agentdeck_sessions_by_write ON agentdeck_sessions (written_at);
 `;
 
 interface Statements {
@@ -42,6 +65,13 @@ interface Statements {
   insert: StatementSync;
   pop: StatementSync;
   clear: StatementSync;
+  touch: StatementSync;
+  writtenAt: StatementSync;
+  forget: StatementSync;
+  expire: StatementSync;
+  count: StatementSync;
+  evictOldest: StatementSync;
+  adopt: StatementSync;
 }
 
 /**
@@ -61,11 +91,17 @@ export class SqliteSessionBackend implements SessionBackend {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #sql: Statements;
+  readonly #ttlMs: number | null;
+  readonly #maxSessions: number | null;
+  #writes = 0;
   #closed = false;
 
   constructor(options: SqliteSessionBackendOptions = {}) {
-    const { path } = { ...DEFAULTS, ...options };
+    const { path, ttlSeconds, maxSessions } = { ...DEFAULTS, ...options };
     this.path = path;
+    this.#ttlMs =
+      checkBound('ttlSeconds', ttlSeconds) === null ? null : (ttlSeconds as number) * 1000;
+    this.#maxSessions = checkBound('maxSessions', maxSessions);
     try {
       const inMemory = path === ':memory:';
       if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
@@ -95,7 +131,30 @@ export class SqliteSessionBackend implements SessionBackend {
            RETURNING item`,
         ),
         clear: this.#db.prepare('DELETE FROM agentdeck_session_items WHERE session_id = ?'),
+        touch: this.#db.prepare(
+          // A replaced row gets a new, higher rowid: the write order within one millisecond.
+          'INSERT OR REPLACE INTO agentdeck_sessions (session_id, written_at) VALUES (?, ?)',
+        ),
+        writtenAt: this.#db.prepare(
+          'SELECT written_at FROM agentdeck_sessions WHERE session_id = ?',
+        ),
+        forget: this.#db.prepare('DELETE FROM agentdeck_sessions WHERE session_id = ?'),
+        expire: this.#db.prepare(
+          'DELETE FROM agentdeck_sessions WHERE written_at < ? RETURNING session_id',
+        ),
+        count: this.#db.prepare('SELECT count(*) AS n FROM agentdeck_sessions'),
+        evictOldest: this.#db.prepare(
+          `DELETE FROM agentdeck_sessions WHERE session_id IN
+             (SELECT session_id FROM agentdeck_sessions ORDER BY written_at, rowid LIMIT ?)
+           RETURNING session_id`,
+        ),
+        // A database written before sessions were tracked: its sessions count from now.
+        adopt: this.#db.prepare(
+          `INSERT OR IGNORE INTO agentdeck_sessions (session_id, written_at)
+             SELECT DISTINCT session_id, ? FROM agentdeck_session_items`,
+        ),
       };
+      this.#sql.adopt.run(Date.now());
     } catch (error) {
       throw new StoreError(
         `SQLite session store could not open '${path}': ${errorMessage(error)}; ` +
@@ -111,6 +170,7 @@ export class SqliteSessionBackend implements SessionBackend {
       getItems: async (limit) =>
         this.#run('read', sessionId, () => {
           if (limit !== undefined && limit <= 0) return [];
+          if (this.#expired(sessionId)) return [];
           const rows =
             limit === undefined
               ? this.#sql.all.all(sessionId)
@@ -120,24 +180,51 @@ export class SqliteSessionBackend implements SessionBackend {
       addItems: async (items) =>
         this.#run('add items to', sessionId, () => {
           if (items.length === 0) return;
+          // What expired is gone before it is written to again (its history does not come back).
+          if (this.#expired(sessionId)) this.#sql.clear.run(sessionId);
           if (items.length === 1) {
             this.#sql.insert.run(sessionId, JSON.stringify(items[0]));
-            return;
+          } else {
+            // One statement is atomic: no transaction to open and commit around the rows.
+            const rows = JSON.stringify(items.map((item) => JSON.stringify(item)));
+            this.#sql.insertMany.run(sessionId, rows);
           }
-          // One statement is atomic: no transaction to open and commit around the rows.
-          const rows = JSON.stringify(items.map((item) => JSON.stringify(item)));
-          this.#sql.insertMany.run(sessionId, rows);
+          this.#written(sessionId);
         }),
       popItem: async () =>
         this.#run('pop an item from', sessionId, () => {
+          if (this.#expired(sessionId)) return undefined;
           const row = this.#sql.pop.get(sessionId);
           return row === undefined ? undefined : parseItem(row.item);
         }),
       clearSession: async () =>
         this.#run('clear', sessionId, () => {
           this.#sql.clear.run(sessionId);
+          this.#sql.forget.run(sessionId);
         }),
     };
+  }
+
+  /** Whether the session expired (its last write is older than the TTL). */
+  #expired(sessionId: string): boolean {
+    if (this.#ttlMs === null) return false;
+    const row = this.#sql.writtenAt.get(sessionId) as { written_at: number } | undefined;
+    return row !== undefined && row.written_at < Date.now() - this.#ttlMs;
+  }
+
+  /** Note a write, and now and then drop what expired or is beyond the bound. */
+  #written(sessionId: string): void {
+    const now = Date.now();
+    this.#sql.touch.run(sessionId, now);
+    this.#writes += 1;
+    if (this.#writes % EVICT_EVERY_WRITES !== 0) return;
+    const dropped: unknown[] = [];
+    if (this.#ttlMs !== null) dropped.push(...this.#sql.expire.all(now - this.#ttlMs));
+    if (this.#maxSessions !== null) {
+      const { n } = this.#sql.count.get() as { n: number };
+      if (n > this.#maxSessions) dropped.push(...this.#sql.evictOldest.all(n - this.#maxSessions));
+    }
+    for (const row of dropped) this.#sql.clear.run((row as { session_id: string }).session_id);
   }
 
   /** Closes the database; a memory database's history is gone. Safe to call twice. */
@@ -170,4 +257,14 @@ function parseItem(value: unknown): SessionItem {
   if (typeof value !== 'string')
     throw new TypeError(`stored item is a ${typeof value}, not JSON text`);
   return JSON.parse(value) as SessionItem;
+}
+
+function checkBound(name: string, value: number | null): number | null {
+  if (value === null) return null;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new StoreError(
+      `SQLite session store: \`${name}\` must be a positive number, or null for no bound; got ${String(value)}`,
+    );
+  }
+  return value;
 }

@@ -13,6 +13,7 @@ const USAGE = `Usage:
   agentdeck runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
   agentdeck runs show <run_id> [--json]
   agentdeck runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
+  agentdeck runs prune --older-than AGE [--status STATUS] [--origin NAME] [--dry-run]
   agentdeck tick [project] [--now ISO-TIME]
   agentdeck schedules {ls,pause,resume,trigger} [name] [--project DIR]
   agentdeck --version

@@ -8,6 +8,7 @@
  *   service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
  *   service runs show <run_id> [--json]
  *   service runs ls [--status S] [--origin NAME] [--session ID] [--limit N] [--json]
+ *   service runs prune --older-than AGE [...]   (prune-command.ts)
  */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
@@ -23,6 +24,7 @@ const USAGE = `Usage:
   service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
   service runs show <run_id> [--json]
   service runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
+  service runs prune --older-than AGE [--status STATUS] [--origin NAME] [--dry-run]
 
 Works on the event store SERVICE_EVENTS names (default: ./.agentdeck/state.db), shared
 with the servers that play the runs. \`signal\` records a request; it does not change the
@@ -46,6 +48,11 @@ const STATUSES: readonly RunStatus[] = [
 class UsageError extends Error {}
 
 export async function main(argv: readonly string[], program = 'agentdeck'): Promise<number> {
+  if (argv[0] === 'runs' && argv[1] === 'prune') {
+    // It opens the project's deck (workflow checkpoints go too), not only the store.
+    const prune = await import('./prune-command.js');
+    return prune.main(argv, program);
+  }
   const usage = USAGE.replaceAll('service runs', `${program} runs`);
   let command: ReturnType<typeof parse>;
   try {
@@ -71,7 +78,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
       case 'ls':
         return await list(store, command.values);
       default:
-        throw new UsageError(`unknown action '${action ?? ''}'; use signal, show or ls`);
+        throw new UsageError(`unknown action '${action ?? ''}'; use signal, show, ls or prune`);
     }
   } catch (error) {
     if (error instanceof UsageError) {

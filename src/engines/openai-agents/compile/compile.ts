@@ -1,8 +1,11 @@
 /**
- * Compile an agentdeck Agent definition into an engine Agent. Our tools are wrapped so the
- * model sees only their argument schema (never the context), a thrown error becomes a
- * readable string for the model and is kept for `tool.call.completed`, and a non-string
- * result is sent as JSON. The per-run `RunScope` travels as the engine's run context.
+ * Compile an agentdeck Agent definition into an engine Agent (the entry of `compile/`). Our
+ * tools are wrapped so the model sees only their argument schema (never the context), a
+ * thrown error becomes a readable string for the model and is kept for
+ * `tool.call.completed` (`tool-errors.ts`, `tool-ledger.ts`), a non-string result is sent as
+ * JSON, and a pending pause holds the call before dispatch (`pauseBeforeDispatch`). The
+ * per-run `RunScope` travels as the engine's run context. What a turn needs of the result
+ * is `Compiled` (`../compiled-agent.ts`).
  */
 import {
   Agent as EngineAgent,
@@ -11,23 +14,19 @@ import {
   type RunContext,
   type Tool,
 } from '@openai/agents-core';
-import type { AgentDefinition } from '../../authoring/agent-definition.js';
-import { declaredRequirement } from '../../authoring/context.js';
-import type { Skill } from '../../authoring/skills.js';
-import { type DeckTool, isDeckTool } from '../../authoring/tool.js';
-import { isWorkflowDefinition } from '../../authoring/workflow-definition.js';
-import { ConfigError, errorMessage } from '../../core/errors.js';
-import { asRunScope, contextFor, type RunScope } from '../../runtime/run-scope.js';
+import type { AgentDefinition } from '../../../authoring/agent-definition.js';
+import { declaredRequirement } from '../../../authoring/context.js';
+import type { Skill } from '../../../authoring/skills.js';
+import { type DeckTool, isDeckTool } from '../../../authoring/tool.js';
+import { isWorkflowDefinition } from '../../../authoring/workflow-definition.js';
+import { ConfigError, errorMessage } from '../../../core/errors.js';
+import { asRunScope, contextFor, type RunScope } from '../../../runtime/run-scope.js';
+import { type Compiled, type CompiledAgent, pauseBeforeDispatch } from '../compiled-agent.js';
 import { loadSkillTool, skillsSection, workflowTool } from './catalog-tools.js';
 import { attachHooks } from './hooks.js';
-import { ownTool } from './own-tools.js';
-import { pauseBeforeDispatch } from './safe-points.js';
 import { checkScope } from './scope-check.js';
 import { MissingContextError, toolErrorFunction, toolFailureText } from './tool-errors.js';
 import { toolLedger } from './tool-ledger.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
-export type CompiledAgent = EngineAgent<any, any>;
 
 /** What an agent draws from its deck's catalog; a headless run has none. */
 export interface AgentCatalog {
@@ -41,19 +40,21 @@ export function compileAgent(
   def: AgentDefinition,
   defaultModel: string | undefined,
   catalog: AgentCatalog | null = null,
-) {
+): Compiled {
   const skills = catalog
     ? def.skills.flatMap((name) => {
         const skill = catalog.skills.get(name);
         return skill ? [skill] : [];
       })
     : [];
+  let ownToolsOnly = true;
   const tools = def.tools.map((t, i) => {
-    if (isDeckTool(t)) return ownTool(wrapTool(def.name, t));
-    if (isWorkflowDefinition(t)) return ownTool(workflowTool(t));
+    if (isDeckTool(t)) return wrapTool(def.name, t);
+    if (isWorkflowDefinition(t)) return workflowTool(t);
+    ownToolsOnly = false;
     return checkBuilt(def, t, i);
   });
-  if (skills.length > 0) tools.push(ownTool(wrapTool(def.name, loadSkillTool(def.name, skills))));
+  if (skills.length > 0) tools.push(wrapTool(def.name, loadSkillTool(def.name, skills)));
   checkToolNames(def.name, tools);
   const model = def.model ?? defaultModel;
   let agent: EngineAgent<RunScope | undefined>;
@@ -71,7 +72,7 @@ export function compileAgent(
     });
   }
   attachHooks(agent, def.name, def.hooks);
-  return agent as unknown as CompiledAgent;
+  return { agent: agent as CompiledAgent, ownToolsOnly };
 }
 
 function checkToolNames(agentName: string, tools: readonly Tool<RunScope | undefined>[]) {
@@ -127,7 +128,7 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
   return engineTool({
     name: t.name,
     description: t.description,
-    parameters: t.parameters as never,
+    parameters: t.parameters,
     strict: true,
     // Arguments the model got wrong (bad JSON, schema mismatch) go back to it as a readable
     // error and are recorded; a headless run reaching a context tool fails the run.
@@ -152,5 +153,5 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
         return toolFailureText(t.name, error, scope, callId);
       }
     },
-  }) as unknown as Tool<RunScope | undefined>;
+  });
 }

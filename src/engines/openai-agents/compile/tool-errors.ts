@@ -6,8 +6,8 @@
  * headless) fails the run instead.
  */
 import type { RunContext } from '@openai/agents-core';
-import { ContextTypeError, errorMessage } from '../../core/errors.js';
-import { asRunScope } from '../../runtime/run-scope.js';
+import { ContextTypeError, errorMessage } from '../../../core/errors.js';
+import { asRunScope } from '../../../runtime/run-scope.js';
 import { toolLedger } from './tool-ledger.js';
 
 /** Raised inside a tool when a headless run (no context) reaches a tool that needs one. */

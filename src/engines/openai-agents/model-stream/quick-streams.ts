@@ -4,6 +4,10 @@
  * still go through the client (its retries, headers, timeouts and errors before the body),
  * but the body is handed to {@link modelEvents} instead of the client's stream. The engine's
  * models call `create(...).withResponse()` and iterate `data`, which is what this returns.
+ *
+ * The entry of `model-stream/`, a transport optimisation of the OpenAI client: it knows
+ * nothing of the engine or of agents (it imports `openai` only), and `settings.ts` applies it
+ * to the client the engine is given. A model object an agent brings keeps its own client.
  */
 import type OpenAI from 'openai';
 import { CHAT_DELTAS, type DeltaFormat, RESPONSES_DELTAS } from './delta-joins.js';

@@ -5,13 +5,13 @@
  */
 import { tool as engineTool, type RunContext, type Tool } from '@openai/agents-core';
 import { z } from 'zod';
-import type { Skill } from '../../authoring/skills.js';
-import { tool } from '../../authoring/tool.js';
-import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
-import { InterruptResult } from '../../core/interrupt-result.js';
-import { snakeCase } from '../../core/names.js';
-import { asRunScope, type RunScope } from '../../runtime/run-scope.js';
-import { pauseBeforeDispatch } from './safe-points.js';
+import type { Skill } from '../../../authoring/skills.js';
+import { tool } from '../../../authoring/tool.js';
+import type { WorkflowDefinition } from '../../../authoring/workflow-definition.js';
+import { InterruptResult } from '../../../core/interrupt-result.js';
+import { snakeCase } from '../../../core/names.js';
+import { asRunScope, type RunScope } from '../../../runtime/run-scope.js';
+import { pauseBeforeDispatch } from '../compiled-agent.js';
 import { NeedsDeckError, toolErrorFunction } from './tool-errors.js';
 
 /** `load_skill`: returns a skill's body; a name outside the agent's list is an error for the model. */
@@ -94,5 +94,5 @@ export function workflowTool(workflow: WorkflowDefinition): Tool<RunScope | unde
       }
       return JSON.stringify(result);
     },
-  }) as unknown as Tool<RunScope | undefined>;
+  });
 }

@@ -1,70 +1,32 @@
 /**
- * Whole replies for turns nobody watches live. The engine always plays a turn through its
- * streamed loop (tool and message items arrive as they happen, and a pause or cancel stops
- * it at the same safe points), but when the caller only wants the result (`deck.run`, the
- * JSON chat route) streaming from the model buys nothing: parsing a server-sent event per
- * token, then recording each one, costs about as much as the rest of the turn. So every
- * model the engine hands to its runner is wrapped in a {@link ReplyModeModel}: inside
- * {@link withWholeReplies} its streamed call makes one ordinary (non-streamed) request and
- * replays the answer as the stream would end: one text delta per text part, then
- * `response_done` with the same output and usage. Outside, it streams as the model does.
- * The mode travels with the turn's async context, because a compiled agent (and its model)
- * is shared by every turn of that agent, streamed or not.
+ * The model of every turn, wrapped so it answers as its turn asked ({@link ReplyModeModel}):
+ * a live turn streams from the model; a turn nobody reads live (`deck.run`, the JSON chat
+ * route) asks for whole replies, since streaming buys it nothing (parsing a server-sent event
+ * per token, then recording each one, costs about as much as the rest of the turn). Every
+ * model the runner gets is wrapped (a named one through {@link replyModeProvider}, a model
+ * object of the definition by the engine when it compiles), and the wrapper finds its turn,
+ * and so the mode, through the turn's async context (`turn-context.ts`), because a compiled
+ * agent and its model are shared by every turn of that agent.
+ *
+ * On the streamed loop the wrapper's streamed call streams from the model, or, in a turn that
+ * wants whole replies, makes one ordinary request and replays the answer as the stream would
+ * end ({@link replay}: one text delta per text part, then `response_done` with the same
+ * output and usage); either way it counts the turn's `streaming`. On the plain loop the
+ * engine asks for whole responses itself, and the wrapper tells the loop each call before it
+ * is made and its response (`TurnModelCalls.beforeCall`, `onResponse`). Outside a turn (a
+ * headless run) it is the model, untouched.
  */
 
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   Model,
   ModelProvider,
   ModelRequest,
   ModelResponse,
   ModelRetryAdviceRequest,
-  RunContext,
   StreamEvent,
 } from '@openai/agents-core';
 import { APIUserAbortError } from 'openai';
-
-/** What a turn's model calls share: the mode, and whether one is streaming right now. */
-export interface TurnModelCalls {
-  /** Ask for whole replies (the turn is not read live). */
-  readonly whole: boolean;
-  /** Model calls of the turn whose response is being read now (0 or 1). */
-  streaming: number;
-  /**
-   * On the plain loop (`plain-turn.ts`), told before each whole model call of the turn, with
-   * its request (it may stop the turn there: a pause), and then its response. Only the
-   * turn's own calls see this turn's value: a deck run nested in one of its tools has its
-   * own, and a headless `agent.run()` in one runs outside any turn ({@link withoutTurn}).
-   */
-  beforeCall?: (request: ModelRequest) => void;
-  onResponse?: (response: ModelResponse) => void;
-  /** Told each tool output on the plain loop (the runner's `agent_tool_end` hook). */
-  onToolEnd?: (
-    context: RunContext<unknown>,
-    toolCall: { callId?: string; name?: string },
-    output: string,
-  ) => void;
-}
-
-const turnCalls = new AsyncLocalStorage<TurnModelCalls>();
-
-/**
- * Run `body` outside any turn: a headless run started from a turn's tool (`agent.run()`)
- * must not be taken for that turn's own model calls, nor ask for its reply mode.
- */
-export function withoutTurn<T>(body: () => T): T {
-  return turnCalls.exit(body);
-}
-
-/** The model calls of the turn whose code is running now, if any. */
-export function currentTurnCalls(): TurnModelCalls | undefined {
-  return turnCalls.getStore();
-}
-
-/** Run `body` (which starts a turn) so that its model calls ask for whole replies, or not. */
-export function withWholeReplies<T>(calls: TurnModelCalls, body: () => T): T {
-  return turnCalls.run(calls, body);
-}
+import { currentTurnCalls, type TurnModelCalls } from './turn-context.js';
 
 /** A model that streams or answers in one piece, as the turn that calls it asked. */
 export class ReplyModeModel implements Model {
@@ -77,7 +39,7 @@ export class ReplyModeModel implements Model {
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const calls = turnCalls.getStore();
+    const calls = currentTurnCalls();
     calls?.beforeCall?.(request);
     const response = await this.inner.getResponse(request).catch((error: unknown) => {
       throw asAbortError(error, request.signal);
@@ -87,7 +49,7 @@ export class ReplyModeModel implements Model {
   }
 
   getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
-    const calls = turnCalls.getStore();
+    const calls = currentTurnCalls();
     if (!calls) return this.inner.getStreamedResponse(request);
     const source = calls.whole
       ? replay(this.inner, request)

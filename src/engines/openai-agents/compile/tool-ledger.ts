@@ -3,7 +3,7 @@
  * `RunScope` knows nothing of it): `tool.call.completed` reports the tool's own value and
  * error, not only the text the engine sent back to the model.
  */
-import type { RunScope } from '../../runtime/run-scope.js';
+import type { RunScope } from '../../../runtime/run-scope.js';
 
 export interface ToolLedger {
   /** Errors thrown by our tools, by call id. */

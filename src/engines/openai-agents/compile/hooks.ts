@@ -4,10 +4,10 @@
  * steer: the engine does not wait for them, and an error in one is logged, not raised.
  */
 import type { Agent as EngineAgent } from '@openai/agents-core';
-import type { AgentHooks, HOOK_METHODS } from '../../authoring/agent-definition.js';
-import { declaredRequirement } from '../../authoring/context.js';
-import { errorMessage } from '../../core/errors.js';
-import { contextFor, type RunScope } from '../../runtime/run-scope.js';
+import type { AgentHooks, HOOK_METHODS } from '../../../authoring/agent-definition.js';
+import { declaredRequirement } from '../../../authoring/context.js';
+import { errorMessage } from '../../../core/errors.js';
+import { contextFor, type RunScope } from '../../../runtime/run-scope.js';
 import { checkScope } from './scope-check.js';
 
 export function attachHooks(

@@ -1,27 +1,31 @@
 /**
  * The safe points of an agent turn (SPEC.md "Agent run control"), where a requested pause
- * stops it without losing or repeating work:
+ * stops it without losing or repeating work, and what a paused turn saves to go on from:
  * - before a tool is dispatched: our tools carry an approval policy that asks for approval
- *   exactly when a pause is pending, so the engine stops with the call undispatched and a
- *   resumable state (its own human-approval mechanism);
- * - before each model call (after a batch of tool outputs): the engine asks `ModelCallGate`,
- *   which lets our reader catch up with the events the engine already produced (they would
- *   be dropped by an abort), then aborts the model call (made again on resume).
- * The state is serialized without the run scope (see `createRunScope`), and the turn's
- * conversation is written by us, not by the engine (an engine session cannot resume a turn
- * aborted after its tools ran).
+ *   exactly when a pause is pending (`pauseBeforeDispatch`, `../compiled-agent.ts`), so the
+ *   engine stops with the call undispatched and a resumable state (its own human-approval
+ *   mechanism); on resume the held calls are approved and run once;
+ * - before each model call (after a batch of tool outputs): on the streamed loop the engine
+ *   asks `ModelCallGate` (its `callModelInputFilter`), which lets our reader catch up with the
+ *   events the engine already produced (they would be dropped by an abort), then aborts the
+ *   model call (made again on resume); on the plain loop the model wrapper tells the gate
+ *   (`pauseBeforePlainCall`), which keeps the call's input, since that loop does not hand its
+ *   state to a caller that aborts it;
+ * - between streamed items (streamed loop only): after a text delta of a reply still being
+ *   read, the model call is cut short (`betweenItems`).
+ * A paused turn saves the engine's state, or on the plain loop the stopped call's input
+ * (`saveContinuation`, `saveInputContinuation`, `restoreContinuation`). The state is
+ * serialized without the run scope (see `createRunScope`), and the turn's conversation is
+ * written by us, not by the engine (an engine session cannot resume a turn aborted after its
+ * tools ran).
  */
 
 import type { RunStreamEvent } from '@openai/agents-core';
-import {
-  type AgentInputItem,
-  type Agent as EngineAgent,
-  RunContext,
-  RunState,
-} from '@openai/agents-core';
-import { InvalidInputError } from '../../core/errors.js';
-import { asRunScope, type RunScope } from '../../runtime/run-scope.js';
-import type { TurnModelCalls } from './whole-replies.js';
+import { type AgentInputItem, RunContext, RunState } from '@openai/agents-core';
+import { InvalidInputError } from '../../../core/errors.js';
+import type { RunScope } from '../../../runtime/run-scope.js';
+import type { CompiledAgent } from '../compiled-agent.js';
+import type { TurnModelCalls } from './turn-context.js';
 
 /** How long a pause waits for a reader that is not reading before stopping anyway. */
 const CATCH_UP_MS = 10_000;
@@ -41,7 +45,6 @@ export class ModelCallGate {
   constructor(
     private readonly pauseRequested: () => boolean,
     private readonly cancel: AbortSignal,
-    private readonly calls: TurnModelCalls,
   ) {
     // One listener rather than `AbortSignal.any`, whose composite signals cost every model
     // request of the turn (each links its own controller to the signal it is given).
@@ -56,15 +59,15 @@ export class ModelCallGate {
 
   /**
    * The safe point between streamed items: after our reader recorded a text delta, while the
-   * model is still writing that reply (and so no tool of the turn is running), a pause stops
-   * the model call at once. The unfinished message is left without `message.completed`; on
-   * resume the model is asked again and answers under a new message id.
+   * model is still writing that reply (`calls.streaming`, so no tool of the turn is running),
+   * a pause stops the model call at once. The unfinished message is left without
+   * `message.completed`; on resume the model is asked again and answers under a new message id.
    */
-  betweenItems(event: RunStreamEvent): void {
+  betweenItems(event: RunStreamEvent, calls: TurnModelCalls): void {
     if (
       event.type === 'raw_model_stream_event' &&
       event.data.type === 'output_text_delta' &&
-      this.calls.streaming > 0 &&
+      calls.streaming > 0 &&
       this.pauseRequested()
     ) {
       this.#stopForPause('paused between streamed items');
@@ -132,11 +135,6 @@ export class ModelCallGate {
   }
 }
 
-/** The approval policy of our tools: approval is asked (and the turn stops) only for a pause. */
-export async function pauseBeforeDispatch(runContext: RunContext<unknown>): Promise<boolean> {
-  return asRunScope(runContext.context)?.pauseRequested() ?? false;
-}
-
 /**
  * What a paused turn saves: the engine's state (paused before a tool, or on the streamed
  * loop), or the input of the model call it stopped before (on the plain loop), and how
@@ -169,11 +167,11 @@ export function saveInputContinuation(input: AgentInputItem[], inputLength: numb
  * before.
  */
 export async function restoreContinuation(
-  agent: EngineAgent<RunScope | undefined>,
+  agent: CompiledAgent,
   saved: string,
   scope: RunScope,
 ): Promise<{
-  state: RunState<RunScope | undefined, EngineAgent> | AgentInputItem[];
+  state: RunState<RunScope | undefined, CompiledAgent> | AgentInputItem[];
   inputLength: number;
 }> {
   let continuation: Continuation;
@@ -203,7 +201,7 @@ export async function restoreContinuation(
     new RunContext<RunScope | undefined>(scope),
   );
   for (const held of state.getInterruptions()) state.approve(held);
-  return { state: state as never, inputLength: continuation.inputLength };
+  return { state, inputLength: continuation.inputLength };
 }
 
 /** The engine's input items for a turn's message (the engine takes a bare string as one user message). */

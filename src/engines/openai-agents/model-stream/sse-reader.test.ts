@@ -5,7 +5,7 @@
  */
 import OpenAI, { APIError, InternalServerError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ScriptedModelServer, scriptedModelServer } from '../../testing/index.js';
+import { type ScriptedModelServer, scriptedModelServer } from '../../../testing/index.js';
 import { CHAT_DELTAS, type DeltaFormat, RESPONSES_DELTAS } from './delta-joins.js';
 import { withQuickStreams } from './quick-streams.js';
 import { SseDecoder } from './sse-decoder.js';

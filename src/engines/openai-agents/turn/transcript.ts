@@ -6,12 +6,12 @@
  * are stable whichever API path produced the text.
  */
 import type { ModelResponse, RunStreamEvent } from '@openai/agents-core';
-import { TextBlock } from '../../core/blocks.js';
-import type { UsageReported } from '../../core/event-kinds.js';
-import type { EventDraft } from '../../core/events.js';
-import { priceUsd } from '../../core/prices.js';
-import type { RunScope } from '../../runtime/run-scope.js';
-import { toolLedger } from './tool-ledger.js';
+import { TextBlock } from '../../../core/blocks.js';
+import type { UsageReported } from '../../../core/event-kinds.js';
+import type { EventDraft } from '../../../core/events.js';
+import { priceUsd } from '../../../core/prices.js';
+import type { RunScope } from '../../../runtime/run-scope.js';
+import { toolLedger } from '../compile/tool-ledger.js';
 
 interface RawItem {
   type?: string;

@@ -4,8 +4,8 @@
  * blocks are by design not sent to the model (they stay in the event log).
  */
 import type { AgentInputItem } from '@openai/agents-core';
-import type { ContentBlock } from '../../core/blocks.js';
-import { ConfigError, InvalidInputError } from '../../core/errors.js';
+import type { ContentBlock } from '../../../core/blocks.js';
+import { ConfigError, InvalidInputError } from '../../../core/errors.js';
 
 /** Which OpenAI API a model speaks, when known. */
 export type ModelPath = 'responses' | 'chat_completions' | 'custom';

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { openTestDeck, testDeck } from '../../test/support/decks.js';
+import { approval, threeSteps } from '../../test/support/workflows.js';
+import { Agent, ConfigError, InterruptResult } from '../index.js';
+import { ScriptedModel } from '../testing/index.js';
+
+const replies = (count: number) =>
+  new ScriptedModel(Array.from({ length: count }, (_, i) => ({ text: `reply ${i}` })));
+
+/** Ended runs are strictly before `now`: let the clock move past the last one. */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('retention: deck.prune()', () => {
+  it('removes runs that ended and never one that has not, however old', async () => {
+    const greeter = new Agent({ name: 'Greeter', model: replies(2) });
+    const { deck, eventStore } = await openTestDeck({ agents: [greeter], workflows: [approval()] });
+    const first = await deck.run('Greeter', 'hi');
+    const second = await deck.run('Greeter', 'hi again', { sessionId: 'user-1' });
+    const waiting = await deck.run('approval', { amount: 10 });
+    expect(waiting).toBeInstanceOf(InterruptResult);
+    const waitingId = (waiting as InterruptResult).runId as string;
+    await tick();
+
+    const report = await deck.prune({ olderThanMs: 0 });
+
+    expect(report.runs.map((run) => run.runId).sort()).toEqual([first.runId, second.runId].sort());
+    expect(report.runs.every((run) => run.status === 'completed')).toBe(true);
+    expect(await eventStore.read(first.runId)).toEqual([]);
+    expect(await eventStore.getRun(second.runId)).toBeNull();
+    expect(await deck.status(waitingId)).toBe('waiting_human');
+    // The waiting run is whole: it can still be answered.
+    const answered = await deck.answer(waitingId, { approved: true });
+    expect(answered).toMatchObject({ approved: true });
+  });
+
+  it('removes nothing in a dry run, and only what the filters name', async () => {
+    const greeter = new Agent({ name: 'Greeter', model: replies(1) });
+    const { deck, eventStore } = await openTestDeck({
+      agents: [greeter],
+      workflows: [threeSteps()],
+    });
+    const turn = await deck.run('Greeter', 'hi');
+    await deck.run('three-steps', { n: 0 });
+    await tick();
+
+    const dry = await deck.prune({ olderThanMs: 0, dryRun: true });
+    expect(dry.runs).toHaveLength(2);
+    expect(await eventStore.getRun(turn.runId)).not.toBeNull();
+
+    const onlyAgent = await deck.prune({ olderThanMs: 0, origin: 'Greeter' });
+    expect(onlyAgent.runs.map((run) => run.origin)).toEqual(['Greeter']);
+    expect(await deck.prune({ olderThanMs: 0, statuses: ['failed'] })).toEqual({
+      runs: [],
+      threads: [],
+    });
+    expect(await deck.prune({ olderThanMs: 60_000 })).toEqual({ runs: [], threads: [] });
+    expect((await deck.prune({ olderThanMs: 0 })).runs.map((run) => run.origin)).toEqual([
+      'three-steps',
+    ]);
+  });
+
+  it('forgets a workflow thread once none of its runs is left, and keeps one still in use', async () => {
+    const { deck } = await openTestDeck({
+      workflows: [threeSteps({ durable: true }), approval({ durable: true })],
+    });
+    await deck.run('three-steps', { n: 0 }, { sessionId: 't1' });
+    const again = await deck.run('three-steps', { n: 0 }, { sessionId: 't1' });
+    // The thread carries its state from one run to the next.
+    expect((again as { steps: string[] }).steps).toHaveLength(6);
+
+    await deck.run('approval', { amount: 1 }, { sessionId: 'a1' });
+    const firstAsk = (await deck.pending())[0]?.runId as string;
+    await deck.answer(firstAsk, { approved: true });
+    const secondAsk = await deck.run('approval', { amount: 2 }, { sessionId: 'a1' });
+    await tick();
+
+    const report = await deck.prune({ olderThanMs: 0 });
+
+    expect(report.runs).toHaveLength(3);
+    // a1 still has a run waiting for an answer: its checkpoints stay.
+    expect(report.threads).toEqual([{ workflow: 'three-steps', threadId: 't1' }]);
+    const fresh = await deck.run('three-steps', { n: 0 }, { sessionId: 't1' });
+    expect((fresh as { steps: string[] }).steps).toEqual(['one', 'two', 'three']);
+    const done = await deck.answer((secondAsk as InterruptResult).runId as string, {
+      approved: false,
+    });
+    expect(done).toMatchObject({ amount: 2, approved: false });
+  });
+
+  it('sweeps by itself in an open deck with retentionDays', async () => {
+    const greeter = new Agent({ name: 'Greeter', model: replies(1) });
+    // About 9 ms: the first sweep, a second after the open, finds the turn expired.
+    const { deck, eventStore } = await openTestDeck({ agents: [greeter], retentionDays: 1e-7 });
+    const turn = await deck.run('Greeter', 'hi');
+    const deadline = Date.now() + 10_000;
+    while ((await eventStore.getRun(turn.runId)) !== null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await eventStore.getRun(turn.runId)).toBeNull();
+  });
+
+  it('refuses a retentionDays that is not a positive number, naming it', () => {
+    expect(() => testDeck({ retentionDays: 0 })).toThrow(ConfigError);
+    expect(() => testDeck({ retentionDays: Number.NaN })).toThrow(/retentionDays/);
+  });
+
+  it('rejects a bad prune request before it removes anything', async () => {
+    const { deck } = await openTestDeck({});
+    await expect(deck.prune({ olderThanMs: -1 })).rejects.toThrow(/olderThan/);
+    await expect(
+      deck.prune({ olderThanMs: 0, statuses: ['running' as 'completed'] }),
+    ).rejects.toThrow(/not an ended status/);
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * `agentdeck runs prune` (also `service runs prune`): retention on demand. Removes the runs
+ * that ended longer ago than `--older-than`, and the checkpoints of the project's workflow
+ * threads none of whose runs is left (runtime/retention.ts), then prints what it removed, or
+ * with `--dry-run` what it would remove. A run that has not ended is never removed. Safe to
+ * run while servers play runs on the same store, and from several places at once.
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { errorMessage } from '../../core/errors.js';
+import { Deck } from '../../deck/deck.js';
+import type { EndedStatus, PruneReport } from '../../runtime/retention.js';
+
+const USAGE = (
+  program: string,
+) => `Usage: ${program} runs prune --older-than AGE [--status STATUS]... [--origin NAME]
+       [--project DIR] [--dry-run] [--json]
+
+Remove the runs that ended more than AGE ago (AGE: a number and a unit, d, h, m or s, e.g.
+30d or 12h) from the event store SERVICE_EVENTS names: their events, index row, control
+requests and saved state. A run that is running, paused or waiting for an answer is never
+removed. With the project's workflows (--project, default ./.agentdeck), the checkpoints of
+workflow threads none of whose runs is left (SERVICE_CHECKPOINT) go too. --status (completed,
+failed or cancelled; repeatable) and --origin narrow what is removed; --dry-run removes
+nothing and lists what would go. A server with SERVICE_RETENTION_DAYS set does this by itself.`;
+
+const ENDED: readonly EndedStatus[] = ['completed', 'failed', 'cancelled'];
+const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+
+/** Thrown for a bad command line: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+export async function main(argv: readonly string[], program = 'agentdeck'): Promise<number> {
+  let options: ReturnType<typeof parse>;
+  try {
+    options = parse(argv);
+  } catch (error) {
+    console.error(`${program}: ${errorMessage(error)}\n\n${USAGE(program)}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(USAGE(program));
+    return 0;
+  }
+  try {
+    const project = options.project ?? '.agentdeck';
+    const hasProject = existsSync(project);
+    if (options.project !== undefined && !hasProject) {
+      throw new Error(`no project directory '${project}'; pass --project with the project's path`);
+    }
+    await using deck = hasProject ? await Deck.fromProject(project) : new Deck({});
+    await deck.open();
+    const report = await deck.prune({
+      olderThanMs: options.olderThanMs,
+      statuses: options.statuses,
+      ...(options.origin !== undefined ? { origin: options.origin } : {}),
+      dryRun: options.dryRun,
+    });
+    if (options.json) console.log(JSON.stringify(report, null, 2));
+    else console.log(describe(report, options.dryRun, hasProject ? null : project));
+    return 0;
+  } catch (error) {
+    console.error(`${program}: ${errorMessage(error)}`);
+    return 1;
+  }
+}
+
+function describe(report: PruneReport, dryRun: boolean, missingProject: string | null): string {
+  const verb = dryRun ? 'would remove' : 'removed';
+  const lines = report.runs.map(
+    (run) => `${verb} run ${run.runId} (${run.origin}, ${run.status}, ended ${run.updatedAt})`,
+  );
+  for (const { workflow, threadId } of report.threads) {
+    lines.push(`${verb} ${workflow} thread ${threadId} (its checkpoints)`);
+  }
+  lines.push(
+    `${verb} ${report.runs.length} run${report.runs.length === 1 ? '' : 's'} and ` +
+      `${report.threads.length} workflow thread${report.threads.length === 1 ? '' : 's'}`,
+  );
+  if (missingProject !== null) {
+    lines.push(
+      `workflow checkpoints were not looked at: no project at '${missingProject}' (pass --project)`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function parse(argv: readonly string[]): Parsed {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      'older-than': { type: 'string' },
+      status: { type: 'string', multiple: true },
+      origin: { type: 'string' },
+      project: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (positionals.join(' ') !== 'runs prune') {
+    throw new UsageError(`unexpected arguments '${positionals.slice(2).join(' ')}'`);
+  }
+  if (values.help) {
+    return { ...NO_OPTIONS, help: true };
+  }
+  const age = values['older-than'];
+  if (age === undefined) throw new UsageError('--older-than is required, e.g. --older-than 30d');
+  const match = /^(\d+(?:\.\d+)?)([dhms])$/.exec(age.trim());
+  if (!match) {
+    throw new UsageError(
+      `--older-than '${age}' is not an age; use a number and d, h, m or s (30d)`,
+    );
+  }
+  const statuses = (values.status ?? []) as EndedStatus[];
+  for (const status of statuses) {
+    if (!ENDED.includes(status)) {
+      throw new UsageError(
+        `--status '${status}' is not an ended status; use completed, failed or cancelled`,
+      );
+    }
+  }
+  return {
+    help: false,
+    olderThanMs: Number(match[1]) * (UNIT_MS[match[2] as string] as number),
+    statuses,
+    origin: values.origin,
+    project: values.project,
+    dryRun: values['dry-run'] ?? false,
+    json: values.json ?? false,
+  };
+}
+
+const NO_OPTIONS: Parsed = {
+  help: false,
+  olderThanMs: 0,
+  statuses: [],
+  origin: undefined,
+  project: undefined,
+  dryRun: false,
+  json: false,
+};
+
+interface Parsed {
+  help: boolean;
+  olderThanMs: number;
+  statuses: EndedStatus[];
+  origin: string | undefined;
+  project: string | undefined;
+  dryRun: boolean;
+  json: boolean;
+}
