@@ -5,8 +5,8 @@
  * returns how it ended; a question or a timer is an open pause the engine lists (by id, which
  * a resume addresses) until it is answered or woken; a timer is listed by `dueThreads` from
  * its time on and by `nextWakeup`; a pause request stops the segment before a node runs, and
- * `{ continue: true }` runs exactly the nodes left; a failure is thrown; an aborted signal
- * stops the segment within a bounded time.
+ * `{ continue: true }` runs exactly the nodes left; a deleted thread is forgotten; a failure is
+ * thrown; an aborted signal stops the segment within a bounded time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
@@ -159,6 +159,19 @@ export function describeWorkflowEngineContract(
       });
       expect(mine(await engine.dueThreads(new Date(8.64e15)))).toEqual([]);
       expect(await engine.nextWakeup()).toBeNull();
+    });
+
+    it('forgets a deleted thread: no open pause, no timer, and a new run starts afresh', async () => {
+      const { engine, workflow, threadId } = await open('timer');
+      await drain(engine.playSegment(request(workflow, threadId, { input: {} })));
+      await engine.deleteThread(workflow, `never-${threadId}`); // unknown: nothing happens
+      expect(await engine.openPauses(workflow, threadId)).toHaveLength(1);
+      await engine.deleteThread(workflow, threadId);
+      expect(await engine.openPauses(workflow, threadId)).toEqual([]);
+      expect(await engine.dueThreads(new Date(8.64e15))).toEqual([]);
+      expect(await engine.nextWakeup()).toBeNull();
+      const again = await drain(engine.playSegment(request(workflow, threadId, { input: {} })));
+      expect(again.end).toEqual({ type: 'sleeping', wakeAt: WORKFLOW_CONTRACT.wakeAt });
     });
 
     it('throws a node failure, reporting no ending', async () => {
