@@ -3,7 +3,7 @@
  * schedule); firing at their times in a deck opened with `wakeTimers`, one run per fire time,
  * whose `run.started` names the schedule and fire time; skipping a fire while the last run is
  * still going (or not, with `overlap: 'allow'`); catching up after downtime; a pause kept in
- * the store across decks; a trigger. Several processes: test/schedules-processes.test.ts.
+ * the store across decks; a trigger. Several processes: test/schedules-processes.int.test.ts.
  */
 import { END, START, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it, vi } from 'vitest';

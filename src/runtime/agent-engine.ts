@@ -1,6 +1,10 @@
 /**
  * The port an agent engine implements. The runtime owns the envelope (ids, seq, claims,
  * terminal events); an engine only turns one agent turn into event drafts, live.
+ *
+ * Tested by the agent engine contract (src/testing/agent-engine-contract.ts), which the
+ * openai-agents adapter (src/engines/openai-agents/engine.test.ts) and the scripted fake
+ * (src/testing/scripted-engines.test.ts) pass.
  */
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { ContentBlock } from '../core/blocks.js';

@@ -12,6 +12,8 @@
  *   the runs past their retention.
  * The per-run work (heartbeats, the control poll of a playing run) belongs to the run and
  * ends with it (run-lease.ts, control/watch.ts).
+ * Tested through the deck: src/deck/lifecycle.test.ts (open and close),
+ * src/deck/stale-claims.test.ts, src/deck/wake-timers.test.ts, src/deck/schedules.test.ts.
  */
 import type { ControlParts } from './control/requests.js';
 import { ResumeWatch } from './control/resume-watch.js';

@@ -1,6 +1,7 @@
 /**
  * A workflow an agent turn called as a tool: its own recorded run, linked to the turn
  * (`parentRunId`); cancelled when the tool call is (the turn was cancelled or stopped).
+ * Tested through the deck: src/deck/workflow-tools.test.ts.
  */
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';

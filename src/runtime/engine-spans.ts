@@ -3,6 +3,8 @@
  * (agent, model response, function call...) that the canonical events do not carry; an
  * observer that asks for them (the Langfuse observer's `sdkSpans`) receives them through
  * this port, so no observer imports an engine.
+ *
+ * Tested in test/engine-spans.test.ts and src/observers/langfuse/langfuse.test.ts.
  */
 
 /** One finished engine span that belongs to one of our runs. */

@@ -5,6 +5,9 @@
  * (which still applies to a paused run's kept claim, renewed by nobody). If the claim was
  * taken over anyway (the process stalled past its lease), the run is told through `onLost`
  * and stops.
+ *
+ * Tested in run-lease.test.ts (renewals, the lease, a lost claim) and claims.test.ts, end to end
+ * in src/deck/stale-claims.test.ts.
  */
 import { errorMessage } from '../core/errors.js';
 import { TERMINAL_STATUSES } from '../core/status.js';

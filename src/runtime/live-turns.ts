@@ -2,6 +2,9 @@
  * The turns this process is playing. Closing the deck cancels each one and waits briefly
  * for it to record its terminal event; a turn whose consumer is not reading (so its code
  * cannot run) is closed from here with `run.cancelled`, and its claim is freed.
+ *
+ * Tested in agent-turn.test.ts (closing cancels a turn in flight and frees its claim), end to end
+ * in src/deck/turn-endings.test.ts.
  */
 import { errorMessage } from '../core/errors.js';
 import type { RunRecorder } from './recorder.js';

@@ -2,6 +2,9 @@
  * Why a workflow run the log says is waiting cannot be continued here (its thread has no open
  * pause in this deck's checkpointer, or its timer is not due): the message names the cause and
  * what to do, and says nothing was changed.
+ *
+ * Tested in src/deck/workflow-runs.test.ts (the messages); the refusals themselves in
+ * workflow-run.test.ts.
  */
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import type { OpenPause } from './workflow-engine.js';

@@ -1,6 +1,8 @@
 /**
  * The run a resume addresses, read from the log: it must be paused as expected (sleeping, or
  * waiting for an answer); otherwise a NotFoundError saying what it is and what to do.
+ * Tested in runtime.test.ts and workflow-run.test.ts (a run not paused, or not there, is refused
+ * and nothing changes), and through the deck in src/deck/workflow-runs.test.ts.
  */
 import { NotFoundError } from '../core/errors.js';
 import type { RunStatus } from '../core/status.js';

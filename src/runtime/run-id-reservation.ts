@@ -1,6 +1,8 @@
 /**
  * A run's id: a new time-ordered one, or the caller's own (`RunOptions.runId`), which must be
  * new and is reserved with a claim so two callers racing with the same id cannot both use it.
+ *
+ * Tested in src/deck/agent-turns.test.ts and src/deck/turn-endings.test.ts (a run id used twice).
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError, InvalidInputError } from '../core/errors.js';

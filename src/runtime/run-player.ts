@@ -2,6 +2,7 @@
  * What the Runtime's callers inside `runtime/` (control requests, timers, schedules, the
  * background tasks) need of it: the play methods, as an interface, so those files do not
  * import runtime.ts, which imports them. `Runtime` implements it.
+ * Tested on `Runtime`, which implements it: runtime.test.ts, workflow-run.test.ts, timers.test.ts.
  */
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';

@@ -3,6 +3,9 @@
  * signal, pause requests, the application's context, the workflow invoker), and the
  * `Context` a callable sees of it. Not public. An engine adapter keeps its own per-run
  * state beside a scope (a `WeakMap` keyed by it), not in it.
+ *
+ * Tested through what callables receive: src/deck/context-injection.test.ts,
+ * src/deck/workflow-runs.test.ts.
  */
 import type { Context } from '../authoring/context.js';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';

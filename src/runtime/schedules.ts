@@ -9,6 +9,8 @@
  * is the value: `schedule:<name>:fired` (the last fire time handled, for catching up after
  * downtime), `schedule:<name>:last` (the last run started, for the overlap policy and
  * listings) and `schedule:<name>:paused`.
+ * Tested through the deck: src/deck/schedules.test.ts; across processes in
+ * test/schedules-restart.test.ts and test/schedules-processes.int.test.ts.
  */
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';

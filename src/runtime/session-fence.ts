@@ -2,6 +2,8 @@
  * A session that stops accepting writes once its turn is over. A cancelled engine may
  * still be finishing a tool batch and then write history; by then the session may belong
  * to the next turn, so late writes are dropped instead of interleaving two turns.
+ *
+ * Tested in src/deck/turn-endings.test.ts (the late history writes of a cancelled turn).
  */
 import type { ConversationSession } from '../core/sessions.js';
 

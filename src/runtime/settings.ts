@@ -1,4 +1,8 @@
-/** Runtime settings, read from the environment when the deck opens. */
+/**
+ * Runtime settings, read from the environment when the deck opens.
+ *
+ * Tested in src/deck/stale-claims.test.ts (read from the environment, and refused when invalid).
+ */
 import { ConfigError } from '../core/errors.js';
 
 export interface RuntimeSettings {

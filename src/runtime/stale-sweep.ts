@@ -9,6 +9,8 @@
  * the claim lets one of them close a run, and the recorder never writes a second terminal
  * event. A run that holds no claim (an agent turn without a session) cannot be told from a
  * live one, and is left alone.
+ * Tested through the deck: src/deck/stale-claims.test.ts; across processes in
+ * test/scale-out.int.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '../core/errors.js';

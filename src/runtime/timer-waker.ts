@@ -11,6 +11,8 @@
  * and ticks: each due thread is resumed under its own thread claim and resume lock, so it is
  * woken exactly once whichever process gets there (timers.ts). At start it ticks
  * once, for what fell due while the process was down.
+ * Tested through the deck: src/deck/wake-timers.test.ts; across processes in
+ * test/timers-processes.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.js';

@@ -4,7 +4,8 @@
  * (that run is closed in the log); a thread with no open logged run is woken from the
  * checkpointer alone, under its thread claim (`resumeUnlogged`). `TimerWaker` calls `tickDue`
  * on its own; `deck.tick()` and `POST /timers/tick` call it on demand.
- * Tested through the deck: src/deck/timers.test.ts, src/deck/wake-timers.test.ts.
+ * Tested in timers.test.ts (on the scripted engine), and through the deck in
+ * src/deck/timers.test.ts and src/deck/wake-timers.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';

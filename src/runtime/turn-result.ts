@@ -1,6 +1,9 @@
 /**
  * TurnResult is assembled from the run's own events (its `run.completed`), never from an
  * engine object, so a result read back from the log is identical to the live one.
+ *
+ * Tested in src/deck/agent-turns.test.ts (a TurnResult built from run.completed); the usage totals
+ * in agent-turn.test.ts and runtime.test.ts.
  */
 import { type ContentBlock, joinedText } from '../core/blocks.js';
 import type { Usage, UsageReported } from '../core/event-kinds.js';

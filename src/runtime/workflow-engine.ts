@@ -2,6 +2,10 @@
  * The port a workflow engine implements. The runtime owns the envelope (ids, seq, claims,
  * terminal events); the engine plays one segment of a thread (from an initial state, or
  * from an answer or a wake-up) and reports node updates live and how the segment ended.
+ *
+ * Tested by the workflow engine contract (src/testing/workflow-engine-contract.ts), which the
+ * LangGraph adapter (src/engines/langgraph/engine.test.ts) and the scripted fake
+ * (src/testing/scripted-engines.test.ts) pass.
  */
 
 import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow-definition.js';

@@ -1,6 +1,10 @@
 /**
  * The events a run records when it acts on a control request: `control.observed` first,
  * then the status change (`run.paused` here; `run.cancelled` by the run's own ending).
+ *
+ * Tested in src/runtime/runtime.test.ts and src/runtime/workflow-run.test.ts (control.observed,
+ * then run.paused or run.cancelled), end to end in src/deck/run-control-agents.test.ts and
+ * src/deck/run-control-workflows.test.ts.
  */
 import { errorMessage, errorTypeName, isBackendOutage } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';

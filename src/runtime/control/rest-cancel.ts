@@ -5,6 +5,9 @@
  * frees its session or thread claim and forgets its saved continuation. Done under the
  * run's resume lock, so it cannot race a resume; a run that is playing again observes the
  * cancel itself.
+ *
+ * Tested in src/deck/run-control-agents.test.ts and src/deck/run-control-workflows.test.ts (a
+ * cancel of a paused run); the resume lock it shares in src/runtime/runtime.test.ts.
  */
 import type { ControlRequest, EventStore, RunSummary } from '../../core/store.js';
 import { sessionClaimKey } from '../claims.js';

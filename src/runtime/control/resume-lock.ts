@@ -2,7 +2,9 @@
  * One resumer at a time: a paused run is continued only under its resume lock (a claim with
  * a lease), taken after a first status check and held for the whole continuation. A second
  * caller gets ConflictError; a cancel of a run at rest takes the same lock (rest-cancel.ts).
- * Tested through the deck: src/deck/run-control-agents.test.ts ("lets exactly one of two concurrent resumes continue the run").
+ * Tested in src/runtime/runtime.test.ts and src/runtime/workflow-run.test.ts (two concurrent
+ * resumers or answers: one ConflictError; a lock held elsewhere), and through the deck in
+ * src/deck/run-control-agents.test.ts ("lets exactly one of two concurrent resumes continue the run").
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../../core/errors.js';

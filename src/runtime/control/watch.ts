@@ -4,6 +4,10 @@
  * requests of the runs it plays, every `SERVICE_RUNTIME_CONTROL_POLL_MS`; a request made in
  * this process is looked at at once. A cancel is acted on when seen (the run's signal
  * aborts); a pause is only noted, and the run stops at its next safe point.
+ *
+ * Tested in src/runtime/runtime.test.ts and src/runtime/workflow-run.test.ts (a request made in
+ * this process), end to end in src/deck/run-control-agents.test.ts, across processes in
+ * test/run-control-processes.test.ts.
  */
 import { errorMessage } from '../../core/errors.js';
 import type { ControlRequest, ControlRequests } from '../../core/store.js';
