@@ -18,21 +18,33 @@ export function sessionClaimKey(sessionId: string): string {
   return `session:${sessionId}`;
 }
 
-export async function acquireClaim(
-  store: EventStore,
-  key: string,
-  runId: string,
-  staleAfterSeconds: number,
-  taps: readonly EventTap[] = [],
+export interface AcquireClaimRequest {
+  /** What is claimed, e.g. `session:<id>` or `thread:<workflow>:<id>`. */
+  key: string;
+  /** Who claims it: the run (or a sweeper, a tick) that will hold it. */
+  runId: string;
+  /** A claim older than this is stale: it is taken over and its run closed as failed. */
+  staleAfterMs: number;
+  /** Taps of the recorder, for the stale run this closes. @default [] */
+  taps?: readonly EventTap[];
   /** The lease a live run promises to renew within (see heartbeat.ts); none for a one-off claim. */
-  leaseMs?: number,
+  leaseMs?: number;
   /**
    * The run's first event, written with the claim when the store can (`RunBoundaries`) and
    * the claim was not taken over (a stale run is closed before this one starts).
    */
-  first?: NewEvent,
+  first?: NewEvent;
+}
+
+/**
+ * Take a claim for a run; a stale holder's run is closed as failed. Returns the run's first
+ * event when it was written with the claim. ConflictError: a live run holds it.
+ */
+export async function acquireClaim(
+  store: EventStore,
+  claim: AcquireClaimRequest,
 ): Promise<Event | null> {
-  const staleAfterMs = staleAfterSeconds * 1000;
+  const { key, runId, staleAfterMs, taps = [], leaseMs, first } = claim;
   const request = { key, runId, staleAfterMs, ...(leaseMs === undefined ? {} : { leaseMs }) };
   let result: ClaimResult;
   let started: Event | null = null;

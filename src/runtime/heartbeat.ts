@@ -41,14 +41,20 @@ export function heartbeatTiming(
   return { everyMs, leaseMs: everyMs * LEASE_HEARTBEATS };
 }
 
+export interface HeartbeatRequest {
+  /** The claim the run holds. */
+  key: string;
+  runId: string;
+  /** The claim's timeout, renewed with the claim. */
+  staleAfterMs: number;
+  timing: HeartbeatTiming;
+  /** Called with why the run must stop: its claim is another's, or its run was closed. */
+  onLost: (reason: string) => void;
+}
+
 export function startHeartbeat(
   store: Claims & RunIndex,
-  key: string,
-  runId: string,
-  staleAfterMs: number,
-  timing: HeartbeatTiming,
-  /** Called with why the run must stop: its claim is another's, or its run was closed. */
-  onLost: (reason: string) => void,
+  { key, runId, staleAfterMs, timing, onLost }: HeartbeatRequest,
 ): StopHeartbeat {
   let inFlight: Promise<void> | null = null;
   const lease = timing.leaseMs === undefined ? {} : { leaseMs: timing.leaseMs };

@@ -95,28 +95,26 @@ export class RunLease {
     const timing = heartbeatTiming(deps.staleRunAfterSeconds, deps.heartbeatSeconds);
     let started: Event | null = null;
     if (claimKey) {
-      started = await acquireClaim(
-        deps.store,
-        claimKey,
-        identity.runId,
-        deps.staleRunAfterSeconds,
-        deps.taps,
-        timing.leaseMs,
-        start && ({ ...identity, ...start } as NewEvent),
-      );
+      started = await acquireClaim(deps.store, {
+        key: claimKey,
+        runId: identity.runId,
+        staleAfterMs: deps.staleRunAfterSeconds * 1000,
+        taps: deps.taps,
+        ...(timing.leaseMs !== undefined ? { leaseMs: timing.leaseMs } : {}),
+        ...(start ? { first: { ...identity, ...start } as NewEvent } : {}),
+      });
     }
     const lease = new RunLease(deps, identity, claimKey, handled);
     lease.started = started;
     if (claimKey) {
       lease.#timing = timing;
-      lease.#stopHeartbeat = startHeartbeat(
-        deps.store,
-        claimKey,
-        identity.runId,
-        deps.staleRunAfterSeconds * 1000,
+      lease.#stopHeartbeat = startHeartbeat(deps.store, {
+        key: claimKey,
+        runId: identity.runId,
+        staleAfterMs: deps.staleRunAfterSeconds * 1000,
         timing,
-        (reason) => lease.cancel(reason),
-      );
+        onLost: (reason) => lease.cancel(reason),
+      });
     }
     deps.liveTurns.add(lease.#live);
     deps.controlWatch.watch(lease.#watched);

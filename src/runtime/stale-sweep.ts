@@ -77,7 +77,12 @@ export async function sweepStaleRuns(deps: SweepDeps): Promise<string[]> {
     const sweeper = `stale-sweep-${randomUUID()}`;
     try {
       // Takes the stale claim over and closes its run, as a new turn would (runtime/claims.ts).
-      await acquireClaim(store, key, sweeper, settings.staleRunAfterSeconds, deps.taps);
+      await acquireClaim(store, {
+        key,
+        runId: sweeper,
+        staleAfterMs: settings.staleRunAfterSeconds * 1000,
+        taps: deps.taps,
+      });
     } catch (error) {
       if (error instanceof ConflictError) continue; // renewed, or taken, meanwhile
       throw error;

@@ -102,7 +102,11 @@ async function resumeUnlogged(
 ): Promise<WorkflowResult> {
   const key = threadClaimKey(workflow.name, threadId);
   const holder = `tick-${randomUUID()}`;
-  await acquireClaim(ops.store, key, holder, ops.staleRunAfterSeconds);
+  await acquireClaim(ops.store, {
+    key,
+    runId: holder,
+    staleAfterMs: ops.staleRunAfterSeconds * 1000,
+  });
   const controller = new AbortController();
   try {
     // Checked under the claim: another tick may have woken it since the list was read.
