@@ -98,15 +98,28 @@ export class RetentionSweep {
   async #batches(): Promise<void> {
     const { batch, pauseMs, budgetMs, retentionDays } = this.#options;
     const until = Date.now() + budgetMs;
-    while (!this.#stopped && Date.now() < until) {
-      const report = await pruneEnded(this.#deps, {
-        olderThanMs: daysToMs(retentionDays),
-        limit: batch,
-        batch,
-      });
-      this.removed += report.runs.length;
-      if (report.runs.length < batch) return;
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    let runs = 0;
+    let threads = 0;
+    try {
+      while (!this.#stopped && Date.now() < until) {
+        const report = await pruneEnded(this.#deps, {
+          olderThanMs: daysToMs(retentionDays),
+          limit: batch,
+          batch,
+        });
+        runs += report.runs.length;
+        threads += report.threads.length;
+        if (report.runs.length < batch) return;
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
+    } finally {
+      this.removed += runs;
+      // One line per sweep that removed something: what retention does is visible in the log.
+      if (runs > 0) {
+        console.info(
+          `[agentdeck] retention: removed ${runs} run${runs === 1 ? '' : 's'} that ended more than ${retentionDays} days ago, and ${threads} workflow thread${threads === 1 ? '' : 's'}`,
+        );
+      }
     }
   }
 }
