@@ -36,14 +36,21 @@ const TERMINAL_KINDS: ReadonlySet<string> = new Set<TerminalKind>([
 
 export class RunRecorder {
   #ended = false;
+  readonly #store: EventStore;
+  readonly #taps: readonly EventTap[];
+  /** Where a terminal event the store could not take waits to be written (pending-endings.ts). */
+  readonly #endings: PendingEndings | null;
 
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     readonly identity: RunIdentity,
-    private readonly taps: readonly EventTap[] = [],
-    /** Where a terminal event the store could not take waits to be written (pending-endings.ts). */
-    private readonly endings: PendingEndings | null = null,
-  ) {}
+    taps: readonly EventTap[] = [],
+    endings: PendingEndings | null = null,
+  ) {
+    this.#store = store;
+    this.#taps = taps;
+    this.#endings = endings;
+  }
 
   /** Whether this run's terminal event is recorded (by this recorder or, as far as it knows, another writer). */
   get ended(): boolean {
@@ -66,8 +73,8 @@ export class RunRecorder {
       return this.#tap(await this.#end(event, releaseKey));
     } catch (error) {
       // The backend is down or full: the ending waits and is written once it is back.
-      if (this.endings && isBackendOutage(error)) {
-        this.endings.add(event, releaseKey, (stored) => this.#tap(stored));
+      if (this.#endings && isBackendOutage(error)) {
+        this.#endings.add(event, releaseKey, (stored) => this.#tap(stored));
       }
       throw error;
     }
@@ -75,13 +82,13 @@ export class RunRecorder {
 
   async #end(event: NewEvent, releaseKey: string | null): Promise<Event> {
     const { runId, kind } = event;
-    if (hasRunBoundaries(this.store)) {
+    if (hasRunBoundaries(this.#store)) {
       // The store checks, in the same write, that no other writer ended the run.
-      const stored = await this.store.endRun(event, releaseKey);
+      const stored = await this.#store.endRun(event, releaseKey);
       if (!stored) throw alreadyEnded(runId, kind, null);
       return stored;
     }
-    const summary = await this.store.getRun(runId);
+    const summary = await this.#store.getRun(runId);
     if (summary && TERMINAL_STATUSES.includes(summary.status)) {
       throw alreadyEnded(runId, kind, summary.status);
     }
@@ -89,7 +96,7 @@ export class RunRecorder {
   }
 
   async #append(event: NewEvent): Promise<Event> {
-    const [stored] = await this.store.append([event]);
+    const [stored] = await this.#store.append([event]);
     if (!stored) throw new Error('event store returned no event for an append');
     return stored;
   }
@@ -101,7 +108,7 @@ export class RunRecorder {
   }
 
   #tap(event: Event): Event {
-    for (const tap of this.taps) {
+    for (const tap of this.#taps) {
       try {
         tap(event);
       } catch (error) {

@@ -52,12 +52,16 @@ export class RunLease {
   readonly #live: LiveTurn;
   readonly #watched: WatchedRun;
 
+  readonly #deps: LeaseDeps;
+  readonly #claimKey: string | null;
   private constructor(
-    private readonly deps: LeaseDeps,
+    deps: LeaseDeps,
     identity: RunIdentity,
-    private readonly claimKey: string | null,
+    claimKey: string | null,
     handled: readonly string[],
   ) {
+    this.#deps = deps;
+    this.#claimKey = claimKey;
     this.recorder = new RunRecorder(deps.store, identity, deps.taps, deps.endings ?? null);
     this.#watched = {
       runId: identity.runId,
@@ -171,8 +175,8 @@ export class RunLease {
    * write when the store can (`RunBoundaries`); otherwise the claim is freed by `release`.
    */
   async end(draft: EventDraft): Promise<Event> {
-    const key = this.claimKey;
-    if (!key || this.#settled || !hasRunBoundaries(this.deps.store)) {
+    const key = this.#claimKey;
+    if (!key || this.#settled || !hasRunBoundaries(this.#deps.store)) {
       return this.recorder.record(draft);
     }
     this.#settled = true;
@@ -186,10 +190,10 @@ export class RunLease {
   }
 
   async #free(): Promise<void> {
-    if (!this.claimKey) return;
-    await this.deps.store
-      .release(this.claimKey, this.recorder.identity.runId)
-      .catch(logFailure(`release ${this.claimKey}`));
+    if (!this.#claimKey) return;
+    await this.#deps.store
+      .release(this.#claimKey, this.recorder.identity.runId)
+      .catch(logFailure(`release ${this.#claimKey}`));
   }
 
   /**
@@ -200,18 +204,18 @@ export class RunLease {
     if (this.#settled) return;
     this.#settled = true;
     await this.#stopHeartbeat();
-    if (this.claimKey && this.#timing?.leaseMs !== undefined) {
-      const { key, runId } = { key: this.claimKey, runId: this.recorder.identity.runId };
-      await this.deps.store
-        .claim({ key, runId, staleAfterMs: this.deps.staleRunAfterSeconds * 1000 })
+    if (this.#claimKey && this.#timing?.leaseMs !== undefined) {
+      const { key, runId } = { key: this.#claimKey, runId: this.recorder.identity.runId };
+      await this.#deps.store
+        .claim({ key, runId, staleAfterMs: this.#deps.staleRunAfterSeconds * 1000 })
         .catch(logFailure(`keep ${key} for the paused run`));
     }
   }
 
   /** The run's own code is done: it is no longer live. Call last, after release or keep. */
   finish(): void {
-    this.deps.controlWatch.unwatch(this.#watched);
-    this.deps.liveTurns.delete(this.#live);
+    this.#deps.controlWatch.unwatch(this.#watched);
+    this.#deps.liveTurns.delete(this.#live);
     this.#markFinished();
   }
 }

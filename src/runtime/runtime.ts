@@ -80,7 +80,9 @@ export class Runtime implements RunPlayer {
   #work: BackgroundWork | null = null;
   #closed = false;
 
-  constructor(private readonly deps: RuntimeDeps) {
+  readonly #deps: RuntimeDeps;
+  constructor(deps: RuntimeDeps) {
+    this.#deps = deps;
     this.#controlWatch = new ControlWatch(deps.store, deps.settings.controlPollMs);
     this.#endings = new PendingEndings(deps.store);
     this.#catalog = deps.catalog ?? {
@@ -95,7 +97,7 @@ export class Runtime implements RunPlayer {
   /** Start the background work of an open deck (background.ts); `close()` stops it. */
   startBackground(options: BackgroundOptions = {}): void {
     if (this.#work || this.#closed) return;
-    const { store, settings } = this.deps;
+    const { store, settings } = this.#deps;
     const { agents, workflows } = this.#catalog;
     this.#work = new BackgroundWork(
       {
@@ -116,13 +118,13 @@ export class Runtime implements RunPlayer {
    * here looks at it at once. An unknown run raises NotFoundError.
    */
   requestControl(runId: string, verb: ControlVerb, reason: string | null): Promise<ControlRequest> {
-    return requestControl(this.deps.store, this, runId, verb, reason);
+    return requestControl(this.#deps.store, this, runId, verb, reason);
   }
 
   /** Continue a paused run of the catalog; the events it produced, `[]` when nothing was paused. */
   resume(runId: string, context: unknown): Promise<Event[]> {
     const { agents, workflows } = this.#catalog;
-    return resumeRun({ store: this.deps.store, runtime: this, agents, workflows }, runId, context);
+    return resumeRun({ store: this.#deps.store, runtime: this, agents, workflows }, runId, context);
   }
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
@@ -141,17 +143,17 @@ export class Runtime implements RunPlayer {
   }
 
   #retentionDeps(): RetentionDeps {
-    const { store, workflowEngine } = this.deps;
+    const { store, workflowEngine } = this.#deps;
     return { store, engine: workflowEngine, workflows: this.#catalog.workflows };
   }
 
   #timerParts(): TimerParts {
     return {
-      store: this.deps.store,
+      store: this.#deps.store,
       runtime: this,
-      engine: this.deps.workflowEngine,
+      engine: this.#deps.workflowEngine,
       workflows: this.#catalog.workflows,
-      staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
+      staleRunAfterSeconds: this.#deps.settings.staleRunAfterSeconds,
     };
   }
 
@@ -200,7 +202,7 @@ export class Runtime implements RunPlayer {
     live = true,
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const blocks = toBlocks(input);
-    const runId = await this.runIdFor(options.runId);
+    const runId = await this.#runIdFor(options.runId);
     const outcome = yield* playAgentTurn(this.#agentDeps(), {
       agent,
       input: blocks,
@@ -232,15 +234,15 @@ export class Runtime implements RunPlayer {
     options: { context?: unknown; resumeRequestId: string | null },
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
-      const summary = await pausedRun(this.deps.store, runId, 'paused');
-      const saved = await this.deps.store.readContinuation(runId);
+      const summary = await pausedRun(this.#deps.store, runId, 'paused');
+      const saved = await this.#deps.store.readContinuation(runId);
       if (saved === null) {
         throw new NotFoundError(
           `run '${runId}' is paused but has no saved continuation to resume from; nothing was changed`,
         );
       }
       const handled = handledUpTo(
-        await this.deps.store.readControl(runId),
+        await this.#deps.store.readControl(runId),
         options.resumeRequestId,
       );
       return yield* playAgentTurn(this.#agentDeps(), {
@@ -277,7 +279,7 @@ export class Runtime implements RunPlayer {
 
   #whenResumed(runId: string, resume: (requestId: string) => AsyncIterable<Event>): void {
     if (this.#closed) return;
-    const done = continueIfAsked(this.deps.store, runId, this.#staleAfterMs(), resume);
+    const done = continueIfAsked(this.#deps.store, runId, this.#staleAfterMs(), resume);
     this.#background.add(done);
     void done.finally(() => this.#background.delete(done));
   }
@@ -290,7 +292,7 @@ export class Runtime implements RunPlayer {
   ): AsyncGenerator<Event, R, undefined> {
     return underResumeLock(
       {
-        store: this.deps.store,
+        store: this.#deps.store,
         runId,
         expected,
         staleAfterMs: this.#staleAfterMs(),
@@ -301,16 +303,16 @@ export class Runtime implements RunPlayer {
   }
 
   #staleAfterMs(): number {
-    return this.deps.settings.staleRunAfterSeconds * 1000;
+    return this.#deps.settings.staleRunAfterSeconds * 1000;
   }
 
   #agentDeps(): AgentTurnDeps {
     return {
-      store: this.deps.store,
-      engine: this.deps.agentEngine,
-      staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
-      heartbeatSeconds: this.deps.settings.heartbeatSeconds,
-      sessionFor: this.deps.sessionFor,
+      store: this.#deps.store,
+      engine: this.#deps.agentEngine,
+      staleRunAfterSeconds: this.#deps.settings.staleRunAfterSeconds,
+      heartbeatSeconds: this.#deps.settings.heartbeatSeconds,
+      sessionFor: this.#deps.sessionFor,
       taps: this.#taps,
       liveTurns: this.#liveTurns,
       controlWatch: this.#controlWatch,
@@ -337,7 +339,7 @@ export class Runtime implements RunPlayer {
       );
     }
     const settings = checkRunSettings(`a run of workflow '${workflow.name}'`, options);
-    const runId = await this.runIdFor(options.runId);
+    const runId = await this.#runIdFor(options.runId);
     const outcome = yield* playWorkflowSegment(this.#workflowDeps(), {
       workflow,
       threadId: sessionId ?? runId,
@@ -364,9 +366,9 @@ export class Runtime implements RunPlayer {
     options: { context?: unknown; resumeRequestId: string | null },
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
-      const summary = await pausedRun(this.deps.store, runId, 'paused');
+      const summary = await pausedRun(this.#deps.store, runId, 'paused');
       const threadId = summary.sessionId ?? runId;
-      const open = await this.deps.workflowEngine.openPauses(workflow, threadId);
+      const open = await this.#deps.workflowEngine.openPauses(workflow, threadId);
       let start: SegmentStart = { continue: true };
       if (open.length > 0) {
         const wake: WorkflowResume = { wake: new Date() };
@@ -376,7 +378,7 @@ export class Runtime implements RunPlayer {
         start = { resume: values };
       }
       const handled = handledUpTo(
-        await this.deps.store.readControl(runId),
+        await this.#deps.store.readControl(runId),
         options.resumeRequestId,
       );
       return yield* playWorkflowSegment(this.#workflowDeps(), {
@@ -409,9 +411,9 @@ export class Runtime implements RunPlayer {
     const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
     return yield* this.#underResumeLock(runId, expected, async function* (this: Runtime) {
       // Checked again under the lock: another caller may have resumed it meanwhile.
-      const summary = await pausedRun(this.deps.store, runId, expected);
+      const summary = await pausedRun(this.#deps.store, runId, expected);
       const threadId = summary.sessionId ?? runId;
-      const open = await this.deps.workflowEngine.openPauses(workflow, threadId);
+      const open = await this.#deps.workflowEngine.openPauses(workflow, threadId);
       const values = addressResume(open, resume);
       if (!values)
         throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
@@ -459,10 +461,10 @@ export class Runtime implements RunPlayer {
 
   #workflowDeps(): WorkflowRunDeps {
     return {
-      store: this.deps.store,
-      engine: this.deps.workflowEngine,
-      staleRunAfterSeconds: this.deps.settings.staleRunAfterSeconds,
-      heartbeatSeconds: this.deps.settings.heartbeatSeconds,
+      store: this.#deps.store,
+      engine: this.#deps.workflowEngine,
+      staleRunAfterSeconds: this.#deps.settings.staleRunAfterSeconds,
+      heartbeatSeconds: this.#deps.settings.heartbeatSeconds,
       taps: this.#taps,
       liveTurns: this.#liveTurns,
       controlWatch: this.#controlWatch,
@@ -471,10 +473,10 @@ export class Runtime implements RunPlayer {
   }
 
   async status(runId: string): Promise<RunStatus | null> {
-    return foldStatus(await this.deps.store.read(runId));
+    return foldStatus(await this.#deps.store.read(runId));
   }
 
-  private runIdFor(requested: string | undefined): Promise<string> {
-    return reserveRunId(this.deps.store, requested);
+  #runIdFor(requested: string | undefined): Promise<string> {
+    return reserveRunId(this.#deps.store, requested);
   }
 }

@@ -50,7 +50,10 @@ export class ResumeWatch {
    */
   readonly #quiet = new Map<string, number>();
 
-  constructor(private readonly parts: ControlParts) {}
+  readonly #parts: ControlParts;
+  constructor(parts: ControlParts) {
+    this.#parts = parts;
+  }
 
   start(): void {
     this.#timer = setInterval(() => void this.scan(), RESUME_SCAN_MS);
@@ -95,7 +98,7 @@ export class ResumeWatch {
   }
 
   async #scan(): Promise<void> {
-    const { store, agents, workflows } = this.parts;
+    const { store, agents, workflows } = this.#parts;
     const paused = new Set<string>();
     let before: string | undefined;
     for (;;) {
@@ -121,7 +124,7 @@ export class ResumeWatch {
           continue;
         }
         if (!(await pausedByRequest(store, run.runId))) continue;
-        const playing = playResume(this.parts, run, last.requestId, null).catch(
+        const playing = playResume(this.#parts, run, last.requestId, null).catch(
           (error: unknown) => {
             console.error(
               `[agentdeck] could not resume run '${run.runId}': ${errorMessage(error)}`,

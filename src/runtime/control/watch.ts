@@ -29,12 +29,17 @@ export class RunControl {
    *   in its log: the process playing a run is the one that writes its log). A request is
    *   acted on only once that is done, so the log shows a request before what it caused.
    */
+  readonly #onCancel: (request: ControlRequest) => void;
+  readonly #onRequest: (request: ControlRequest) => Promise<void>;
+
   constructor(
-    private readonly onCancel: (request: ControlRequest) => void,
+    onCancel: (request: ControlRequest) => void,
     handled: Iterable<string> = [],
-    private readonly onRequest: (request: ControlRequest) => Promise<void> = async () => {},
+    onRequest: (request: ControlRequest) => Promise<void> = async () => {},
   ) {
     this.#before = new Set(handled);
+    this.#onCancel = onCancel;
+    this.#onRequest = onRequest;
   }
 
   /**
@@ -51,7 +56,7 @@ export class RunControl {
     for (const request of requests) {
       if (this.#before.has(request.requestId) || this.#seen.has(request.requestId)) continue;
       this.#seen.add(request.requestId);
-      await this.onRequest(request);
+      await this.#onRequest(request);
       this.#known.push(request);
       this.#decide();
     }
@@ -63,7 +68,7 @@ export class RunControl {
       if (request.verb === 'cancel') {
         if (!this.#cancel) {
           this.#cancel = request;
-          this.onCancel(request);
+          this.#onCancel(request);
         }
         return;
       }
@@ -112,15 +117,17 @@ export class ControlWatch {
   #timer: NodeJS.Timeout | null = null;
   #polling: Promise<void> | null = null;
 
-  constructor(
-    private readonly store: ControlRequests,
-    private readonly intervalMs: number,
-  ) {}
+  readonly #store: ControlRequests;
+  readonly #intervalMs: number;
+  constructor(store: ControlRequests, intervalMs: number) {
+    this.#store = store;
+    this.#intervalMs = intervalMs;
+  }
 
   watch(run: WatchedRun): void {
     this.#runs.add(run);
     if (!this.#timer) {
-      this.#timer = setInterval(() => void this.poll(), this.intervalMs);
+      this.#timer = setInterval(() => void this.poll(), this.#intervalMs);
       this.#timer.unref();
     }
   }
@@ -148,7 +155,7 @@ export class ControlWatch {
 
   async #read(run: WatchedRun): Promise<void> {
     try {
-      await run.control.apply(await this.store.readControl(run.runId));
+      await run.control.apply(await this.#store.readControl(run.runId));
     } catch (error) {
       if (!this.#runs.has(run)) return; // the run ended meanwhile (the store may be closing)
       console.error(
