@@ -63,15 +63,22 @@ export async function acquireClaim(
     );
   }
   if (result.tookOverFrom && result.tookOverFrom.runId !== runId) {
-    const why = staleReason(result.tookOverFrom, key, staleAfterMs);
-    await closeStaleRun(
-      store,
-      result.tookOverFrom.runId,
-      `${why} and was taken over by run '${runId}'`,
-      taps,
-    );
+    await closeTakenOver(store, result.tookOverFrom, key, staleAfterMs, `run '${runId}'`, taps);
   }
   return started;
+}
+
+/** Close (`run.failed`) the run whose stale claim on `key` was just taken over by `takenBy`. */
+export async function closeTakenOver(
+  store: EventStore,
+  holder: ClaimHolder,
+  key: string,
+  staleAfterMs: number,
+  takenBy: string,
+  taps: readonly EventTap[],
+): Promise<void> {
+  const why = staleReason(holder, key, staleAfterMs);
+  await closeStaleRun(store, holder.runId, `${why} and was taken over by ${takenBy}`, taps);
 }
 
 /** Why a claim was stale: its holder stopped renewing within its lease, or it outlived the timeout. */

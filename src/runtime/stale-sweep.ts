@@ -13,9 +13,8 @@
  * test/scale-out.int.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictError } from '../core/errors.js';
 import { type EventStore, isStale, type RunSummary } from '../core/store.js';
-import { acquireClaim, sessionClaimKey } from './claims.js';
+import { closeTakenOver, sessionClaimKey } from './claims.js';
 import { heartbeatTiming, LEASE_HEARTBEATS } from './heartbeat.js';
 import type { EventTap } from './recorder.js';
 import { RepeatedFailures } from './repeated-failures.js';
@@ -75,19 +74,16 @@ export async function sweepStaleRuns(deps: SweepDeps): Promise<string[]> {
       continue;
     }
     const sweeper = `stale-sweep-${randomUUID()}`;
-    try {
-      // Takes the stale claim over and closes its run, as a new turn would (runtime/claims.ts).
-      await acquireClaim(store, {
-        key,
-        runId: sweeper,
-        staleAfterMs: settings.staleRunAfterSeconds * 1000,
-        taps: deps.taps,
-      });
-    } catch (error) {
-      if (error instanceof ConflictError) continue; // renewed, or taken, meanwhile
-      throw error;
+    // Takes the stale claim over, as a new turn would (runtime/claims.ts).
+    const taken = await store.claim({ key, runId: sweeper, staleAfterMs });
+    if (!taken.acquired || taken.tookOverFrom?.runId !== run.runId) {
+      if (taken.acquired) await store.release(key, sweeper);
+      continue; // renewed, or taken, meanwhile
     }
+    // Freed before the run is closed: a client that sees run.failed and starts the next turn
+    // on the session at once finds it free, not held by the sweeper for a moment.
     await store.release(key, sweeper);
+    await closeTakenOver(store, taken.tookOverFrom, key, staleAfterMs, 'a stale sweep', deps.taps);
     closed.push(run.runId);
   }
   return closed;
