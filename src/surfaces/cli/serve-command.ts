@@ -12,6 +12,7 @@ import {
   modelConfigured,
   NO_MODEL_CONFIGURED,
 } from '../../engines/openai-agents/settings.js';
+import { runtimeSettingsFromEnv } from '../../runtime/settings.js';
 import { appSettingsFromEnv, checkOrigins, serveSettingsFromEnv } from '../http/options.js';
 import { serve } from '../http/serve.js';
 
@@ -77,6 +78,12 @@ export async function main(argv: readonly string[]): Promise<number> {
           'Set SERVICE_API_KEYS, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.',
       );
     }
+    const { retentionDays } = runtimeSettingsFromEnv();
+    console.log(
+      retentionDays === null
+        ? 'agentdeck: every run is kept (set SERVICE_RETENTION_DAYS to remove the ones that ended long ago)'
+        : `agentdeck: runs that ended more than ${retentionDays} days ago are removed (SERVICE_RETENTION_DAYS)`,
+    );
     if (deck.agents.size > 0 && !modelConfigured(engineSettingsFromEnv())) {
       console.log(`agentdeck: workflows are ready; ${NO_MODEL_CONFIGURED}.`);
     }
