@@ -80,6 +80,7 @@ export {
   type UnknownEvent,
 } from './core/events.js';
 export { InterruptResult, isInterrupt, type WorkflowResult } from './core/interrupt-result.js';
+export type { Logger } from './core/log.js';
 export { MODEL_PRICES, type ModelPrice } from './core/prices.js';
 export type { ConversationSession, SessionFactory, SessionItem } from './core/sessions.js';
 export { foldStatus, type RunStatus } from './core/status.js';

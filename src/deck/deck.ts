@@ -6,22 +6,15 @@
  */
 
 import type { Agent } from '../authoring/agent.js';
-import { isContextClass } from '../authoring/context.js';
 import { toMcp } from '../authoring/mcp.js';
 import type { Schedule } from '../authoring/schedule.js';
 import { type Skill, toSkills } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { AgentInput } from '../core/blocks.js';
-import { describeValue } from '../core/context-verdicts.js';
-import {
-  ConfigError,
-  DeckClosedError,
-  NotFoundError,
-  NotOpenError,
-  RunFailedError,
-} from '../core/errors.js';
+import { DeckClosedError, NotFoundError, NotOpenError, RunFailedError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
+import { useLogger } from '../core/log.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { RunStatus } from '../core/status.js';
 import type { ControlRequest } from '../core/store.js';
@@ -63,7 +56,7 @@ import {
   type ScheduleHandle,
   scheduleHandle,
 } from './schedule-ops.js';
-import { checkCatalogKinds, checkCatalogNames, checkRetentionDays } from './validate.js';
+import { checkCatalogKinds, checkCatalogNames, checkDeckSettings } from './validate.js';
 
 export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
@@ -97,17 +90,13 @@ export class Deck<C = unknown> {
   #skills: ReadonlyMap<string, Skill> = new Map();
   #mcp: McpConnections | null = null;
   #opening: Promise<this> | null = null;
+  #restoreLogger: (() => void) | null = null;
   /** The options besides the catalog (kept in #catalog): `C` stays covariant, so a Deck<Calendar> is a Deck. */
   readonly #options: Omit<DeckOptions<C>, 'agents' | 'workflows'>;
   readonly #catalog: { agents: AnyAgent[]; workflows: Workflow[] };
 
   constructor(options: DeckOptions<C> = {}) {
-    if (options.context !== undefined && !isContextClass(options.context)) {
-      throw new ConfigError(
-        `Deck option 'context' must be a type (a class), not an instance (got ${describeValue(options.context)}); ` +
-          'pass the class, e.g. new Deck({ context: Calendar }), and the instance on each run',
-      );
-    }
+    checkDeckSettings(options);
     this.name = options.name ?? 'agentdeck';
     const { agents, workflows } = checkCatalogKinds(options.agents ?? [], options.workflows ?? []);
     this.#catalog = { agents, workflows };
@@ -119,7 +108,6 @@ export class Deck<C = unknown> {
       'workflows',
       workflows.map((w) => [w.name, w] as const),
     );
-    checkRetentionDays(options.retentionDays);
     const schedules = checkSchedules(options.schedules ?? []);
     this.schedules = new CatalogMap(
       'schedules',
@@ -213,6 +201,8 @@ export class Deck<C = unknown> {
 
   async #start(wakeTimers: boolean): Promise<this> {
     this.build();
+    // From the open until the close, the deck's log lines go to its logger (core/log.ts).
+    this.#restoreLogger = useLogger(this.#options.logger);
     this.#open = await openParts({
       wakeTimers,
       options: this.#options,
@@ -222,6 +212,9 @@ export class Deck<C = unknown> {
       schedules: this.schedules,
       agents: this.agents,
       mcp: this.#mcp,
+    }).catch((error: unknown) => {
+      this.#restoreLogger?.();
+      throw error;
     });
     this.#state = 'open';
     return this;
@@ -240,6 +233,14 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
+    try {
+      await this.#closeParts(parts);
+    } finally {
+      this.#restoreLogger?.();
+    }
+  }
+
+  async #closeParts(parts: OpenParts): Promise<void> {
     // Stops the background work, and records the cancelled turns' ends, which observers still get.
     await parts.runtime.close();
     const results = await Promise.allSettled([

@@ -6,6 +6,7 @@ import type { McpOption } from '../authoring/mcp.js';
 import type { Schedule } from '../authoring/schedule.js';
 import type { SkillsOption } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
+import type { Logger } from '../core/log.js';
 import type { SessionFactory } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
 import type { Observer } from '../observers/observer.js';
@@ -80,6 +81,14 @@ export interface DeckOptions<C = unknown> {
    * @default SERVICE_RETENTION_DAYS, else null
    */
   retentionDays?: number | null;
+  /**
+   * Where the deck's own log lines go while it is open (an outage and its recovery, a run
+   * that could not be woken or resumed, an observer disabled, what retention removed): an
+   * object with `error`, `warn` and `info`, each given one line prefixed `[agentdeck]`, e.g.
+   * your pino or winston logger.
+   * @default console
+   */
+  logger?: Logger;
   /**
    * Read-only taps on the event log, each behind its own bounded queue: exactly these, in
    * order (`[]`: none, even when the environment configures tracing).

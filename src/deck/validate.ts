@@ -3,8 +3,11 @@
  * names, and no agent and workflow sharing a name (they share one route namespace).
  */
 import { Agent } from '../authoring/agent.js';
+import { isContextClass } from '../authoring/context.js';
 import { Workflow } from '../authoring/workflow.js';
+import { describeValue } from '../core/context-verdicts.js';
 import { ConfigError } from '../core/errors.js';
+import { isLogger } from '../core/log.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 type AnyAgent = Agent<any, any>;
@@ -61,6 +64,30 @@ function duplicates(what: string, names: string[]): string[] {
   const dup = new Set<string>();
   for (const n of names) (seen.has(n) ? dup : seen).add(n);
   return [...dup].map((n) => `two ${what}s are named '${n}'`);
+}
+
+/** The options besides the catalog that can be wrong: at construction, where they were passed. */
+export function checkDeckSettings(options: {
+  context?: unknown;
+  retentionDays?: unknown;
+  logger?: unknown;
+}): void {
+  if (options.context !== undefined && !isContextClass(options.context)) {
+    throw new ConfigError(
+      `Deck option 'context' must be a type (a class), not an instance (got ${describeValue(options.context)}); ` +
+        'pass the class, e.g. new Deck({ context: Calendar }), and the instance on each run',
+    );
+  }
+  checkRetentionDays(options.retentionDays);
+  checkLogger(options.logger);
+}
+
+/** `logger`: an object with `error`, `warn` and `info`; at construction. */
+export function checkLogger(value: unknown): void {
+  if (value === undefined || isLogger(value)) return;
+  throw new ConfigError(
+    'Deck option `logger` must have error, warn and info methods (console, pino and winston loggers do)',
+  );
 }
 
 /** `retentionDays`: a positive number of days, or `null` (keep every run); at construction. */

@@ -5,6 +5,7 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import { log } from '../core/log.js';
 import type { EngineSpanSink } from '../runtime/engine-spans.js';
 import type { EventTap } from '../runtime/recorder.js';
 import { type Observer, wantsEngineSpans } from './observer.js';
@@ -60,7 +61,7 @@ export class ObserverSet {
         } catch (error) {
           if (logged.has(queue)) continue;
           logged.add(queue);
-          console.warn(
+          log.warn(
             `[agentdeck] observer '${queue.name}' failed on an engine span: ${errorMessage(error)} (logged once)`,
           );
         }

@@ -9,6 +9,7 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import { log } from '../core/log.js';
 import { type Observer, observerName } from './observer.js';
 
 export interface ObserverQueueOptions {
@@ -35,7 +36,7 @@ const DEFAULTS: Required<ObserverQueueOptions> = {
   maxRetryAfterMs: 600_000,
   sliceSize: 256,
   closeTimeoutMs: 10_000,
-  log: (line) => console.warn(line),
+  log: (line) => log.warn(line),
 };
 
 type QueueState = 'active' | 'disabled' | 'closed';

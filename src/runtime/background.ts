@@ -15,6 +15,8 @@
  * Tested through the deck: src/deck/lifecycle.test.ts (open and close),
  * src/deck/stale-claims.test.ts, src/deck/wake-timers.test.ts, src/deck/schedules.test.ts.
  */
+
+import { log } from '../core/log.js';
 import type { ControlParts } from './control/requests.js';
 import { ResumeWatch } from './control/resume-watch.js';
 import type { EventTap } from './recorder.js';
@@ -113,7 +115,7 @@ export class BackgroundWork {
     for (const { workflow, threadId, error } of failed) {
       // Another process (or tick) got there first: nothing is wrong, nothing to say.
       if (RACED.test(error ?? '')) continue;
-      console.error(`[agentdeck] could not wake ${workflow} thread '${threadId}': ${error}`);
+      log.error(`[agentdeck] could not wake ${workflow} thread '${threadId}': ${error}`);
     }
     return { woken: outcomes.length - failed.length, failed: failed.length };
   }

@@ -10,6 +10,7 @@
  * in src/deck/stale-claims.test.ts.
  */
 import { errorMessage } from '../core/errors.js';
+import { log } from '../core/log.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { Claims, RunIndex } from '../core/store.js';
 
@@ -77,7 +78,7 @@ export function startHeartbeat(
       })
       .then(
         () => {},
-        (error) => console.error(`[agentdeck] renewing ${key} failed: ${errorMessage(error)}`),
+        (error) => log.error(`[agentdeck] renewing ${key} failed: ${errorMessage(error)}`),
       )
       .finally(() => {
         inFlight = null;

@@ -7,6 +7,7 @@
  * in src/deck/turn-endings.test.ts.
  */
 import { errorMessage } from '../core/errors.js';
+import { log } from '../core/log.js';
 import type { RunRecorder } from './recorder.js';
 
 export interface LiveTurn {
@@ -65,7 +66,7 @@ export class LiveTurns {
       try {
         await turn.recorder.record({ kind: 'run.cancelled', payload: { reason } });
       } catch (error) {
-        console.error(
+        log.error(
           `[agentdeck] could not close run '${turn.recorder.identity.runId}': ${errorMessage(error)}`,
         );
       }

@@ -11,6 +11,7 @@
  */
 import { errorMessage, isBackendOutage } from '../core/errors.js';
 import type { Event, NewEvent } from '../core/events.js';
+import { log } from '../core/log.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import { type EventStore, hasRunBoundaries } from '../core/store.js';
 
@@ -45,7 +46,7 @@ export class PendingEndings {
   /** Keep `event` (a terminal event whose write failed for a temporary reason) to write later. */
   add(event: NewEvent, releaseKey: string | null, written: (event: Event) => void): void {
     if (this.#closed) return;
-    console.error(
+    log.error(
       `[agentdeck] run '${event.runId}' ended while the event store could not take its ` +
         `'${event.kind}'; it is written as soon as the store is back`,
     );
@@ -61,7 +62,7 @@ export class PendingEndings {
     await this.#trying;
     if (this.#pending.size > 0) await this.#tryAll();
     for (const runId of this.#pending.keys()) {
-      console.error(
+      log.error(
         `[agentdeck] run '${runId}' closes with its terminal event unwritten (the store is ` +
           'still unavailable); the stale sweep of the next deck on this store ends it',
       );
@@ -90,9 +91,7 @@ export class PendingEndings {
       } catch (error) {
         if (isBackendOutage(error)) return; // still down: the rest would fail too
         this.#pending.delete(runId);
-        console.error(
-          `[agentdeck] could not record the end of run '${runId}': ${errorMessage(error)}`,
-        );
+        log.error(`[agentdeck] could not record the end of run '${runId}': ${errorMessage(error)}`);
       }
     }
   }

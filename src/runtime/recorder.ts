@@ -9,6 +9,7 @@
 import { errorMessage, isBackendOutage } from '../core/errors.js';
 import type { TerminalKind } from '../core/event-kinds.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
+import { log } from '../core/log.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import { type EventStore, hasRunBoundaries } from '../core/store.js';
 import type { PendingEndings } from './pending-endings.js';
@@ -112,7 +113,7 @@ export class RunRecorder {
       try {
         tap(event);
       } catch (error) {
-        console.error(`[agentdeck] an event tap failed on ${event.kind}: ${errorMessage(error)}`);
+        log.error(`[agentdeck] an event tap failed on ${event.kind}: ${errorMessage(error)}`);
       }
     }
     return event;

@@ -6,15 +6,16 @@
  * outage) is always logged: it is news.
  */
 import { errorMessage, isBackendOutage } from '../core/errors.js';
+import { log } from '../core/log.js';
 
 export class RepeatedFailures {
   readonly #what: string;
   readonly #log: (message: string) => void;
   #failing = 0;
 
-  constructor(what: string, log: (message: string) => void = (line) => console.error(line)) {
+  constructor(what: string, write: (message: string) => void = (line) => log.error(line)) {
     this.#what = what;
-    this.#log = log;
+    this.#log = write;
   }
 
   /** The task failed on this tick. */

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.js';
+import { log } from '../core/log.js';
 import { RepeatedFailures } from './repeated-failures.js';
 import { daysToMs, pruneEnded, type RetentionDeps } from './retention.js';
 
@@ -90,7 +91,7 @@ export class RetentionSweep {
       await this.#batches();
     } finally {
       await store.release(SWEEP_KEY, this.#holder).catch((error: unknown) => {
-        console.error(`[agentdeck] could not release the retention lease: ${errorMessage(error)}`);
+        log.error(`[agentdeck] could not release the retention lease: ${errorMessage(error)}`);
       });
     }
   }
@@ -116,7 +117,7 @@ export class RetentionSweep {
       this.removed += runs;
       // One line per sweep that removed something: what retention does is visible in the log.
       if (runs > 0) {
-        console.info(
+        log.info(
           `[agentdeck] retention: removed ${runs} run${runs === 1 ? '' : 's'} that ended more than ${retentionDays} days ago, and ${threads} workflow thread${threads === 1 ? '' : 's'}`,
         );
       }

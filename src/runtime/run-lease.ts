@@ -7,6 +7,7 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
+import { log } from '../core/log.js';
 import { type ControlRequest, type EventStore, hasRunBoundaries } from '../core/store.js';
 import { acquireClaim } from './claims.js';
 import { type ControlWatch, RunControl, type WatchedRun } from './control/watch.js';
@@ -223,6 +224,6 @@ export class RunLease {
 export function logFailure(what: string) {
   return (error: unknown) => {
     if (error instanceof RunEndedError) return;
-    console.error(`[agentdeck] could not ${what}: ${errorMessage(error)}`);
+    log.error(`[agentdeck] could not ${what}: ${errorMessage(error)}`);
   };
 }

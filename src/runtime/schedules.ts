@@ -16,6 +16,7 @@ import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
+import { log } from '../core/log.js';
 import type { RunStatus } from '../core/status.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { Claims, EventStore, RunIndex } from '../core/store.js';
@@ -208,13 +209,13 @@ export class ScheduleRunner {
     try {
       const outcome = await fire(this.#parts, schedule, at, { catchingUp });
       if ('skipped' in outcome && outcome.skipped === 'overlap') {
-        console.error(
+        log.error(
           `[agentdeck] schedule '${schedule.name}' skipped its fire of ${at.toISOString()}: ` +
             `its run '${outcome.runId}' is still going (overlap: 'skip')`,
         );
       }
     } catch (error) {
-      console.error(
+      log.error(
         `[agentdeck] schedule '${schedule.name}' could not start its run for ${at.toISOString()}: ${errorMessage(error)}`,
       );
     }
@@ -265,7 +266,7 @@ export function scheduleParts(deps: {
         try {
           while (!step.done) step = await events.next();
         } catch (error) {
-          console.error(`[agentdeck] scheduled run '${runId}' failed: ${errorMessage(error)}`);
+          log.error(`[agentdeck] scheduled run '${runId}' failed: ${errorMessage(error)}`);
         }
       })();
     },

@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import { log } from '../core/log.js';
 import type { Claims } from '../core/store.js';
 import { wakeAtOfReason } from '../core/wakeups.js';
 import { RepeatedFailures } from './repeated-failures.js';
@@ -139,7 +140,7 @@ export class TimerWaker {
       return await this.#deps.tick(new Date());
     } finally {
       await store.release(TICK_KEY, this.#holder).catch((error: unknown) => {
-        console.error(`[agentdeck] could not release the timer lease: ${errorMessage(error)}`);
+        log.error(`[agentdeck] could not release the timer lease: ${errorMessage(error)}`);
       });
     }
   }

@@ -5,6 +5,7 @@
  * run without its tools (told so in their instructions, and by a `status.reported` event on
  * each of their runs). `close()` stops every server it started.
  */
+import { format } from 'node:util';
 import {
   type getLogger,
   type MCPServer,
@@ -13,6 +14,7 @@ import {
 } from '@openai/agents-core';
 import { isStdioServer, type MCP, type McpServerConfig } from '../../authoring/mcp.js';
 import { errorMessage } from '../../core/errors.js';
+import { log } from '../../core/log.js';
 
 /** How long a server may take to start and answer `initialize`. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -55,7 +57,7 @@ export class McpConnections {
       const reason = errorMessage(error);
       this.#failures.set(name, reason);
       if (!this.#closed) {
-        console.error(
+        log.error(
           `[agentdeck] MCP server '${name}' (${this.mcp.source}) failed to start: ${reason}; agents that use it run without its tools`,
         );
       }
@@ -109,7 +111,8 @@ const quietLogger: ReturnType<typeof getLogger> = {
   namespace: 'agentdeck:mcp',
   debug: () => undefined,
   error: () => undefined,
-  warn: (message, ...args) => console.warn(`[agentdeck] MCP: ${message}`, ...args),
+  // Formatted as console.warn would (objects inspected), then one line to the deck's log.
+  warn: (message, ...args) => log.warn(`[agentdeck] MCP: ${format(message, ...args)}`),
   dontLogModelData: true,
   dontLogToolData: true,
 };

@@ -7,6 +7,7 @@
  */
 import { ConflictError, errorMessage, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
+import { log } from '../../core/log.js';
 import type { EventStore } from '../../core/store.js';
 import { cancelAtRest } from './rest-cancel.js';
 
@@ -32,6 +33,6 @@ export function continueIfAsked(
     for await (const _ of resume(request.requestId));
   })().catch((error: unknown) => {
     if (error instanceof NotFoundError || error instanceof ConflictError) return;
-    console.error(`[agentdeck] could not continue run '${runId}': ${errorMessage(error)}`);
+    log.error(`[agentdeck] could not continue run '${runId}': ${errorMessage(error)}`);
   });
 }

@@ -4,6 +4,7 @@
  * Tested through the deck: src/deck/run-control-agents.test.ts, test/service-runs.test.ts.
  */
 import { errorMessage } from '../../core/errors.js';
+import { log } from '../../core/log.js';
 import type { EventStore, RunSummary } from '../../core/store.js';
 import { RepeatedFailures } from '../repeated-failures.js';
 import { type ControlParts, playResume } from './requests.js';
@@ -90,7 +91,7 @@ export class ResumeWatch {
   #cannotPlay(run: RunSummary, requestId: string): void {
     if (this.#saidCannotPlay.has(requestId)) return;
     this.#saidCannotPlay.add(requestId);
-    console.error(
+    log.error(
       `[agentdeck] run '${run.runId}' was asked to resume (request ${requestId}), but this ` +
         `deck has no agent or workflow '${run.origin}' to play it; a server whose catalog has ` +
         `'${run.origin}' must be open on this store`,
@@ -126,9 +127,7 @@ export class ResumeWatch {
         if (!(await pausedByRequest(store, run.runId))) continue;
         const playing = playResume(this.#parts, run, last.requestId, null).catch(
           (error: unknown) => {
-            console.error(
-              `[agentdeck] could not resume run '${run.runId}': ${errorMessage(error)}`,
-            );
+            log.error(`[agentdeck] could not resume run '${run.runId}': ${errorMessage(error)}`);
           },
         );
         this.#playing.add(playing);

@@ -10,6 +10,7 @@
  * test/run-control-processes.test.ts.
  */
 import { errorMessage } from '../../core/errors.js';
+import { log } from '../../core/log.js';
 import type { ControlRequest, ControlRequests } from '../../core/store.js';
 
 export class RunControl {
@@ -158,7 +159,7 @@ export class ControlWatch {
       await run.control.apply(await this.#store.readControl(run.runId));
     } catch (error) {
       if (!this.#runs.has(run)) return; // the run ended meanwhile (the store may be closing)
-      console.error(
+      log.error(
         `[agentdeck] could not read control requests of run '${run.runId}': ${errorMessage(error)}`,
       );
     }

@@ -17,6 +17,7 @@
  * does not shrink.
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { log } from '../../core/log.js';
 import { flushGroupCommits } from './group-commit.js';
 
 /** A file without incremental vacuum up to this size is converted when a store opens it. */
@@ -73,7 +74,7 @@ export function convertIfSmall(
   }
   if (told.has(path)) return;
   told.add(path);
-  console.error(
+  log.error(
     `[agentdeck] the SQLite file '${path}' (${Math.round(bytes / 1024 / 1024)} MiB) was created ` +
       'without incremental vacuum: pruned runs free space inside it for reuse, but the file ' +
       'will not shrink until it is converted once, with SqliteEventStore.vacuum() at a quiet ' +

@@ -17,6 +17,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '../../core/errors.js';
+import { log } from '../../core/log.js';
 
 /** Commits after which a store's file gets its checkpoint worker. */
 export const WORKER_AFTER_COMMITS = 500;
@@ -102,13 +103,13 @@ function startWorker(key: string, path: string, file: FileCheckpoints): Worker |
       workerData: { path, everyMs: CHECKPOINT_EVERY_MS },
     });
   } catch (error) {
-    console.error(`[agentdeck] SQLite checkpoints stay on the event loop: ${errorMessage(error)}`);
+    log.error(`[agentdeck] SQLite checkpoints stay on the event loop: ${errorMessage(error)}`);
     return null;
   }
   worker.unref(); // never what keeps a process alive
   worker.on('error', (error) => {
     if (files.get(key)?.worker !== worker) return; // stopped already: nothing left to say
-    console.error(
+    log.error(
       `[agentdeck] the SQLite checkpoint worker for '${path}' failed: ${errorMessage(error)}`,
     );
   });

@@ -7,6 +7,7 @@ import type { Agent as EngineAgent } from '@openai/agents-core';
 import type { AgentHooks, HOOK_METHODS } from '../../../authoring/agent-definition.js';
 import { declaredRequirement } from '../../../authoring/context.js';
 import { errorMessage } from '../../../core/errors.js';
+import { log } from '../../../core/log.js';
 import { contextFor, type RunScope } from '../../../runtime/run-scope.js';
 import { checkScope } from './scope-check.js';
 
@@ -19,7 +20,7 @@ export function attachHooks(
     Promise.resolve()
       .then(fn)
       .catch((error) =>
-        console.error(`[agentdeck] hook ${hook} of agent '${name}' failed: ${errorMessage(error)}`),
+        log.error(`[agentdeck] hook ${hook} of agent '${name}' failed: ${errorMessage(error)}`),
       );
   };
   /** The Context for a hook method, after checking the value against what it declared. */
