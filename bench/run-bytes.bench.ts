@@ -4,7 +4,7 @@
  * `usage.reported`, `run.completed`, each appended alone and awaited, as the runtime records
  * a turn) and a 3-node workflow run answered after an interrupt (`node.updated` per node,
  * `run.interrupted`, the resume's `control.requested` / `run.resumed` / `control.observed`,
- * `run.completed`). Each workload writes `RUNS` runs to a fresh SQLite file (space counted
+ * `run.completed`). Each workload writes many runs (40 turns, 400 workflow runs) to a fresh SQLite file (space counted
  * with `dbstat`: the pages of the event store's tables and indexes) and a fresh Postgres
  * schema (`pg_total_relation_size` of the same, after a `VACUUM`), minus the empty store.
  *
@@ -100,12 +100,13 @@ const workflowRun: Workload = async (store, runId) => {
   for (const step of steps) await store.append([step]);
 };
 
-const WORKLOADS: Array<[string, Workload]> = [
-  [`agent turn, ${TOKENS} text.delta`, agentTurn],
-  ['workflow, 3 nodes, interrupt + answer', workflowRun],
+/** Name, workload, how many runs: enough that page granularity (4-8 KiB) is noise. */
+const WORKLOADS: Array<[string, Workload, number]> = [
+  [`agent turn, ${TOKENS} text.delta`, agentTurn, RUNS],
+  ['workflow, 3 nodes, interrupt + answer', workflowRun, RUNS * 10],
 ];
 
-async function sqliteBytes(workload: Workload): Promise<number> {
+async function sqliteBytes(workload: Workload, runs: number): Promise<number> {
   const { SqliteEventStore } = await import(join(SRC, 'stores/sqlite/events.ts'));
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-bytes-'));
   const path = join(dir, 'state.db');
@@ -129,15 +130,15 @@ async function sqliteBytes(workload: Workload): Promise<number> {
     await store.close();
     const empty = pages();
     const again = new SqliteEventStore({ path }) as EventStore;
-    for (let i = 0; i < RUNS; i += 1) await workload(again, crypto.randomUUID());
+    for (let i = 0; i < runs; i += 1) await workload(again, crypto.randomUUID());
     await again.close();
-    return (pages() - empty) / RUNS;
+    return (pages() - empty) / runs;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function postgresBytes(workload: Workload): Promise<number> {
+async function postgresBytes(workload: Workload, runs: number): Promise<number> {
   const { PostgresEventStore } = await import(join(SRC, 'stores/postgres/events.ts'));
   const schema = `agentdeck_bytes_${crypto.randomUUID().replaceAll('-', '')}`;
   const admin = new pg.Client({ connectionString: PG_URL });
@@ -157,9 +158,9 @@ async function postgresBytes(workload: Workload): Promise<number> {
     const store = new PostgresEventStore({ url: PG_URL, schema }) as EventStore;
     await store.getRun('none');
     const empty = await size();
-    for (let i = 0; i < RUNS; i += 1) await workload(store, crypto.randomUUID());
+    for (let i = 0; i < runs; i += 1) await workload(store, crypto.randomUUID());
     await store.close();
-    return ((await size()) - empty) / RUNS;
+    return ((await size()) - empty) / runs;
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();
@@ -171,15 +172,19 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 async function main(): Promise<void> {
   const load = loadAtStart();
   const rows: string[][] = [];
-  for (const [name, workload] of WORKLOADS) {
-    const sqlite = await sqliteBytes(workload);
-    const postgres = process.env.SKIP_POSTGRES ? Number.NaN : await postgresBytes(workload);
-    rows.push([name, fmt(sqlite), Number.isNaN(postgres) ? 'n/a' : fmt(postgres)]);
+  for (const [name, workload, runs] of WORKLOADS) {
+    const sqlite = await sqliteBytes(workload, runs);
+    const postgres = process.env.SKIP_POSTGRES ? Number.NaN : await postgresBytes(workload, runs);
+    rows.push([
+      `${name} (${runs} runs)`,
+      fmt(sqlite),
+      Number.isNaN(postgres) ? 'n/a' : fmt(postgres),
+    ]);
     console.log(`${name}: SQLite ${fmt(sqlite)} B/run, Postgres ${fmt(postgres)} B/run`);
   }
   const lines = [
     '',
-    `Bytes per run (${RUNS} runs per workload, tables and indexes of the event store), stores of ${SRC}:`,
+    `Bytes per run (tables and indexes of the event store), stores of ${SRC}:`,
     '',
     ...table(['workload', 'SQLite B/run', 'Postgres B/run'], rows),
     '',

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { OLD_EVENT_ROWS, OLD_RUN_IDS, OLD_RUN_ROWS } from '../../../test/support/old-event-rows.js';
 import type { Event } from '../../core/events.js';
 import { compactTs, toStored, tsText } from '../shared/rows.js';
 import { eventFromStored } from '../shared/stored-event.js';
@@ -21,44 +22,6 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-const STARTED = '{"invocable_type":"agent","input":[{"type":"text","text":"hi"}]}';
-const DELTA = '{"message_id":"m1","text":" tok"}';
-
-/** Old-layout rows: [run, seq, v, kind, session, namespace, origin, ts, payload]. */
-type OldRow = [
-  string,
-  number,
-  number,
-  string,
-  string | null,
-  string | null,
-  string,
-  string,
-  string,
-];
-const ROWS: OldRow[] = [
-  ['run-a', 0, 3, 'run.started', 's1', null, 'helper', '2025-03-01T10:00:00.000Z', STARTED],
-  ['run-a', 1, 3, 'text.delta', 's1', null, 'helper', '2025-03-01T10:00:00.999Z', DELTA],
-  ['run-a', 2, 3, 'text.delta', 's2', 'ns', 'helper', '2025-03-01T10:00:01.001Z', DELTA],
-  ['run-a', 3, 2, 'text.delta', 's1', null, 'other', '2025-03-01T10:00:01Z', DELTA],
-  ['run-a', 4, 3, 'x.future', 's1', null, 'helper', '2025-03-01T10:00:02.5Z', '{"a":1}'],
-  ['run-a', 5, 3, 'text.delta', 's1', null, 'helper', '1969-12-31T23:59:59.999Z', DELTA],
-  ['run-a', 6, 3, 'text.delta', 's1', null, 'helper', '9999-12-31T23:59:59.999Z', DELTA],
-  ['run-b', 0, 3, 'run.started', null, null, 'wf', '2025-03-01T10:00:00.000Z', STARTED],
-  [
-    'run-b',
-    1,
-    3,
-    'run.completed',
-    null,
-    null,
-    'wf',
-    '2025-03-01T10:00:00.123Z',
-    '{"output":[],"usage":null}',
-  ],
-  ['run-orphan', 0, 3, 'run.started', 's9', 'n9', 'o9', '2025-03-01T10:00:00.000Z', STARTED],
-];
 
 function oldFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-compact-'));
@@ -74,13 +37,14 @@ function oldFile(): string {
     `INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  for (const row of ROWS) insertEvent.run(...row);
+  for (const row of OLD_EVENT_ROWS) insertEvent.run(...row);
   const insertRun = db.prepare(
     `INSERT INTO runs (run_id, origin, session_id, namespace, status, started_at, ended_at)
      VALUES (?, ?, ?, NULL, ?, '2025-03-01T10:00:00.000Z', ?)`,
   );
-  insertRun.run('run-a', 'helper', 's1', 'running', null);
-  insertRun.run('run-b', 'wf', null, 'completed', '2025-03-01T10:00:00.123Z');
+  for (const [runId, origin, session, status, , , endedAt] of OLD_RUN_ROWS) {
+    insertRun.run(runId, origin, session, status, endedAt);
+  }
   db.close();
   return path;
 }
@@ -101,7 +65,7 @@ function readOld(path: string, runId: string): Event[] {
 describe('a file written before compact event rows', () => {
   it('reads the same after migration 5, from every afterSeq', async () => {
     const path = oldFile();
-    const before = new Map(['run-a', 'run-b', 'run-orphan'].map((id) => [id, readOld(path, id)]));
+    const before = new Map(OLD_RUN_IDS.map((id) => [id, readOld(path, id)]));
     const store = new SqliteEventStore({ path });
     stores.push(store);
     for (const [runId, events] of before) {
