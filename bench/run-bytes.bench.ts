@@ -183,8 +183,10 @@ async function main(): Promise<void> {
     console.log(`${name}: SQLite ${fmt(sqlite)} B/run, Postgres ${fmt(postgres)} B/run`);
   }
   const lines = [
+    '## Bytes per run (`npm run bench:bytes`)',
     '',
-    `Bytes per run (tables and indexes of the event store), stores of ${SRC}:`,
+    'Bytes a run takes in the event store (its tables and indexes: SQLite `dbstat`, Postgres',
+    '`pg_total_relation_size` after `VACUUM`), over many runs, the empty store subtracted.',
     '',
     ...table(['workload', 'SQLite B/run', 'Postgres B/run'], rows),
     '',
@@ -192,7 +194,7 @@ async function main(): Promise<void> {
     '',
   ];
   console.log(lines.join('\n'));
-  if (!OTHER_SRC) writeSection('run-bytes', lines);
+  if (!OTHER_SRC) writeSection('run-bytes.bench', lines);
 }
 
 await main();
