@@ -119,15 +119,13 @@ function bareInsert(path: string): (events: NewEvent[]) => Promise<void> {
   const db = new DatabaseSync(path, { timeout: 5_000 });
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   const insert = db.prepare(
-    `INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
-     VALUES (?, ?, 3, ?, ?, ?, ?, ?, ?)`,
+    'INSERT INTO events (run_id, seq, kind, ts, payload, env) VALUES (?, ?, ?, ?, ?, NULL)',
   );
   let seq = 1;
   return async (events) => {
     for (const e of events) {
-      const ts = new Date().toISOString();
       const payload = JSON.stringify(e.payload);
-      insert.run(e.runId, seq++, e.kind, e.sessionId, e.namespace, e.origin, ts, payload);
+      insert.run(e.runId, seq++, e.kind, Date.now(), payload);
       if (seq > EVENTS) db.close();
     }
   };

@@ -31,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
+import { tsText } from '../src/stores/shared/rows.js';
 import { type ServerProcess, startServer } from '../test/support/server-process.js';
 import { loadAtStart, machineLine, table, writeSection } from './support/report.js';
 
@@ -172,6 +173,7 @@ function sqliteBackend(file: string): Backend {
         ...row,
         runs: Number(row.runs),
         resumed: Number(row.resumed),
+        ts: row.ts === null ? null : tsText(row.ts), // epoch ms in SQLite's compact rows
       }));
     },
     async backends() {

@@ -15,7 +15,7 @@ import type { Pool } from 'pg';
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextStatus, type RunStatus } from '../../core/status.js';
 import { isoNow, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
-import { ENDED_SQL } from './migrations.js';
+import { ENDED_SQL, envSql } from './migrations.js';
 
 /** Every status a run row can hold, to precompute a batch's effect on each. */
 const STATUSES: readonly RunStatus[] = [
@@ -35,9 +35,9 @@ const STATUSES: readonly RunStatus[] = [
  */
 const upsertRun = (guard: string) => `
     INSERT INTO runs AS r
-      (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq, ended_at)
+      (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq, ended_at, v)
     VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1,
-      CASE WHEN $5::text IN ${ENDED_SQL} THEN $6::text END)
+      CASE WHEN $5::text IN ${ENDED_SQL} THEN $6::text END, $9::int)
     ON CONFLICT (run_id) DO UPDATE SET
       last_seq = r.last_seq + $7::int,
       updated_at = GREATEST(r.updated_at, $6),
@@ -45,13 +45,16 @@ const upsertRun = (guard: string) => `
       ended_at = CASE WHEN COALESCE($8::jsonb ->> r.status, r.status) IN ${ENDED_SQL}
         THEN GREATEST(r.updated_at, $6) END
     ${guard}
-    RETURNING last_seq, updated_at`;
+    RETURNING last_seq, updated_at, v, session_id, namespace, origin`;
 
-/** Insert the events (`$9`: schema version, `$10`-`$14`: their columns) at the seqs `run` freed. */
+/**
+ * Insert the events (`$9`: schema version, `$10`-`$14`: their columns) at the seqs `run`
+ * freed, each with its envelope only where it differs from the run's row (see `envSql`).
+ */
 const INSERT_AT_RUN = `
-    INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
-    SELECT $1, run.last_seq - $7::int + e.ord, $9, e.kind, e.session_id, e.namespace, e.origin,
-      run.updated_at, e.payload
+    INSERT INTO events (run_id, seq, kind, ts, payload, env)
+    SELECT $1, run.last_seq - $7::int + e.ord, e.kind, run.updated_at, e.payload,
+      ${envSql('$9::int', 'e', 'run')}
     FROM run, unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
       WITH ORDINALITY AS e(kind, session_id, namespace, origin, payload, ord)`;
 

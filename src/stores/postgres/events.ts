@@ -34,7 +34,7 @@ import type {
 import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { resolvePruneRequest } from '../shared/prune.js';
-import { toStored, toSummary } from '../shared/rows.js';
+import { fromCompact, toSummary } from '../shared/rows.js';
 import {
   eventFromStored,
   isoNow,
@@ -182,7 +182,7 @@ export class PostgresEventStore
   async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
     return this.#query(`read run '${runId}'`, async () => {
       const { rows } = await this.#pool.query(SQL.read, [runId, options.afterSeq ?? -1]);
-      return rows.map((row) => eventFromStored(toStored(row)));
+      return rows.map((row) => eventFromStored(fromCompact(row)));
     });
   }
 

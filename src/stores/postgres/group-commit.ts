@@ -24,7 +24,7 @@ import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import type { Tail } from './append.js';
-import { ENDED_SQL } from './migrations.js';
+import { ENDED_SQL, envSql } from './migrations.js';
 
 /** Most events held at once; an append beyond waits for them to be written. */
 export const GROUP_COMMIT_MAX_EVENTS = 1_000;
@@ -41,10 +41,10 @@ const WRITE_HELD = `
     UPDATE runs SET last_seq = $2::int + $3::int - 1, updated_at = GREATEST(updated_at, $4),
       ended_at = CASE WHEN status IN ${ENDED_SQL} THEN GREATEST(updated_at, $4) END
     WHERE run_id = $1 AND last_seq = $2::int - 1
-    RETURNING run_id
+    RETURNING run_id, v, session_id, namespace, origin
   ), inserted AS (
-    INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
-    SELECT $1, $2::int - 1 + e.ord, $5, e.kind, e.session_id, e.namespace, e.origin, e.ts, e.payload
+    INSERT INTO events (run_id, seq, kind, ts, payload, env)
+    SELECT $1, $2::int - 1 + e.ord, e.kind, e.ts, e.payload, ${envSql('$5::int', 'e', 'run')}
     FROM run, unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
       WITH ORDINALITY AS e(kind, session_id, namespace, origin, ts, payload, ord)
   )

@@ -13,6 +13,21 @@ import type { Migration } from '../shared/migration.js';
 
 export type { Migration };
 
+/**
+ * An event row's `env`: NULL when the event (`event`'s columns, schema version `v`) has
+ * its run's envelope (the `runs` row `run`), else `[v, session_id, namespace, origin]`
+ * as JSON text (see `compactEnvelope` in shared/rows.ts, which reads it back).
+ */
+export function envSql(v: string, event: string, run: string): string {
+  return `CASE WHEN ${run}.v = ${v}
+      AND ${run}.session_id IS NOT DISTINCT FROM ${event}.session_id
+      AND ${run}.namespace IS NOT DISTINCT FROM ${event}.namespace
+      AND ${run}.origin = ${event}.origin
+    THEN NULL
+    ELSE json_build_array(${v}, ${event}.session_id, ${event}.namespace, ${event}.origin)::text
+    END`;
+}
+
 /** The statuses of a run that has ended, as an SQL list. */
 export const ENDED_SQL = "('completed', 'failed', 'cancelled')";
 
@@ -101,6 +116,34 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
         WHERE ended_at IS NOT NULL;
     `,
   },
+  {
+    // Compact event rows: an event's envelope (v, session, namespace, origin) is kept once,
+    // in its run's row (`runs.v` is new), and `env` holds it only for an event whose envelope
+    // differs. The table is rewritten (a copy, then a swap) so existing rows shrink at once;
+    // the fixed-width `seq` leads, so no padding sits between it and the text columns.
+    version: 5,
+    name: "events: the run's envelope once in runs",
+    sql: `
+      ALTER TABLE runs ADD COLUMN v INTEGER;
+      UPDATE runs r SET v =
+        (SELECT e.v FROM events e WHERE e.run_id = r.run_id ORDER BY e.seq LIMIT 1);
+      CREATE TABLE events_compact (
+        seq INTEGER NOT NULL,
+        run_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ts TEXT COLLATE "C" NOT NULL,
+        payload TEXT NOT NULL,
+        env TEXT,
+        PRIMARY KEY (run_id, seq)
+      );
+      INSERT INTO events_compact (seq, run_id, kind, ts, payload, env)
+        SELECT e.seq, e.run_id, e.kind, e.ts, e.payload, ${envSql('e.v', 'e', 'r')}
+        FROM events e LEFT JOIN runs r ON r.run_id = e.run_id;
+      DROP TABLE events;
+      ALTER TABLE events_compact RENAME TO events;
+      ALTER INDEX events_compact_pkey RENAME TO events_pkey;
+    `,
+  },
 ];
 
 /**
@@ -180,13 +223,15 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-const EVENT_COLUMNS = 'run_id, seq, v, kind, session_id, namespace, origin, ts, payload';
 const SUMMARY_COLUMNS =
   'run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq';
 
 /** The statements of the current schema (see append.ts for the append statements). */
 export const SQL = {
-  read: `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
+  read: `SELECT e.run_id, e.seq, e.kind, e.ts, e.payload, e.env, r.v AS run_v,
+      r.session_id AS run_session_id, r.namespace AS run_namespace, r.origin AS run_origin
+    FROM events e LEFT JOIN runs r ON r.run_id = e.run_id
+    WHERE e.run_id = $1 AND e.seq > $2 ORDER BY e.seq`,
   getRun: `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE run_id = $1`,
   lockClaim: 'SELECT pg_advisory_xact_lock(hashtext($1))',
   claimHolder: 'SELECT run_id, claimed_at, lease_ms FROM claims WHERE key = $1',

@@ -11,6 +11,7 @@
  */
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextStatus, type RunStatus, TERMINAL_STATUSES } from '../../core/status.js';
+import { compactEnvelope, compactTs, type RunEnvelope, tsText } from '../shared/rows.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import type { GroupCommit } from './group-commit.js';
 import type { Statements } from './migrations.js';
@@ -27,10 +28,12 @@ export interface Written<T> {
   durable: Promise<void> | null;
 }
 
-/** A run's last stored event, as far as this connection knows. */
+/** A run's last stored event, as far as this connection knows, and its run's envelope. */
 interface Tail {
   seq: number;
   ts: string;
+  /** What its `runs` row keeps (`null`: no row yet); an event's row stores only a difference. */
+  run: RunEnvelope | null;
 }
 
 /** One connection's appends, with its cache of run tails. */
@@ -73,7 +76,7 @@ export class Appender {
     const seq = tail.seq + 1;
     const ts = nextTimestamp(tail.ts);
     try {
-      this.#insert(item, seq, ts);
+      this.#insert(item, seq, ts, tail.run);
     } catch (error) {
       this.#tails.delete(item.event.runId);
       if (isPrimaryKeyViolation(error)) return null; // another connection wrote to the run
@@ -103,11 +106,19 @@ export class Appender {
       let tail = tails.get(runId);
       if (!tail) {
         const last = this.#sql.tail.get(runId);
-        const status = this.#sql.runStatus.get(runId)?.status;
+        const row = this.#sql.runRow.get(runId);
         tail = {
           seq: last ? Number(last.seq) : -1,
-          ts: last ? String(last.ts) : '',
-          status: typeof status === 'string' ? (status as RunStatus) : null,
+          ts: last ? tsText(last.ts) : '',
+          status: row ? (row.status as RunStatus) : null,
+          run: row
+            ? {
+                v: row.v === null ? null : Number(row.v),
+                sessionId: row.session_id as string | null,
+                namespace: row.namespace as string | null,
+                origin: String(row.origin),
+              }
+            : null,
         };
         tails.set(runId, tail);
       }
@@ -122,13 +133,16 @@ export class Appender {
         const seq = tail.seq + 1;
         const ts = nextTimestamp(tail.ts);
         const event = stampPrepared(item, seq, ts);
-        this.#insert(item, seq, ts);
         if (tail.status === null) {
           tail.status = nextStatus(null, event);
           const { origin, sessionId, namespace } = item.event;
+          const v = EVENT_SCHEMA_VERSION;
+          tail.run = { v, sessionId, namespace, origin };
           const endedAt = hasEnded(tail.status) ? ts : null;
-          this.#sql.insertRun.run(runId, origin, sessionId, namespace, tail.status, ts, endedAt);
+          this.#sql.insertRun.run(runId, origin, sessionId, namespace, tail.status, ts, endedAt, v);
+          this.#insert(item, seq, ts, tail.run);
         } else {
+          this.#insert(item, seq, ts, tail.run);
           const status = item.lifecycle ? nextStatus(tail.status, event) : tail.status;
           if (status !== tail.status || hasEnded(status)) changed.add(runId);
           tail.status = status;
@@ -147,19 +161,19 @@ export class Appender {
     // Only once the body's savepoint is released: a tail it rolled back must not be cached.
     // Nor the tail of a run that has ended: an event after its end moves `ended_at`, which
     // the one-INSERT path does not write, so such an event takes this path.
-    for (const [runId, { seq, ts, status }] of tails) {
+    for (const [runId, { seq, ts, status, run }] of tails) {
       if (seq < 0) continue;
       if (hasEnded(status)) this.#tails.delete(runId);
-      else this.#cacheTail(runId, { seq, ts });
+      else this.#cacheTail(runId, { seq, ts, run });
     }
     return written;
   }
 
-  #insert(item: PreparedEvent, seq: number, ts: string): void {
+  /** Insert the event's row: its envelope only where it differs from its run's (`run`). */
+  #insert(item: PreparedEvent, seq: number, ts: string, run: RunEnvelope | null): void {
     const { event, kind, payload } = item;
-    const { runId, sessionId, namespace, origin } = event;
-    const v = EVENT_SCHEMA_VERSION;
-    this.#sql.insertEvent.run(runId, seq, v, kind, sessionId, namespace, origin, ts, payload);
+    const env = compactEnvelope(EVENT_SCHEMA_VERSION, event, run);
+    this.#sql.insertEvent.run(event.runId, seq, kind, compactTs(ts), payload, env);
   }
 
   #cacheTail(runId: string, tail: Tail): void {

@@ -37,7 +37,7 @@ import type {
 import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { resolvePruneRequest } from '../shared/prune.js';
-import { toStored, toSummary } from '../shared/rows.js';
+import { fromCompact, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
 import { Appender, type Written } from './append.js';
 import {
@@ -199,7 +199,7 @@ export class SqliteEventStore implements EventStore, RunBoundaries, RunPruning, 
     return this.#guard(`read run '${runId}'`, () =>
       this.#sql.read
         .all(runId, options.afterSeq ?? -1)
-        .map((row) => eventFromStored(toStored(row))),
+        .map((row) => eventFromStored(fromCompact(row))),
     );
   }
 

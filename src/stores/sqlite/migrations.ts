@@ -12,6 +12,10 @@ import type { Migration } from '../shared/migration.js';
 
 export type { Migration };
 
+/** `toISOString()` text of the years 1000-2999: `YYYY-MM-DDTHH:MM:SS.mmmZ`. */
+const ISO_GLOB =
+  '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z';
+
 /**
  * The event store's schema. `events` is keyed by (run_id, seq) and stored WITHOUT ROWID, so a
  * run's events sit together in key order and an append writes one b-tree, not a table and an
@@ -93,6 +97,42 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
         WHERE ended_at IS NOT NULL;
     `,
   },
+  {
+    // Compact event rows: an event's envelope (v, session, namespace, origin) is kept once,
+    // in its run's row (`runs.v` is new), and `env` holds it only for an event whose envelope
+    // differs; `ts` has no type, so it holds epoch milliseconds (an INTEGER) when the text is
+    // canonical `toISOString()` output (checked by strftime giving it back), else the text.
+    version: 5,
+    name: "events: the run's envelope once in runs, ts as epoch milliseconds",
+    sql: `
+      ALTER TABLE runs ADD COLUMN v INTEGER;
+      UPDATE runs SET v =
+        (SELECT v FROM events e WHERE e.run_id = runs.run_id ORDER BY seq LIMIT 1);
+      CREATE TABLE events_compact (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        ts NOT NULL,
+        payload TEXT NOT NULL,
+        env TEXT,
+        PRIMARY KEY (run_id, seq)
+      ) WITHOUT ROWID;
+      INSERT INTO events_compact (run_id, seq, kind, ts, payload, env)
+        SELECT e.run_id, e.seq, e.kind,
+          CASE WHEN e.ts GLOB '${ISO_GLOB}'
+              AND strftime('%Y-%m-%dT%H:%M:%fZ', e.ts) = e.ts
+            THEN CAST(round(unixepoch(e.ts, 'subsec') * 1000) AS INTEGER)
+            ELSE e.ts END,
+          e.payload,
+          CASE WHEN r.run_id IS NOT NULL AND r.v IS e.v AND r.session_id IS e.session_id
+              AND r.namespace IS e.namespace AND r.origin IS e.origin
+            THEN NULL
+            ELSE json_array(e.v, e.session_id, e.namespace, e.origin) END
+        FROM events e LEFT JOIN runs r ON r.run_id = e.run_id;
+      DROP TABLE events;
+      ALTER TABLE events_compact RENAME TO events;
+    `,
+  },
 ];
 
 /**
@@ -145,14 +185,15 @@ export const SQL = {
   savepoint: 'SAVEPOINT append',
   releaseSavepoint: 'RELEASE append',
   rollbackSavepoint: 'ROLLBACK TO append',
-  insertEvent: `INSERT INTO events (run_id, seq, v, kind, session_id, namespace, origin, ts, payload)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertEvent: 'INSERT INTO events (run_id, seq, kind, ts, payload, env) VALUES (?, ?, ?, ?, ?, ?)',
   tail: 'SELECT seq, ts FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
-  read: `SELECT run_id, seq, v, kind, session_id, namespace, origin, ts, payload FROM events
-    WHERE run_id = ? AND seq > ? ORDER BY seq`,
-  runStatus: 'SELECT status FROM runs WHERE run_id = ?',
-  insertRun: `INSERT INTO runs (run_id, origin, session_id, namespace, status, started_at, ended_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  read: `SELECT e.run_id, e.seq, e.kind, e.ts, e.payload, e.env, r.v AS run_v,
+      r.session_id AS run_session_id, r.namespace AS run_namespace, r.origin AS run_origin
+    FROM events e LEFT JOIN runs r ON r.run_id = e.run_id
+    WHERE e.run_id = ? AND e.seq > ? ORDER BY e.seq`,
+  runRow: 'SELECT status, v, origin, session_id, namespace FROM runs WHERE run_id = ?',
+  insertRun: `INSERT INTO runs (run_id, origin, session_id, namespace, status, started_at, ended_at, v)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   updateStatus: 'UPDATE runs SET status = ?, ended_at = ? WHERE run_id = ?',
   getRun: `SELECT r.run_id, r.origin, r.session_id, r.namespace, r.status, r.started_at,
       e.seq AS last_seq, e.ts AS updated_at
