@@ -193,18 +193,20 @@ export class Deck<C = unknown> {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state === 'open') return this;
     const wakeTimers = options.wakeTimers ?? this.#options.wakeTimers ?? false;
-    this.#opening ??= this.#start(wakeTimers).finally(() => {
+    const background = options.background ?? true;
+    this.#opening ??= this.#start(wakeTimers, background).finally(() => {
       this.#opening = null;
     });
     return this.#opening;
   }
 
-  async #start(wakeTimers: boolean): Promise<this> {
+  async #start(wakeTimers: boolean, background: boolean): Promise<this> {
     this.build();
     // From the open until the close, the deck's log lines go to its logger (core/log.ts).
     this.#restoreLogger = useLogger(this.#options.logger);
     this.#open = await openParts({
       wakeTimers,
+      background,
       options: this.#options,
       engine: this.#engine as OpenAIAgentsEngine,
       workflowEngine: this.#workflowEngine as LangGraphEngine,

@@ -46,6 +46,8 @@ export interface OpenRequest {
   mcp: McpConnections | null;
   /** Wake sleeping threads at their time, and fire the schedules (runtime/background.ts). */
   wakeTimers: boolean;
+  /** Start the background work at all (`OpenOptions.background`). */
+  background: boolean;
   schedules: ReadonlyMap<string, Schedule>;
 }
 
@@ -98,7 +100,7 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     observers: observers.queues,
     runs: store,
   });
-  runtime.startBackground({ wakeTimers: request.wakeTimers });
+  if (request.background) runtime.startBackground({ wakeTimers: request.wakeTimers });
   return {
     metrics,
     runtime,

@@ -116,6 +116,12 @@ export interface OpenOptions {
    * @default the deck's `wakeTimers` option, else false
    */
   wakeTimers?: boolean;
+  /**
+   * Start the background work of an open deck (resume watch, stale sweep, timers, schedules,
+   * retention; runtime/background.ts). `false` for a one-shot command that only reads or
+   * prunes, so it never plays another process's run. @default true
+   */
+  background?: boolean;
 }
 /** The options of `pause` and `cancel`. */
 export interface ControlOptions {

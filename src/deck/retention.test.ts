@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openTestDeck, testDeck } from '../../test/support/decks.js';
 import { approval, threeSteps } from '../../test/support/workflows.js';
 import { Agent, ConfigError, InterruptResult } from '../index.js';
+import { threadClaimKey } from '../runtime/workflow-run.js';
 import { ScriptedModel } from '../testing/index.js';
 
 const replies = (count: number) =>
@@ -104,8 +105,30 @@ describe('retention: deck.prune()', () => {
     expect(() => testDeck({ retentionDays: Number.NaN })).toThrow(/retentionDays/);
   });
 
+  it('keeps a thread a run holds while it checks, and the runs of names it does not know', async () => {
+    const { deck, eventStore } = await openTestDeck({ workflows: [threeSteps({ durable: true })] });
+    await deck.run('three-steps', { n: 0 }, { sessionId: 't1' });
+    await tick();
+    // A run starting on the thread holds its claim: retention leaves the thread alone.
+    await eventStore.claim({
+      key: threadClaimKey('three-steps', 't1'),
+      runId: 'r-new',
+      staleAfterMs: 60_000,
+    });
+    const report = await deck.prune({ olderThanMs: 0 });
+    expect(report.threads).toEqual([]);
+    expect(report.runs.map((run) => [run.origin, run.sessionId])).toEqual([['three-steps', 't1']]);
+    await expect(deck.prune({ olderThanMs: 0, origin: 'Elsewhere' })).rejects.toThrow(
+      /'Elsewhere' is no agent or workflow of this deck/,
+    );
+  });
+
   it('rejects a bad prune request before it removes anything', async () => {
     const { deck } = await openTestDeck({});
+    await expect(deck.prune({ olderThanMs: 0, batch: 0 })).rejects.toThrow(
+      /`batch` must be a whole number/,
+    );
+    await expect(deck.prune({ olderThanMs: 0, limit: 1.5 })).rejects.toThrow(/`limit`/);
     await expect(deck.prune({ olderThanMs: -1 })).rejects.toThrow(/olderThan/);
     await expect(
       deck.prune({ olderThanMs: 0, statuses: ['running' as 'completed'] }),

@@ -72,11 +72,6 @@ export class BackgroundWork {
       retentionDays === null ? null : new RetentionSweep(deps.retention, { retentionDays });
   }
 
-  /** Runs the retention sweep removed since the deck opened; `null` when retention is off. */
-  get retentionRemoved(): number | null {
-    return this.#retention?.removed ?? null;
-  }
-
   /** A recorder tap: a run of this process going to sleep arms its wake-up at once. */
   readonly tap: EventTap = (event) => this.#timers?.tap(event);
 

@@ -37,8 +37,6 @@ export class RetentionSweep {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #stopped = false;
-  /** Runs removed since the deck opened (for the log and tests). */
-  removed = 0;
 
   constructor(deps: RetentionDeps, options: RetentionSweepOptions) {
     this.#deps = deps;
@@ -103,22 +101,22 @@ export class RetentionSweep {
     let threads = 0;
     try {
       while (!this.#stopped && Date.now() < until) {
-        const report = await pruneEnded(this.#deps, {
-          olderThanMs: daysToMs(retentionDays),
-          limit: batch,
-          batch,
-        });
+        const report = await pruneEnded(
+          this.#deps,
+          { olderThanMs: daysToMs(retentionDays), limit: batch, batch },
+          Date.now(),
+          () => this.#stopped,
+        );
         runs += report.runs.length;
         threads += report.threads.length;
         if (report.runs.length < batch) return;
         await new Promise((resolve) => setTimeout(resolve, pauseMs));
       }
     } finally {
-      this.removed += runs;
       // One line per sweep that removed something: what retention does is visible in the log.
       if (runs > 0) {
         log.info(
-          `[agentdeck] retention: removed ${runs} run${runs === 1 ? '' : 's'} that ended more than ${retentionDays} days ago, and ${threads} workflow thread${threads === 1 ? '' : 's'}`,
+          `[agentdeck] retention: removed ${runs} run${runs === 1 ? '' : 's'} that ended more than ${retentionDays} day${retentionDays === 1 ? '' : 's'} ago, and ${threads} workflow thread${threads === 1 ? '' : 's'}`,
         );
       }
     }

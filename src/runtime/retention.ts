@@ -8,6 +8,7 @@
  * sweep of an open deck (retention-sweep.ts) calls it in small batches.
  * Tested in src/deck/retention.test.ts and test/retention-cli.test.ts.
  */
+import { randomUUID } from 'node:crypto';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { ConfigError, InvalidInputError } from '../core/errors.js';
 import {
@@ -18,6 +19,7 @@ import {
   type RunPruning,
 } from '../core/store.js';
 import type { WorkflowEngine } from './workflow-engine.js';
+import { threadClaimKey } from './workflow-run.js';
 
 export type EndedStatus = NonNullable<PruneRequest['statuses']>[number];
 
@@ -52,6 +54,8 @@ export interface PruneReport {
 export interface RetentionDeps {
   store: EventStore;
   engine: WorkflowEngine;
+  /** The catalog: only runs of its agents and workflows are removed (see `pruneEnded`). */
+  agents: ReadonlyMap<string, unknown>;
   workflows: ReadonlyMap<string, WorkflowDefinition>;
 }
 
@@ -63,27 +67,67 @@ export function daysToMs(days: number): number {
   return days * DAY_MS;
 }
 
-/** Remove the runs that ended before `now - olderThanMs`, batch by batch, and the threads left empty. */
+/**
+ * Remove the runs that ended before `now - olderThanMs`, batch by batch, and the threads
+ * left without runs. Only runs of this catalog's agents and workflows are removed: a
+ * workflow's threads can be checked and forgotten only with its definition, so the runs of
+ * a name this deck does not know are kept (another deck sharing the store removes them). In
+ * each batch the threads are forgotten first, each under its thread claim (no run can start
+ * on it meanwhile), and only then are the runs removed: a failure between the two leaves runs
+ * past their retention, never checkpoints nothing points to.
+ */
 export async function pruneEnded(
   deps: RetentionDeps,
   options: PruneOptions,
   now: number = Date.now(),
+  /** Whether to stop between batches (the deck is closing). */
+  stopped: () => boolean = () => false,
 ): Promise<PruneReport> {
   const store = pruningStore(deps.store);
   const request = checkOptions(options, now);
+  const origins = originsOf(deps, options.origin);
   const batch = options.batch ?? DEFAULT_PRUNE_BATCH;
-  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  let left = options.limit ?? Number.POSITIVE_INFINITY;
+  const dryRun = options.dryRun ?? false;
   const report: PruneReport = { runs: [], threads: [] };
-  // A dry run removes nothing, so one call sees every candidate at once.
-  for (let left = limit; left > 0; ) {
-    const size = options.dryRun ? Math.min(left, Number.MAX_SAFE_INTEGER) : Math.min(left, batch);
-    const pruned = await store.pruneRuns({ ...request, limit: size });
-    report.runs.push(...pruned);
-    report.threads.push(...(await forgetThreads(deps, pruned, options.dryRun ?? false)));
-    left -= pruned.length;
-    if (options.dryRun || pruned.length < size) break;
+  for (const origin of origins) {
+    while (left > 0 && !stopped()) {
+      const size = Math.min(left, batch);
+      // A dry run removes nothing: one call lists every candidate left.
+      const candidates = await store.pruneRuns({
+        ...request,
+        origin,
+        limit: dryRun ? Math.min(left, Number.MAX_SAFE_INTEGER) : size,
+        dryRun: true,
+      });
+      const threads = await forgetThreads(deps, candidates, dryRun);
+      let removed = candidates;
+      if (!dryRun && candidates.length > 0) {
+        removed = await store.pruneRuns({ ...request, origin, limit: size });
+        // Runs another pruner left and this call took instead: their threads, checked now.
+        const known = new Set(candidates.map((run) => run.runId));
+        const extra = removed.filter((run) => !known.has(run.runId));
+        if (extra.length > 0) threads.push(...(await forgetThreads(deps, extra, false)));
+      }
+      report.runs.push(...removed);
+      report.threads.push(...threads);
+      left -= removed.length;
+      if (dryRun || candidates.length < size) break;
+    }
   }
   return report;
+}
+
+/** The origins a prune may touch: the one asked for (it must be the catalog's), else every one. */
+function originsOf(deps: RetentionDeps, origin: string | undefined): string[] {
+  const known = [...deps.agents.keys(), ...deps.workflows.keys()];
+  if (origin === undefined) return known;
+  if (!known.includes(origin)) {
+    throw new InvalidInputError(
+      `prune: '${origin}' is no agent or workflow of this deck; its runs are kept (a workflow's threads can be checked only with its definition). Known: [${known.map((n) => `'${n}'`).join(', ')}]`,
+    );
+  }
+  return [origin];
 }
 
 function pruningStore(store: EventStore): EventStore & RunPruning {
@@ -96,7 +140,17 @@ function pruningStore(store: EventStore): EventStore & RunPruning {
 }
 
 function checkOptions(options: PruneOptions, now: number): Omit<PruneRequest, 'limit'> {
-  const { olderThanMs, statuses, origin } = options;
+  const { olderThanMs, statuses } = options;
+  for (const [name, value, least] of [
+    ['batch', options.batch, 1],
+    ['limit', options.limit, 0],
+  ] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= least)) {
+      throw new InvalidInputError(
+        `prune: \`${name}\` must be a whole number of runs, ${least} or more, got ${String(value)}`,
+      );
+    }
+  }
   if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
     throw new InvalidInputError(
       `prune: olderThan must be a duration of zero or more, got ${String(olderThanMs)} ms`,
@@ -112,38 +166,53 @@ function checkOptions(options: PruneOptions, now: number): Omit<PruneRequest, 'l
   return {
     endedBefore: new Date(now - olderThanMs).toISOString(),
     ...(statuses && statuses.length > 0 ? { statuses } : {}),
-    ...(origin !== undefined ? { origin } : {}),
-    ...(options.dryRun ? { dryRun: true } : {}),
   };
 }
 
 /**
- * The threads of pruned workflow runs that no run of the log uses any more and that wait on
- * no timer: their checkpoints go too.
+ * The threads of these (about to be removed) workflow runs that no other run of the log uses
+ * and that wait on nothing (no question, no timer): their checkpoints go. Each is checked and
+ * deleted holding the thread's claim, the one every run on it takes, so no run starts on it
+ * meanwhile; a thread whose claim is held (a run plays on it) is kept.
  */
 async function forgetThreads(
   deps: RetentionDeps,
-  pruned: readonly PrunedRun[],
+  runs: readonly PrunedRun[],
   dryRun: boolean,
 ): Promise<PrunedThread[]> {
-  const gone = new Set(pruned.map((run) => run.runId));
+  const gone = new Set(runs.map((run) => run.runId));
   const seen = new Set<string>();
   const forgotten: PrunedThread[] = [];
-  for (const run of pruned) {
+  for (const run of runs) {
     const workflow = deps.workflows.get(run.origin);
-    if (!workflow) continue; // an agent's run, or a workflow this deck does not have
+    if (!workflow) continue; // an agent's run
     const threadId = run.sessionId ?? run.runId;
-    const key = `${workflow.name}\u0000${threadId}`;
+    const key = threadClaimKey(workflow.name, threadId);
     if (seen.has(key)) continue;
     seen.add(key);
-    if (run.sessionId !== null && (await stillUsed(deps.store, run, gone))) continue;
-    const pauses = await deps.engine.openPauses(workflow, threadId);
-    if (pauses.some((pause) => pause.wakeAt !== null)) continue; // a tick would still wake it
-    if (!dryRun) await deps.engine.deleteThread(workflow, threadId);
-    forgotten.push({ workflow: workflow.name, threadId });
+    const holder = `retention-${randomUUID()}`;
+    // A short lease: a process that dies here holds the thread for seconds, not an hour.
+    const claim = await deps.store.claim({
+      key,
+      runId: holder,
+      staleAfterMs: THREAD_CHECK_LEASE_MS,
+      leaseMs: THREAD_CHECK_LEASE_MS,
+    });
+    if (!claim.acquired) continue; // a run holds the thread
+    try {
+      if (run.sessionId !== null && (await stillUsed(deps.store, run, gone))) continue;
+      if ((await deps.engine.openPauses(workflow, threadId)).length > 0) continue;
+      if (!dryRun) await deps.engine.deleteThread(workflow, threadId);
+      forgotten.push({ workflow: workflow.name, threadId });
+    } finally {
+      await deps.store.release(key, holder);
+    }
   }
   return forgotten;
 }
+
+/** How long retention may hold a thread's claim while it checks and forgets the thread. */
+const THREAD_CHECK_LEASE_MS = 30_000;
 
 /** Whether a run of the same workflow on the same thread is still in the log. */
 async function stillUsed(store: EventStore, run: PrunedRun, gone: ReadonlySet<string>) {

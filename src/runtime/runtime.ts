@@ -138,13 +138,23 @@ export class Runtime implements RunPlayer {
   }
 
   /** Remove runs that ended long ago, and the threads left without runs (retention.ts). */
-  prune(options: PruneOptions): Promise<PruneReport> {
-    return pruneEnded(this.#retentionDeps(), options);
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    if (this.#closed) throw new NotFoundError('the deck is closed; nothing is pruned');
+    // Tracked like a continuation: close() waits for it, and it stops between batches.
+    const pruning = pruneEnded(this.#retentionDeps(), options, Date.now(), () => this.#closed);
+    const done = pruning.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#background.add(done);
+    void done.finally(() => this.#background.delete(done));
+    return pruning;
   }
 
   #retentionDeps(): RetentionDeps {
     const { store, workflowEngine } = this.#deps;
-    return { store, engine: workflowEngine, workflows: this.#catalog.workflows };
+    const { agents, workflows } = this.#catalog;
+    return { store, engine: workflowEngine, agents, workflows };
   }
 
   #timerParts(): TimerParts {

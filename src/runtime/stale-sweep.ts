@@ -80,10 +80,20 @@ export async function sweepStaleRuns(deps: SweepDeps): Promise<string[]> {
       if (taken.acquired) await store.release(key, sweeper);
       continue; // renewed, or taken, meanwhile
     }
-    // Freed before the run is closed: a client that sees run.failed and starts the next turn
-    // on the session at once finds it free, not held by the sweeper for a moment.
-    await store.release(key, sweeper);
-    await closeTakenOver(store, taken.tookOverFrom, key, staleAfterMs, 'a stale sweep', deps.taps);
+    try {
+      // Closed while the sweeper holds the claim: a stalled process that renews now finds it
+      // taken and stops (heartbeat.ts), and never goes on past the sweep's run.failed.
+      await closeTakenOver(
+        store,
+        taken.tookOverFrom,
+        key,
+        staleAfterMs,
+        'a stale sweep',
+        deps.taps,
+      );
+    } finally {
+      await store.release(key, sweeper);
+    }
     closed.push(run.runId);
   }
   return closed;

@@ -19,9 +19,10 @@ const USAGE = (
 Remove the runs that ended more than AGE ago (AGE: a number and a unit, d, h, m or s, e.g.
 30d or 12h) from the event store SERVICE_EVENTS names: their events, index row, control
 requests and saved state. A run that is running, paused or waiting for an answer is never
-removed. With the project's workflows (--project, default ./.agentdeck), the checkpoints of
-workflow threads none of whose runs is left (SERVICE_CHECKPOINT) go too. --status (completed,
-failed or cancelled; repeatable) and --origin narrow what is removed; --dry-run removes
+removed. Only the runs of the project's agents and workflows (--project, default
+./.agentdeck) are removed, with the checkpoints of workflow threads none of whose runs is left
+(SERVICE_CHECKPOINT). --status (completed, failed or cancelled; repeatable) and --origin
+narrow what is removed; --dry-run removes
 nothing and lists what would go. A server with SERVICE_RETENTION_DAYS set does this by itself.`;
 
 const ENDED: readonly EndedStatus[] = ['completed', 'failed', 'cancelled'];
@@ -44,12 +45,15 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
   }
   try {
     const project = options.project ?? '.agentdeck';
-    const hasProject = existsSync(project);
-    if (options.project !== undefined && !hasProject) {
-      throw new Error(`no project directory '${project}'; pass --project with the project's path`);
+    if (!existsSync(project)) {
+      // Its catalog says which runs are whose: a workflow's threads are checked with its code.
+      throw new Error(
+        `no project directory '${project}'; runs prune removes the runs of a project's agents and workflows, pass --project with its path`,
+      );
     }
-    await using deck = hasProject ? await Deck.fromProject(project) : new Deck({});
-    await deck.open();
+    await using deck = await Deck.fromProject(project);
+    // No background work: a maintenance command never plays (or cancels) a user's run.
+    await deck.open({ background: false });
     const report = await deck.prune({
       olderThanMs: options.olderThanMs,
       statuses: options.statuses,
@@ -57,7 +61,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
       dryRun: options.dryRun,
     });
     if (options.json) console.log(JSON.stringify(report, null, 2));
-    else console.log(describe(report, options.dryRun, hasProject ? null : project));
+    else console.log(describe(report, options.dryRun));
     return 0;
   } catch (error) {
     console.error(`${program}: ${errorMessage(error)}`);
@@ -65,7 +69,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
   }
 }
 
-function describe(report: PruneReport, dryRun: boolean, missingProject: string | null): string {
+function describe(report: PruneReport, dryRun: boolean): string {
   const verb = dryRun ? 'would remove' : 'removed';
   const lines = report.runs.map(
     (run) => `${verb} run ${run.runId} (${run.origin}, ${run.status}, ended ${run.updatedAt})`,
@@ -77,11 +81,6 @@ function describe(report: PruneReport, dryRun: boolean, missingProject: string |
     `${verb} ${report.runs.length} run${report.runs.length === 1 ? '' : 's'} and ` +
       `${report.threads.length} workflow thread${report.threads.length === 1 ? '' : 's'}`,
   );
-  if (missingProject !== null) {
-    lines.push(
-      `workflow checkpoints were not looked at: no project at '${missingProject}' (pass --project)`,
-    );
-  }
   return lines.join('\n');
 }
 

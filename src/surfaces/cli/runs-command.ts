@@ -26,7 +26,7 @@ const USAGE = `Usage:
   service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
   service runs show <run_id> [--json]
   service runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
-  service runs prune --older-than AGE [--status STATUS] [--origin NAME] [--dry-run]
+  service runs prune --older-than AGE [--status STATUS] [--origin NAME] [--project DIR] [--dry-run] [--json]
   service runs vacuum
 
 Works on the event store SERVICE_EVENTS names (default: ./.agentdeck/state.db), shared

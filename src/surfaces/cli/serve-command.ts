@@ -82,7 +82,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.log(
       retentionDays === null
         ? 'agentdeck: every run is kept (set SERVICE_RETENTION_DAYS to remove the ones that ended long ago)'
-        : `agentdeck: runs that ended more than ${retentionDays} days ago are removed (SERVICE_RETENTION_DAYS)`,
+        : `agentdeck: runs that ended more than ${retentionDays} day${retentionDays === 1 ? '' : 's'} ago are removed (SERVICE_RETENTION_DAYS)`,
     );
     if (deck.agents.size > 0 && !modelConfigured(engineSettingsFromEnv())) {
       console.log(`agentdeck: workflows are ready; ${NO_MODEL_CONFIGURED}.`);
