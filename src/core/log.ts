@@ -16,10 +16,19 @@ let current: Logger = console;
 
 /** The deck's log: forwards each line to the logger in use now. */
 export const log: Logger = {
-  error: (message) => current.error(message),
-  warn: (message) => current.warn(message),
-  info: (message) => current.info(message),
+  error: (message) => write('error', message),
+  warn: (message) => write('warn', message),
+  info: (message) => write('info', message),
 };
+
+/** A logger that throws must not turn a background task's log line into a crash. */
+function write(level: keyof Logger, message: string): void {
+  try {
+    current[level](message);
+  } catch {
+    // Nowhere left to say it: the logger itself failed.
+  }
+}
 
 /** Send the log to `logger` (or `console`) until the returned function puts the previous one back. */
 export function useLogger(logger: Logger | undefined): () => void {

@@ -9,8 +9,10 @@
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
 import type { Workflow } from '../authoring/workflow.js';
+import { ConfigError } from '../core/errors.js';
 import type { ConversationSession, SessionBackend } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
+import { canPruneRuns } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import type { McpConnections, OpenAIAgentsEngine } from '../engines/openai-agents/index.js';
 import { resolveObservers } from '../observers/defaults.js';
@@ -57,6 +59,12 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
   if (options.retentionDays !== undefined) settings.retentionDays = options.retentionDays;
   const ownsStore = options.eventStore === undefined;
   const unmetered = options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
+  if (settings.retentionDays !== null && !canPruneRuns(unmetered)) {
+    if (ownsStore) await unmetered.close();
+    throw new ConfigError(
+      `retention is set (${settings.retentionDays} days) but this event store cannot remove runs (it has no pruneRuns); use the memory, SQLite or Postgres store, implement RunPruning, or unset SERVICE_RETENTION_DAYS / retentionDays`,
+    );
+  }
   const metrics = new DeckMetrics();
   const store = metrics.meterEventStore(unmetered, eventStoreBackend(unmetered));
   let sessions: SessionBackend | null = null;

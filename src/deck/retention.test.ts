@@ -3,6 +3,7 @@ import { openTestDeck, testDeck } from '../../test/support/decks.js';
 import { approval, threeSteps } from '../../test/support/workflows.js';
 import { Agent, ConfigError, InterruptResult } from '../index.js';
 import { threadClaimKey } from '../runtime/workflow-run.js';
+import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
 
 const replies = (count: number) =>
@@ -98,6 +99,20 @@ describe('retention: deck.prune()', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await eventStore.getRun(turn.runId)).toBeNull();
+  });
+
+  it('refuses to open with a retention on a store that cannot remove runs', async () => {
+    const memory = new MemoryEventStore();
+    // A store of one's own without the RunPruning ability.
+    const withoutPruning = new Proxy(memory, {
+      get: (target, key) => {
+        if (key === 'pruneRuns') return undefined;
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { deck } = testDeck({ eventStore: withoutPruning, retentionDays: 30 });
+    await expect(deck.open()).rejects.toThrow(/cannot remove runs \(it has no pruneRuns\)/);
   });
 
   it('refuses a retentionDays that is not a positive number, naming it', () => {

@@ -25,7 +25,7 @@ export interface ObserverQueueOptions {
   sliceSize?: number;
   /** How long closing waits for the backlog, then for the observer's `close()`. @default 10000 */
   closeTimeoutMs?: number;
-  /** Where the queue's log lines go. @default console.warn */
+  /** Where the queue's log lines go. @default the deck's log (core/log.ts), as warnings */
   log?: (line: string) => void;
 }
 

@@ -27,8 +27,8 @@ export interface RuntimeSettings {
   /**
    * `SERVICE_RETENTION_DAYS`: runs that ended longer ago than this are removed, with the
    * checkpoints of workflow threads all of whose runs are gone (retention.ts); `null` keeps
-   * every run forever. Only an open deck with background work prunes by itself (`serve()`,
-   * `agentdeck serve`). @default null
+   * every run forever. Every open deck with background work (the default of `open()`;
+   * `serve()`, `agentdeck serve`) sweeps by itself. @default null
    */
   retentionDays: number | null;
 }

@@ -15,6 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { errorMessage, StoreError } from '../../core/errors.js';
+import { log } from '../../core/log.js';
 import type { ConversationSession, SessionBackend, SessionItem } from '../../core/sessions.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { sqliteModule } from './driver.js';
@@ -180,16 +181,19 @@ export class SqliteSessionBackend implements SessionBackend {
       addItems: async (items) =>
         this.#run('add items to', sessionId, () => {
           if (items.length === 0) return;
-          // What expired is gone before it is written to again (its history does not come back).
-          if (this.#expired(sessionId)) this.#sql.clear.run(sessionId);
-          if (items.length === 1) {
-            this.#sql.insert.run(sessionId, JSON.stringify(items[0]));
-          } else {
-            // One statement is atomic: no transaction to open and commit around the rows.
-            const rows = JSON.stringify(items.map((item) => JSON.stringify(item)));
-            this.#sql.insertMany.run(sessionId, rows);
-          }
-          this.#written(sessionId);
+          // One transaction: another process sharing the file never sees (or evicts) a write
+          // half done, and an expired history is cleared with the write that replaces it.
+          this.#transaction(() => {
+            if (this.#expired(sessionId)) this.#sql.clear.run(sessionId);
+            if (items.length === 1) {
+              this.#sql.insert.run(sessionId, JSON.stringify(items[0]));
+            } else {
+              const rows = JSON.stringify(items.map((item) => JSON.stringify(item)));
+              this.#sql.insertMany.run(sessionId, rows);
+            }
+            this.#sql.touch.run(sessionId, Date.now());
+          });
+          this.#evictNowAndThen();
         }),
       popItem: async () =>
         this.#run('pop an item from', sessionId, () => {
@@ -213,18 +217,44 @@ export class SqliteSessionBackend implements SessionBackend {
   }
 
   /** Note a write, and now and then drop what expired or is beyond the bound. */
-  #written(sessionId: string): void {
-    const now = Date.now();
-    this.#sql.touch.run(sessionId, now);
+  /**
+   * Now and then, drop what expired or is beyond the bound, in a transaction of its own (a
+   * session's rows and its items go together). A failure here is logged, not raised: the
+   * write before it is done, and a caller that retried it would write it twice.
+   */
+  #evictNowAndThen(): void {
     this.#writes += 1;
     if (this.#writes % EVICT_EVERY_WRITES !== 0) return;
-    const dropped: unknown[] = [];
-    if (this.#ttlMs !== null) dropped.push(...this.#sql.expire.all(now - this.#ttlMs));
-    if (this.#maxSessions !== null) {
-      const { n } = this.#sql.count.get() as { n: number };
-      if (n > this.#maxSessions) dropped.push(...this.#sql.evictOldest.all(n - this.#maxSessions));
+    try {
+      this.#transaction(() => {
+        const dropped: unknown[] = [];
+        const now = Date.now();
+        if (this.#ttlMs !== null) dropped.push(...this.#sql.expire.all(now - this.#ttlMs));
+        if (this.#maxSessions !== null) {
+          const { n } = this.#sql.count.get() as { n: number };
+          if (n > this.#maxSessions) {
+            dropped.push(...this.#sql.evictOldest.all(n - this.#maxSessions));
+          }
+        }
+        for (const row of dropped) this.#sql.clear.run((row as { session_id: string }).session_id);
+      });
+    } catch (error) {
+      log.error(
+        `[agentdeck] SQLite session store '${this.path}' could not drop expired sessions: ${errorMessage(error)}; it tries again later`,
+      );
     }
-    for (const row of dropped) this.#sql.clear.run((row as { session_id: string }).session_id);
+  }
+
+  /** Run `body` in one write transaction (`BEGIN IMMEDIATE`: the write lock first). */
+  #transaction(body: () => void): void {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      body();
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   /** Closes the database; a memory database's history is gone. Safe to call twice. */

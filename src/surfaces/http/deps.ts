@@ -3,6 +3,8 @@
  * deck itself when it builds the app: the public Deck has no event-log reader, SPEC.md rule
  * 9), the per-request run options, and the error log.
  */
+
+import { log } from '../../core/log.js';
 import { type ErrorLog, HttpError } from './errors.js';
 import type { AppOptions } from './options.js';
 import type { DeckGrants, EventLog, HttpMetrics, Readiness, ServedDeck } from './served-deck.js';
@@ -49,7 +51,7 @@ export function makeDeps<C>(
     runContext: contextOf
       ? async (request) => ({ context: await contextOf(request) })
       : async () => ({}),
-    log: options.log ?? ((message) => console.error(message)),
+    log: options.log ?? ((message) => log.error(message)),
     shutdown: options.shutdown,
   };
 }

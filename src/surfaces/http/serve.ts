@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
 import { errorMessage } from '../../core/errors.js';
+import { log } from '../../core/log.js';
 import { type ServeOptions, serveSettingsFromEnv } from './options.js';
 import type { ServedDeck } from './served-deck.js';
 
@@ -91,7 +92,7 @@ export async function serve<C>(
         try {
           await deck.close();
         } catch (error) {
-          console.error(`[agentdeck] closing the deck failed: ${errorMessage(error)}`);
+          log.error(`[agentdeck] closing the deck failed: ${errorMessage(error)}`);
         } finally {
           finished();
         }
