@@ -46,8 +46,9 @@ describe('serve()', () => {
     expect(streaming.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(streaming.headers.get('x-accel-buffering')).toBe('no');
     const reader = (streaming.body as ReadableStream<Uint8Array>).getReader();
+    // The first read holds the first frame; on a loaded machine the next ones may come with it.
     const firstChunk = new TextDecoder().decode((await reader.read()).value);
-    expect(firstChunk).toBe('data: {"delta": "w0 "}\n\n');
+    expect(firstChunk.startsWith('data: {"delta": "w0 "}\n\n')).toBe(true);
 
     // SIGTERM mid-stream (our handler, called as the signal would).
     const added = process.listeners('SIGTERM').filter((l) => !sigtermBefore.includes(l));
