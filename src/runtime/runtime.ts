@@ -41,6 +41,7 @@ import type { DueThread, SegmentStart, WorkflowEngine } from './workflow-engine.
 import {
   addressResume,
   playWorkflowSegment,
+  threadEndsWithRun,
   type WorkflowOutcome,
   type WorkflowResume,
   type WorkflowRunDeps,
@@ -117,8 +118,19 @@ export class Runtime implements RunPlayer {
    * Record a pause, cancel or resume request for a run (control/requests.ts); a run playing
    * here looks at it at once. An unknown run raises NotFoundError.
    */
-  requestControl(runId: string, verb: ControlVerb, reason: string | null): Promise<ControlRequest> {
-    return requestControl(this.#deps.store, this, runId, verb, reason);
+  async requestControl(
+    runId: string,
+    verb: ControlVerb,
+    reason: string | null,
+  ): Promise<ControlRequest> {
+    const request = await requestControl(this.#deps.store, this, runId, verb, reason);
+    // A waiting run cancelled at rest ended here: drop a thread that ends with it.
+    const run = verb === 'cancel' ? await this.#deps.store.getRun(runId) : null;
+    const workflow = run && this.#catalog.workflows.get(run.origin);
+    if (run?.status === 'cancelled' && workflow && threadEndsWithRun(workflow, run.sessionId)) {
+      await this.#deps.workflowEngine.deleteThread(workflow, runId);
+    }
+    return request;
   }
 
   /** Continue a paused run of the catalog; the events it produced, `[]` when nothing was paused. */

@@ -5,7 +5,8 @@
  * the graph produces them, and ends with exactly one of: `run.completed` (the final state
  * as one DataBlock; the thread's claim is freed), `run.interrupted` (waiting for a
  * person's answer) or `run.paused` (sleeping until a time), both of which keep the claim,
- * `run.failed`, or `run.cancelled`.
+ * `run.failed`, or `run.cancelled`. A run that ends (completed, failed, cancelled) on a thread
+ * that ends with it ({@link threadEndsWithRun}) has the thread's checkpoints dropped.
  */
 
 import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workflow-definition.js';
@@ -97,6 +98,18 @@ export function segmentResult(
   if (end.type === 'completed') return end.state;
   const payload = end.type === 'interrupted' ? end.payload : timerPayload(end.wakeAt);
   return new InterruptResult(payload, threadId, runId);
+}
+
+/**
+ * Whether a run's thread ends with the run: a non-durable workflow's thread named by the run
+ * id (no `sessionId`). Nothing can continue it once the run has ended, so its checkpoints are
+ * dropped then (and a server running such runs for days keeps flat memory). A thread the
+ * caller named keeps its state for a later call with the same id while the deck lives (SPEC:
+ * "a later call with the same id resumes it"); a durable thread lives in its checkpointer
+ * until retention removes it.
+ */
+export function threadEndsWithRun(workflow: WorkflowDefinition, sessionId: string | null): boolean {
+  return !workflow.durable && sessionId === null;
 }
 
 const CONSUMER_STOPPED = 'the consumer stopped reading the stream';
@@ -210,6 +223,11 @@ export async function* playWorkflowSegment(
     }
     await lease.release();
     lease.finish();
+    if (!paused && threadEndsWithRun(workflow, identity.sessionId)) {
+      await deps.engine
+        .deleteThread(workflow, threadId)
+        .catch(logFailure(`drop the thread of run '${identity.runId}'`));
+    }
   }
 }
 

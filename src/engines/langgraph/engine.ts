@@ -37,7 +37,10 @@ export class LangGraphEngine implements WorkflowEngine {
   readonly #definitions = new Map<string, WorkflowDefinition>();
   readonly #compiled = new Map<string, CompiledGraph>();
   readonly #nodeSites = new Map<string, NodeSite[]>();
-  /** Threads of non-durable workflows: they live as long as the deck. */
+  /**
+   * Threads of non-durable workflows, in memory: a thread named by its run id is dropped when
+   * the run ends (the runtime calls `deleteThread`), one the caller named lives with the deck.
+   */
   readonly #local = new MemorySaver();
   #durable: BaseCheckpointSaver | null = null;
 
@@ -131,6 +134,11 @@ export class LangGraphEngine implements WorkflowEngine {
   async deleteThread(workflow: WorkflowDefinition, threadId: string): Promise<void> {
     const saver = workflow.durable ? this.#durable : this.#local;
     await saver?.deleteThread(storedThreadId(workflow.name, threadId));
+  }
+
+  /** How many threads of non-durable workflows this engine holds in memory now. */
+  localThreadCount(): number {
+    return Object.keys(this.#local.storage).length;
   }
 
   async close(): Promise<void> {
