@@ -5,7 +5,7 @@
  * in-process MemorySaver otherwise. A segment is one `stream()` of the compiled graph, in
  * `updates`, `custom` and `values` modes, turned into event drafts as it runs.
  */
-import { type BaseCheckpointSaver, Command, MemorySaver } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
 import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { ConfigError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
@@ -26,6 +26,7 @@ import {
   openPausesOf,
   toPause,
 } from './graph.js';
+import { LocalThreads } from './local-threads.js';
 import { type NodeSite, nodeSitesOf } from './node-sites.js';
 import { resumeValue } from './nodes.js';
 import { storedThreadId } from './threads.js';
@@ -37,12 +38,13 @@ export class LangGraphEngine implements WorkflowEngine {
   readonly #definitions = new Map<string, WorkflowDefinition>();
   readonly #compiled = new Map<string, CompiledGraph>();
   readonly #nodeSites = new Map<string, NodeSite[]>();
-  /**
-   * Threads of non-durable workflows, in memory: a thread named by its run id is dropped when
-   * the run ends (the runtime calls `deleteThread`), one the caller named lives with the deck.
-   */
-  readonly #local = new MemorySaver();
+  /** Threads of non-durable workflows, in memory and bounded (local-threads.ts). */
+  readonly #local: LocalThreads;
   #durable: BaseCheckpointSaver | null = null;
+
+  constructor(options: { maxLocalThreads?: number } = {}) {
+    this.#local = new LocalThreads(options.maxLocalThreads);
+  }
 
   compile(workflow: WorkflowDefinition): void {
     if (this.#definitions.has(workflow.name)) return;
@@ -61,13 +63,13 @@ export class LangGraphEngine implements WorkflowEngine {
   attach(durable: BaseCheckpointSaver): void {
     this.#durable = durable;
     for (const workflow of this.#definitions.values()) {
-      const saver = workflow.durable ? durable : this.#local;
+      const saver = workflow.durable ? durable : this.#local.saver;
       this.#compiled.set(workflow.name, compileGraph(workflow, saver));
     }
   }
 
   async *playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined> {
-    const { workflow, threadId, start, scope, settings } = request;
+    const { workflow, threadId, start } = request;
     const graph = this.#graph(workflow.name);
     const input =
       'input' in start
@@ -79,8 +81,29 @@ export class LangGraphEngine implements WorkflowEngine {
                 Object.entries(start.resume).map(([id, value]) => [id, resumeValue(value)]),
               ),
             });
-    const stream = await graph.stream(input, {
-      configurable: { thread_id: storedThreadId(workflow.name, threadId) },
+    const stored = storedThreadId(workflow.name, threadId);
+    if (!workflow.durable) this.#local.begin(workflow.name, stored);
+    try {
+      return yield* this.#play(request, graph, input, stored);
+    } finally {
+      if (!workflow.durable) {
+        await this.#local.end(stored, async (name, id) => {
+          const compiled = this.#compiled.get(name);
+          return compiled ? (await openPausesOf(compiled, id)).length > 0 : false;
+        });
+      }
+    }
+  }
+
+  async *#play(
+    request: SegmentRequest,
+    graph: CompiledGraph,
+    input: unknown,
+    stored: string,
+  ): AsyncGenerator<EventDraft, SegmentEnd, undefined> {
+    const { workflow, threadId, scope, settings } = request;
+    const stream = await graph.stream(input as never, {
+      configurable: { thread_id: stored },
       ...workflow.runSettings,
       ...settings,
       context: scope,
@@ -132,13 +155,14 @@ export class LangGraphEngine implements WorkflowEngine {
   }
 
   async deleteThread(workflow: WorkflowDefinition, threadId: string): Promise<void> {
-    const saver = workflow.durable ? this.#durable : this.#local;
-    await saver?.deleteThread(storedThreadId(workflow.name, threadId));
+    const stored = storedThreadId(workflow.name, threadId);
+    if (workflow.durable) await this.#durable?.deleteThread(stored);
+    else await this.#local.delete(stored);
   }
 
   /** How many threads of non-durable workflows this engine holds in memory now. */
   localThreadCount(): number {
-    return Object.keys(this.#local.storage).length;
+    return this.#local.size;
   }
 
   async close(): Promise<void> {

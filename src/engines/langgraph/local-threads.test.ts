@@ -53,8 +53,8 @@ afterEach(async () => {
   while (open.length > 0) await open.pop()?.close();
 });
 
-function setUp() {
-  const engine = new LangGraphEngine();
+function setUp(maxLocalThreads?: number) {
+  const engine = new LangGraphEngine(maxLocalThreads === undefined ? {} : { maxLocalThreads });
   for (const workflow of [counter, approval, steps]) engine.compile(workflow);
   engine.attach(new MemorySaver());
   const store = new MemoryEventStore();
@@ -133,5 +133,27 @@ describe('threads of non-durable workflows', () => {
       steps: ['one', 'two', 'three', 'one', 'two', 'three'],
     });
     expect(engine.localThreadCount()).toBe(1);
+  });
+
+  it('keep at most maxLocalThreads named threads, dropping the ones played longest ago, never a waiting one', async () => {
+    const { engine, runtime } = setUp(3);
+    // The oldest named thread waits for an answer: it is never dropped.
+    await play(runtime.streamWorkflow(approval, {}, { sessionId: 'asks', runId: 'w-3' }));
+    for (let i = 0; i < 6; i++) {
+      await play(runtime.streamWorkflow(steps, { n: i }, { sessionId: `named-${i}` }));
+    }
+    // Three kept: the waiting one (which counts, but may not be dropped) and the two newest.
+    expect(engine.localThreadCount()).toBe(3);
+    expect(await engine.openPauses(approval, 'asks')).toHaveLength(1);
+    // The newest named thread still carries its state.
+    const { outcome } = await play(
+      runtime.streamWorkflow(steps, { n: 0 }, { sessionId: 'named-5' }),
+    );
+    expect((outcome.result as { steps: string[] }).steps).toHaveLength(6);
+    // The oldest plain one is gone: a run on its name starts afresh.
+    const fresh = await play(runtime.streamWorkflow(steps, { n: 0 }, { sessionId: 'named-0' }));
+    expect((fresh.outcome.result as { steps: string[] }).steps).toHaveLength(3);
+    const answered = await play(runtime.resumeWorkflow(approval, 'w-3', { answer: true }));
+    expect(answered.outcome.result).toEqual({ approved: true });
   });
 });
