@@ -94,7 +94,9 @@ async function main(): Promise<void> {
     ]);
     console.log(test.name, wallAt.map((ms) => ms.toFixed(2)).join(' / '), `${ratio.toFixed(2)}×`);
   }
-  writeSection('session-turns', [
+  writeSection('session-turns.bench', [
+    '## Turn time by session length (`npm run bench:session-turns`)',
+    '',
     `One session, ${TURNS} turns, scripted model in process; ms per turn, wall clock (CPU), the`,
     `median of the ${WINDOW} turns ending at each, median of ${ROUNDS} rounds.`,
     '',
