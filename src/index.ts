@@ -17,6 +17,7 @@ export {
   type RequiredType,
   typeParameter,
 } from './authoring/context.js';
+export type { HistoryPolicy } from './authoring/history-policy.js';
 export {
   type HttpServerConfig,
   MCP,
@@ -82,7 +83,12 @@ export {
 export { InterruptResult, isInterrupt, type WorkflowResult } from './core/interrupt-result.js';
 export type { Logger } from './core/log.js';
 export { MODEL_PRICES, type ModelPrice } from './core/prices.js';
-export type { ConversationSession, SessionFactory, SessionItem } from './core/sessions.js';
+export type {
+  ConversationSession,
+  SessionFactory,
+  SessionItem,
+  SharedHistorySession,
+} from './core/sessions.js';
 export { foldStatus, type RunStatus } from './core/status.js';
 export type {
   ClaimHolder,

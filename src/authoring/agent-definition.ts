@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Context } from './context.js';
+import type { HistoryPolicy } from './history-policy.js';
 import type { AgentTool } from './tool.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
 
@@ -49,4 +50,6 @@ export interface AgentDefinition<C = unknown, O = unknown> {
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
   readonly outputType: z.ZodType<O> | undefined;
+  /** What of the session's history a turn sends to the model; `undefined`: the deck's default. */
+  readonly history?: HistoryPolicy | undefined;
 }

@@ -12,6 +12,7 @@ import {
   runHeadless,
 } from '../engines/openai-agents/headless.js';
 import type { AgentDefinition, AgentHooks, AgentModel, Instructions } from './agent-definition.js';
+import { checkHistoryPolicy, type HistoryPolicy } from './history-policy.js';
 import type { AgentTool, BuiltTool } from './tool.js';
 import type { Workflow } from './workflow.js';
 
@@ -36,6 +37,12 @@ export interface AgentOptions<C = unknown, O = string> {
   model?: string | AgentModel;
   /** zod schema of a structured output; the turn's output is then the parsed object. */
   outputType?: z.ZodType<O>;
+  /**
+   * What of the session's history each turn sends to the model (the latest items, a token
+   * budget, a compaction hook); the session still keeps everything.
+   * @default the deck's `history`, else the full history
+   */
+  history?: HistoryPolicy;
 }
 
 /**
@@ -53,6 +60,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
   readonly outputType: z.ZodType<O> | undefined;
+  readonly history: HistoryPolicy | undefined;
 
   constructor(options: AgentOptions<C, O>) {
     if (typeof options?.name !== 'string' || options.name.trim() === '') {
@@ -66,6 +74,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
     this.hooks = options.hooks ?? {};
     this.model = options.model;
     this.outputType = options.outputType;
+    this.history = checkHistoryPolicy(options.history, `agent '${options.name}'`);
   }
 
   /**

@@ -25,3 +25,17 @@ export interface SessionBackend {
   sessionFor(sessionId: string): ConversationSession;
   close(): Promise<void>;
 }
+
+/**
+ * A session that can hand a turn its whole history without reading and parsing all of it
+ * each time (the SQLite backend keeps it parsed and reads only what was written since).
+ * The items are frozen and shared with every other reader: copy one to change it.
+ */
+export interface SharedHistorySession extends ConversationSession {
+  /** The whole history, oldest first, as `getItems()` reads it, but shared and frozen. */
+  getSharedItems(): Promise<readonly SessionItem[]>;
+}
+
+export function hasSharedHistory(session: ConversationSession): session is SharedHistorySession {
+  return typeof (session as Partial<SharedHistorySession>).getSharedItems === 'function';
+}

@@ -6,6 +6,7 @@
  */
 
 import type { Agent } from '../authoring/agent.js';
+import { checkHistoryPolicy } from '../authoring/history-policy.js';
 import { toMcp } from '../authoring/mcp.js';
 import type { Schedule } from '../authoring/schedule.js';
 import { type Skill, toSkills } from '../authoring/skills.js';
@@ -150,6 +151,7 @@ export class Deck<C = unknown> {
     if (this.#state === 'closed') throw closedError(this.name);
     if (this.#state !== 'new') return this;
     checkObservers(this.#options.observers);
+    const history = checkHistoryPolicy(this.#options.history, `deck '${this.name}'`);
     checkCatalogNames(this.#catalog.agents, this.#catalog.workflows);
     const skills = toSkills(this.#options.skills)?.load() ?? new Map<string, Skill>();
     const mcp = toMcp(this.#options.mcp);
@@ -161,7 +163,7 @@ export class Deck<C = unknown> {
     });
     const mcpConnections = mcp ? new McpConnections(mcp) : null;
     const engine = new OpenAIAgentsEngine(engineSettingsFromEnv());
-    engine.useCatalog({ skills, mcp: mcpConnections });
+    engine.useCatalog({ skills, mcp: mcpConnections, history });
     for (const agent of this.agents.values()) engine.compile(agent);
     const workflowEngine = new LangGraphEngine();
     for (const workflow of this.workflows.values()) workflowEngine.compile(workflow);

@@ -2,6 +2,7 @@
 
 import type { Agent } from '../authoring/agent.js';
 import type { ContextClass } from '../authoring/context.js';
+import type { HistoryPolicy } from '../authoring/history-policy.js';
 import type { McpOption } from '../authoring/mcp.js';
 import type { Schedule } from '../authoring/schedule.js';
 import type { SkillsOption } from '../authoring/skills.js';
@@ -55,6 +56,11 @@ export interface DeckOptions<C = unknown> {
   context?: ContextClass<C>;
   /** Conversation memory per session id. @default SERVICE_SESSION: Redis when set, else in-process SQLite */
   sessionFactory?: SessionFactory;
+  /**
+   * What of a session's history an agent's turn sends to the model, for agents without their
+   * own `history`. @default the full history
+   */
+  history?: HistoryPolicy;
   /**
    * An event store to use instead of the one `SERVICE_EVENTS` names. The deck never closes
    * a store passed in. @default built from SERVICE_EVENTS (SQLite at ./.agentdeck/state.db)

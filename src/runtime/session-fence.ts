@@ -5,21 +5,30 @@
  *
  * Tested in src/deck/turn-endings.test.ts (the late history writes of a cancelled turn).
  */
-import type { ConversationSession } from '../core/sessions.js';
+import {
+  type ConversationSession,
+  hasSharedHistory,
+  type SharedHistorySession,
+} from '../core/sessions.js';
 
 export function fencedSession(session: ConversationSession): {
   session: ConversationSession;
   close(): void;
 } {
   let open = true;
+  const fenced: ConversationSession = {
+    getSessionId: () => session.getSessionId(),
+    getItems: (limit) => session.getItems(limit),
+    addItems: async (items) => (open ? session.addItems(items) : undefined),
+    popItem: async () => (open ? session.popItem() : undefined),
+    clearSession: async () => (open ? session.clearSession() : undefined),
+  };
+  // Reads are never fenced: the shared history passes through when the session has one.
+  if (hasSharedHistory(session)) {
+    (fenced as SharedHistorySession).getSharedItems = () => session.getSharedItems();
+  }
   return {
-    session: {
-      getSessionId: () => session.getSessionId(),
-      getItems: (limit) => session.getItems(limit),
-      addItems: async (items) => (open ? session.addItems(items) : undefined),
-      popItem: async () => (open ? session.popItem() : undefined),
-      clearSession: async () => (open ? session.clearSession() : undefined),
-    },
+    session: fenced,
     close: () => {
       open = false;
     },

@@ -23,10 +23,12 @@ import {
   OpenAIResponsesModel,
 } from '@openai/agents-openai';
 import type { AgentDefinition, AgentModel } from '../../authoring/agent-definition.js';
+import { type HistoryPolicy, selectHistory } from '../../authoring/history-policy.js';
 import type { Skill } from '../../authoring/skills.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
 import { ConfigError, DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
+import { hasSharedHistory } from '../../core/sessions.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import { compileAgent } from './compile/compile.js';
@@ -65,6 +67,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
   #skills: ReadonlyMap<string, Skill> = new Map();
   #mcp: McpConnections | null = null;
   #spanSink: EngineSpanSink | null = null;
+  #history: HistoryPolicy | undefined;
 
   constructor(private readonly settings: OpenAIEngineSettings = engineSettingsFromEnv()) {
     const client = modelClient(settings);
@@ -78,12 +81,19 @@ export class OpenAIAgentsEngine implements AgentEngine {
   }
 
   /**
-   * The deck's catalog, before its agents compile: the skills they may load, and the MCP
-   * servers (started at open) whose tools they get. A headless engine has none.
+   * The deck's catalog, before its agents compile: the skills they may load, the MCP
+   * servers (started at open) whose tools they get, and the deck's history policy. A
+   * headless engine has none.
    */
-  useCatalog(catalog: { skills: ReadonlyMap<string, Skill>; mcp: McpConnections | null }): void {
+  useCatalog(catalog: {
+    skills: ReadonlyMap<string, Skill>;
+    mcp: McpConnections | null;
+    /** The history policy of agents without their own. @default the full history */
+    history?: HistoryPolicy | undefined;
+  }): void {
     this.#skills = catalog.skills;
     this.#mcp = catalog.mcp;
+    this.#history = catalog.history;
   }
 
   /**
@@ -137,7 +147,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
         };
       }
     }
-    const { input, inputLength } = await this.turnInput(request, engineAgent);
+    const { input, inputLength, history } = await this.turnInput(request, engineAgent);
     const transcript = new TurnTranscript(
       scope,
       this.modelName(agent.model),
@@ -154,6 +164,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
         runner,
         agent: engineAgent,
         input,
+        history,
         scope,
         gate,
         transcript,
@@ -166,8 +177,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
       await request.control.suspend(
         ended === null
           ? // paused before a model call on the plain loop: go on from that call's input
-            saveInputContinuation(gate.pausedInput ?? [], inputLength)
-          : saveContinuation(ended.state, inputLength),
+            saveInputContinuation(gate.pausedInput ?? [], inputLength, history)
+          : saveContinuation(ended.state, inputLength, history),
       );
       yield { kind: 'run.paused', payload: { reason: null } };
       return;
@@ -187,30 +198,35 @@ export class OpenAIAgentsEngine implements AgentEngine {
   }
 
   /**
-   * What the engine runs: a new turn's history and message (the message is written to the
-   * session at once, so a failed turn still shows what was asked), or a paused turn's state.
+   * What the engine runs: a new turn's message (written to the session at once, so a failed
+   * turn still shows what was asked) and the history sent before it, chosen by the agent's
+   * history policy; or a paused turn's state and the history it was sent. The history is
+   * kept out of the engine's input (`turn/turn-context.ts` rule 5): `inputLength` counts the
+   * engine's input alone.
    */
   private async turnInput(
     request: TurnRequest,
     compiled: CompiledAgent,
-  ): Promise<{ input: TurnInput; inputLength: number }> {
+  ): Promise<{ input: TurnInput; inputLength: number; history: readonly AgentInputItem[] }> {
     const { agent, scope, session } = request;
     if (request.continuation !== null) {
-      const { state, inputLength } = await restoreContinuation(
+      const { state, inputLength, history } = await restoreContinuation(
         compiled,
         request.continuation,
         scope,
       );
-      return { input: state, inputLength };
+      return { input: state, inputLength, history };
     }
     const message = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
-    if (!session) return { input: message, inputLength: asItems(message).length };
-    const history = (await session.getItems()) as AgentInputItem[];
     const items = asItems(message);
+    if (!session) return { input: message, inputLength: items.length, history: [] };
+    // Shared and parsed once where the backend can (SQLite): not the whole history each turn.
+    const stored = hasSharedHistory(session)
+      ? await session.getSharedItems()
+      : await session.getItems();
     await session.addItems(items);
-    // A conversation's first turn is its message alone: given as is, the engine has less to copy.
-    if (history.length === 0) return { input: message, inputLength: items.length };
-    return { input: [...history, ...items], inputLength: history.length + items.length };
+    const history = await selectHistory(stored, agent.history ?? this.#history);
+    return { input: message, inputLength: items.length, history: history as AgentInputItem[] };
   }
 
   /** One turn with the engine alone: no run scope (so no context), nothing recorded. */

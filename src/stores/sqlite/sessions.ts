@@ -10,14 +10,22 @@
  * expires `ttlSeconds` after its last write (as Redis's do), and beyond `maxSessions` the
  * sessions written longest ago are dropped. Both are checked on writes (every
  * `EVICT_EVERY_WRITES`), and an expired session reads as empty at once.
+ *
+ * `getSharedItems` (what a turn reads) is served from a per-backend cache of parsed histories
+ * (`history-cache.ts`):
+ * rows are only ever deleted from a session's end (`popItem`) or all at once (`clearSession`,
+ * expiry, eviction), and keys are never reused, so while the row of the last item read is
+ * still the session's, every row before it is too, and only the rows after it are read and
+ * parsed. That holds whichever process wrote the file.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { errorMessage, StoreError } from '../../core/errors.js';
 import { log } from '../../core/log.js';
-import type { ConversationSession, SessionBackend, SessionItem } from '../../core/sessions.js';
+import type { SessionBackend, SessionItem, SharedHistorySession } from '../../core/sessions.js';
 import { storeFailure } from '../shared/driver-errors.js';
+import { DEFAULT_CACHED_SESSIONS, deepFreeze, HistoryCache } from '../shared/history-cache.js';
 import { sqliteModule } from './driver.js';
 
 /** Options for {@link SqliteSessionBackend}. */
@@ -28,6 +36,8 @@ export interface SqliteSessionBackendOptions {
   ttlSeconds?: number | null;
   /** The most sessions kept; the ones written longest ago go first. `null`: no bound. @default 10_000 */
   maxSessions?: number | null;
+  /** How many sessions' parsed histories are kept for the next full read; 0: none. @default 256 */
+  cachedSessions?: number;
 }
 
 export const DEFAULT_MAX_SESSIONS = 10_000;
@@ -36,6 +46,7 @@ const DEFAULTS: Required<SqliteSessionBackendOptions> = {
   path: ':memory:',
   ttlSeconds: null,
   maxSessions: DEFAULT_MAX_SESSIONS,
+  cachedSessions: DEFAULT_CACHED_SESSIONS,
 };
 
 /** Expiry and the session bound are enforced once per this many writes. */
@@ -61,6 +72,8 @@ CREATE INDEX IF NOT EXISTS agentdeck_sessions_by_write ON agentdeck_sessions (wr
 
 interface Statements {
   all: StatementSync;
+  after: StatementSync;
+  has: StatementSync;
   insertMany: StatementSync;
   latest: StatementSync;
   insert: StatementSync;
@@ -94,15 +107,22 @@ export class SqliteSessionBackend implements SessionBackend {
   readonly #sql: Statements;
   readonly #ttlMs: number | null;
   readonly #maxSessions: number | null;
+  readonly #cache: HistoryCache;
   #writes = 0;
   #closed = false;
 
   constructor(options: SqliteSessionBackendOptions = {}) {
-    const { path, ttlSeconds, maxSessions } = { ...DEFAULTS, ...options };
+    const { path, ttlSeconds, maxSessions, cachedSessions } = { ...DEFAULTS, ...options };
     this.path = path;
     this.#ttlMs =
       checkBound('ttlSeconds', ttlSeconds) === null ? null : (ttlSeconds as number) * 1000;
     this.#maxSessions = checkBound('maxSessions', maxSessions);
+    if (!(Number.isSafeInteger(cachedSessions) && cachedSessions >= 0)) {
+      throw new StoreError(
+        `SQLite session store: \`cachedSessions\` must be a whole number, 0 or more; got ${String(cachedSessions)}`,
+      );
+    }
+    this.#cache = new HistoryCache(cachedSessions);
     try {
       const inMemory = path === ':memory:';
       if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
@@ -113,6 +133,13 @@ export class SqliteSessionBackend implements SessionBackend {
       this.#sql = {
         all: this.#db.prepare(
           'SELECT item FROM agentdeck_session_items WHERE session_id = ? ORDER BY seq',
+        ),
+        after: this.#db.prepare(
+          `SELECT seq, item FROM agentdeck_session_items WHERE session_id = ? AND seq > ?
+             ORDER BY seq`,
+        ),
+        has: this.#db.prepare(
+          'SELECT 1 AS found FROM agentdeck_session_items WHERE seq = ? AND session_id = ?',
         ),
         latest: this.#db.prepare(
           `SELECT item FROM (SELECT seq, item FROM agentdeck_session_items
@@ -165,7 +192,7 @@ export class SqliteSessionBackend implements SessionBackend {
     }
   }
 
-  sessionFor(sessionId: string): ConversationSession {
+  sessionFor(sessionId: string): SharedHistorySession {
     return {
       getSessionId: async () => sessionId,
       getItems: async (limit) =>
@@ -177,6 +204,12 @@ export class SqliteSessionBackend implements SessionBackend {
               ? this.#sql.all.all(sessionId)
               : this.#sql.latest.all(sessionId, limit);
           return rows.map((row) => parseItem(row.item));
+        }),
+      getSharedItems: async () =>
+        this.#run('read', sessionId, () => {
+          if (!this.#expired(sessionId)) return this.#history(sessionId);
+          this.#cache.forget(sessionId);
+          return [];
         }),
       addItems: async (items) =>
         this.#run('add items to', sessionId, () => {
@@ -205,8 +238,31 @@ export class SqliteSessionBackend implements SessionBackend {
         this.#run('clear', sessionId, () => {
           this.#sql.clear.run(sessionId);
           this.#sql.forget.run(sessionId);
+          this.#cache.forget(sessionId);
         }),
     };
+  }
+
+  /**
+   * The whole history, shared, from the cache: the rows after the last one read, when that row is
+   * still the session's (see the module's header); else every row.
+   */
+  #history(sessionId: string): SessionItem[] {
+    let cached = this.#cache.get(sessionId);
+    if (cached !== undefined && cached.cursor > 0 && !this.#sql.has.get(cached.cursor, sessionId)) {
+      cached = undefined; // popped or cleared since: read it all again
+    }
+    const rows = this.#sql.after.all(sessionId, cached?.cursor ?? 0) as Array<{
+      seq: number;
+      item: unknown;
+    }>;
+    const added = rows.map((row) => deepFreeze(parseItem(row.item)));
+    // The cached array never leaves here (readers get a copy), so it grows in place.
+    const entry = cached ?? { items: [], cursor: 0 };
+    for (const item of added) entry.items.push(item);
+    entry.cursor = rows.at(-1)?.seq ?? entry.cursor;
+    if (cached === undefined) this.#cache.set(sessionId, entry);
+    return [...entry.items];
   }
 
   /** Whether the session expired (its last write is older than the TTL). */

@@ -28,6 +28,7 @@ export class PlainLoop implements TurnLoop {
     const calls: TurnModelCalls = {
       whole: true,
       streaming: 0,
+      history: turn.history,
       beforeCall: (request) => {
         queue.push(outputs.release()); // the previous call's tools are done: their outputs go first
         gate.pauseBeforePlainCall(request.input);

@@ -142,22 +142,36 @@ export class ModelCallGate {
  */
 type Continuation = {
   engine: 'openai-agents';
-  /** Items of the run's input (history and the turn's message): the rest is the turn's output. */
+  /** Items of the run's input (the turn's message): the rest is the turn's output. */
   inputLength: number;
+  /**
+   * The history sent before the run's input (`turn-context.ts` rule 5). Absent in a
+   * continuation saved before the history was kept apart: its input holds the history.
+   */
+  history?: readonly AgentInputItem[];
 } & ({ state: string } | { input: AgentInputItem[] });
 
-export function saveContinuation(state: { toString(): string }, inputLength: number): string {
+export function saveContinuation(
+  state: { toString(): string },
+  inputLength: number,
+  history: readonly AgentInputItem[],
+): string {
   const continuation: Continuation = {
     engine: 'openai-agents',
     state: state.toString(),
     inputLength,
+    history,
   };
   return JSON.stringify(continuation);
 }
 
 /** A turn paused before a model call on the plain loop: the call's input is all it needs. */
-export function saveInputContinuation(input: AgentInputItem[], inputLength: number): string {
-  const continuation: Continuation = { engine: 'openai-agents', input, inputLength };
+export function saveInputContinuation(
+  input: AgentInputItem[],
+  inputLength: number,
+  history: readonly AgentInputItem[],
+): string {
+  const continuation: Continuation = { engine: 'openai-agents', input, inputLength, history };
   return JSON.stringify(continuation);
 }
 
@@ -173,6 +187,7 @@ export async function restoreContinuation(
 ): Promise<{
   state: RunState<RunScope | undefined, CompiledAgent> | AgentInputItem[];
   inputLength: number;
+  history: readonly AgentInputItem[];
 }> {
   let continuation: Continuation;
   try {
@@ -188,7 +203,8 @@ export async function restoreContinuation(
     );
   }
   if ('input' in continuation && Array.isArray(continuation.input)) {
-    return { state: continuation.input, inputLength: continuation.inputLength };
+    const { input, inputLength, history = [] } = continuation;
+    return { state: input, inputLength, history };
   }
   if (!('state' in continuation) || typeof continuation.state !== 'string') {
     throw new InvalidInputError(
@@ -201,7 +217,7 @@ export async function restoreContinuation(
     new RunContext<RunScope | undefined>(scope),
   );
   for (const held of state.getInterruptions()) state.approve(held);
-  return { state, inputLength: continuation.inputLength };
+  return { state, inputLength: continuation.inputLength, history: continuation.history ?? [] };
 }
 
 /** The engine's input items for a turn's message (the engine takes a bare string as one user message). */

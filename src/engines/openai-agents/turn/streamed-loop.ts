@@ -21,7 +21,11 @@ export class StreamedLoop implements TurnLoop {
 
   async *play(turn: TurnPlay): AsyncGenerator<EventDraft, TurnEnd> {
     const { runner, agent, input, scope, gate, transcript } = turn;
-    const calls: TurnModelCalls = { whole: this.wholeReplies, streaming: 0 };
+    const calls: TurnModelCalls = {
+      whole: this.wholeReplies,
+      streaming: 0,
+      history: turn.history,
+    };
     const result = await withTurnCalls(calls, () =>
       runner.run(agent, input, {
         stream: true,

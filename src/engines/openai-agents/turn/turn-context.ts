@@ -23,7 +23,12 @@
  *    `getResponse`, which only the plain loop calls: the streamed loop calls
  *    `getStreamedResponse`, whose replay of a whole reply asks the inner model directly. So on
  *    the streamed loop they never fire. `beforeCall` may throw to stop the turn (a pause).
- * 5. Every runner the engine makes relays its `agent_tool_end` hook to the current turn's
+ * 5. `history` is the session's history the turn sends (after the agent's history policy),
+ *    kept out of the engine's input: the engine copies, keys and tracks every input item on
+ *    every turn, which made a turn's cost grow with its session. The model wrapper puts it
+ *    before each of the turn's own requests (`whole-replies.ts`), so the model sees what it
+ *    would have seen had the engine been given it.
+ * 6. Every runner the engine makes relays its `agent_tool_end` hook to the current turn's
  *    `onToolEnd` ({@link relayToolEnds}, once, when the runner is made). The hook is the
  *    runner's, shared by whatever runs on it, so the plain loop also checks that the tool ran
  *    in its own run scope.
@@ -34,14 +39,22 @@
  * (`../compile/tool-ledger.ts`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ModelRequest, ModelResponse, RunContext, Runner } from '@openai/agents-core';
+import type {
+  AgentInputItem,
+  ModelRequest,
+  ModelResponse,
+  RunContext,
+  Runner,
+} from '@openai/agents-core';
 
-/** What a turn's model calls share with the loop that plays it (rules 2-4 above). */
+/** What a turn's model calls share with the loop that plays it (rules 2-5 above). */
 export interface TurnModelCalls {
   /** Ask for whole replies (the turn is not read live). */
   readonly whole: boolean;
   /** Model calls of the turn whose response is being read now (0 or 1). */
   streaming: number;
+  /** The history sent before the turn's own input in each model request (rule 5). */
+  readonly history?: readonly AgentInputItem[];
   /** Plain loop: told before each model call, with its request; may throw to stop there. */
   readonly beforeCall?: (request: ModelRequest) => void;
   /** Plain loop: told each model call's whole response. */
@@ -74,7 +87,7 @@ export function currentTurnCalls(): TurnModelCalls | undefined {
   return turnCalls.getStore();
 }
 
-/** Tell the turn playing on `runner` each tool's output (rule 5); call once, on a new runner. */
+/** Tell the turn playing on `runner` each tool's output (rule 6); call once, on a new runner. */
 export function relayToolEnds(runner: Runner): Runner {
   runner.on('agent_tool_end', (context, _agent, _tool, output, details) => {
     currentTurnCalls()?.onToolEnd?.(context as RunContext<unknown>, details.toolCall, output);

@@ -22,6 +22,8 @@ export interface TurnPlay {
   runner: Runner;
   agent: CompiledAgent;
   input: TurnInput;
+  /** The session's history sent before `input` in every model request (`turn-context.ts` rule 5). */
+  history: readonly AgentInputItem[];
   scope: RunScope;
   /** The turn's pause and cancel (`safe-points.ts`). */
   gate: ModelCallGate;
@@ -37,7 +39,7 @@ export interface TurnEnd {
   readonly state: { toString(): string };
   /** Tool calls held for approval: the turn paused before dispatching them. */
   readonly interruptions: readonly unknown[];
-  /** The run's input and the items the turn added, in order. */
+  /** The run's input (not the history before it) and the items the turn added, in order. */
   readonly history: readonly AgentInputItem[];
   readonly finalOutput: unknown;
 }

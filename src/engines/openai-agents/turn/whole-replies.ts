@@ -14,10 +14,12 @@
  * output and usage); either way it counts the turn's `streaming`. On the plain loop the
  * engine asks for whole responses itself, and the wrapper tells the loop each call before it
  * is made and its response (`TurnModelCalls.beforeCall`, `onResponse`). Outside a turn (a
- * headless run) it is the model, untouched.
+ * headless run) it is the model, untouched. In a turn, each request gets the session's
+ * history before the turn's own input (`turn-context.ts` rule 5).
  */
 
 import type {
+  AgentInputItem,
   Model,
   ModelProvider,
   ModelRequest,
@@ -41,9 +43,11 @@ export class ReplyModeModel implements Model {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const calls = currentTurnCalls();
     calls?.beforeCall?.(request);
-    const response = await this.inner.getResponse(request).catch((error: unknown) => {
-      throw asAbortError(error, request.signal);
-    });
+    const response = await this.inner
+      .getResponse(withHistory(request, calls))
+      .catch((error: unknown) => {
+        throw asAbortError(error, request.signal);
+      });
     calls?.onResponse?.(response);
     return response;
   }
@@ -51,15 +55,25 @@ export class ReplyModeModel implements Model {
   getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
     const calls = currentTurnCalls();
     if (!calls) return this.inner.getStreamedResponse(request);
-    const source = calls.whole
-      ? replay(this.inner, request)
-      : this.inner.getStreamedResponse(request);
+    const sent = withHistory(request, calls);
+    const source = calls.whole ? replay(this.inner, sent) : this.inner.getStreamedResponse(sent);
     return tracked(source, calls, request.signal);
   }
 
   getRetryAdvice(args: ModelRetryAdviceRequest) {
     return this.inner.getRetryAdvice?.(args);
   }
+}
+
+/** `request` with the turn's history before its input (the same request when there is none). */
+function withHistory(request: ModelRequest, calls: TurnModelCalls | undefined): ModelRequest {
+  const history = calls?.history;
+  if (history === undefined || history.length === 0) return request;
+  const input: AgentInputItem[] =
+    typeof request.input === 'string'
+      ? [{ type: 'message', role: 'user', content: request.input }]
+      : request.input;
+  return { ...request, input: [...history, ...input] };
 }
 
 /** `model`, wrapped once (a model already wrapped is returned as is). */
