@@ -111,17 +111,18 @@ export function bufferedFrames(
     while (!closed) {
       if (behind) {
         const page = await readPage(log, runId, sentSeq, limits.pageEvents);
+        const read = page.length;
         while (page.length > 0 && !closed) {
           const event = page.shift() as Event;
           sentSeq = event.seq;
           const frame = render.frame(event);
           if (frame !== null) yield frame;
         }
-        if (sentSeq >= lastSeq)
-          behind = false; // level with the run: the queue again
-        else if (page.length === 0 && ended)
-          behind = false; // the log holds no more
-        else if (page.length === 0) await next();
+        if (sentSeq >= lastSeq || (read === 0 && ended)) {
+          behind = false; // level with the run (or the log holds no more): the queue again
+        } else if (read === 0) {
+          await next();
+        }
         continue;
       }
       const item = queue.shift();
