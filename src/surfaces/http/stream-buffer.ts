@@ -104,7 +104,8 @@ export function bufferedFrames(
       await events.return();
     }
   };
-  void pump();
+  // pump() catches the run's failures; what could still reject is the ended generator's return().
+  pump().catch(() => {});
 
   async function* frames(): AsyncGenerator<string, void, undefined> {
     let sentSeq = -1; // the last event whose frame this stream wrote (or skipped)
