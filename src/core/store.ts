@@ -40,6 +40,8 @@ export const DEFAULT_LIST_LIMIT = 50;
 export interface ReadOptions {
   /** Only events with `seq` greater than this. */
   afterSeq?: number;
+  /** At most this many events (the first ones after `afterSeq`): a reader that pages. @default all */
+  limit?: number;
 }
 
 export interface ClaimHolder {

@@ -118,6 +118,15 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         expect(await store.read(r.runId, { afterSeq: 99 })).toEqual([]);
       });
 
+      it('reads a page: at most `limit` events after a seq', async () => {
+        const r = run();
+        await store.append(['a', 'b', 'c', 'd'].map((text) => ev.delta(r, text)));
+        expect(textsOf(await store.read(r.runId, { afterSeq: 0, limit: 2 }))).toEqual(['b', 'c']);
+        expect(textsOf(await store.read(r.runId, { afterSeq: 2, limit: 5 }))).toEqual(['d']);
+        expect(await store.read(r.runId, { limit: 1 })).toHaveLength(1);
+        expect(await store.read(r.runId, { afterSeq: 3, limit: 2 })).toEqual([]);
+      });
+
       it('stamps ISO-8601 UTC timestamps with milliseconds, never decreasing in a run', async () => {
         const r = run();
         const before = new Date().toISOString();

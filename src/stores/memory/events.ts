@@ -130,7 +130,9 @@ export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning {
     const rows = this.#runs.get(runId)?.rows ?? [];
     const afterSeq = options.afterSeq ?? -1;
     // seq equals the row's index, so the tail after `afterSeq` is one slice.
-    return rows.slice(Math.max(0, Math.floor(afterSeq) + 1)).map(eventFromStored);
+    const from = Math.max(0, Math.floor(afterSeq) + 1);
+    const to = options.limit === undefined ? rows.length : from + Math.max(0, options.limit);
+    return rows.slice(from, to).map(eventFromStored);
   }
 
   async listRuns(filter: ListRunsFilter = {}): Promise<RunSummary[]> {

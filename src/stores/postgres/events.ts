@@ -181,7 +181,11 @@ export class PostgresEventStore
 
   async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
     return this.#query(`read run '${runId}'`, async () => {
-      const { rows } = await this.#pool.query(SQL.read, [runId, options.afterSeq ?? -1]);
+      const { rows } = await this.#pool.query(SQL.read, [
+        runId,
+        options.afterSeq ?? -1,
+        options.limit ?? null,
+      ]);
       return rows.map((row) => eventFromStored(fromCompact(row)));
     });
   }

@@ -231,7 +231,7 @@ export const SQL = {
   read: `SELECT e.run_id, e.seq, e.kind, e.ts, e.payload, e.env, r.v AS run_v,
       r.session_id AS run_session_id, r.namespace AS run_namespace, r.origin AS run_origin
     FROM events e LEFT JOIN runs r ON r.run_id = e.run_id
-    WHERE e.run_id = $1 AND e.seq > $2 ORDER BY e.seq`,
+    WHERE e.run_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
   getRun: `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE run_id = $1`,
   lockClaim: 'SELECT pg_advisory_xact_lock(hashtext($1))',
   claimHolder: 'SELECT run_id, claimed_at, lease_ms FROM claims WHERE key = $1',

@@ -198,7 +198,7 @@ export class SqliteEventStore implements EventStore, RunBoundaries, RunPruning, 
     this.#writes.flushOthers();
     return this.#guard(`read run '${runId}'`, () =>
       this.#sql.read
-        .all(runId, options.afterSeq ?? -1)
+        .all(runId, options.afterSeq ?? -1, options.limit ?? -1)
         .map((row) => eventFromStored(fromCompact(row))),
     );
   }

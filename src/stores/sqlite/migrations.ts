@@ -190,7 +190,7 @@ export const SQL = {
   read: `SELECT e.run_id, e.seq, e.kind, e.ts, e.payload, e.env, r.v AS run_v,
       r.session_id AS run_session_id, r.namespace AS run_namespace, r.origin AS run_origin
     FROM events e LEFT JOIN runs r ON r.run_id = e.run_id
-    WHERE e.run_id = ? AND e.seq > ? ORDER BY e.seq`,
+    WHERE e.run_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
   runRow: 'SELECT status, v, origin, session_id, namespace FROM runs WHERE run_id = ?',
   insertRun: `INSERT INTO runs (run_id, origin, session_id, namespace, status, started_at, ended_at, v)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

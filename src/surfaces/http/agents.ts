@@ -6,15 +6,13 @@
  */
 import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
-import type { Event } from '../../core/events.js';
 import { type HttpDeps, unknownName } from './deps.js';
 import { failedRunResponse, HttpError, runIdHeader, withRunId } from './errors.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
 import { ChatAnswer, ChatBody, Detail, StreamQuery } from './schemas.js';
-import { clientGone, formatPythonFrame, sseResponse } from './sse.js';
-
-type Events = AsyncGenerator<Event, void, undefined>;
+import { formatPythonFrame } from './sse.js';
+import { type FrameRenderer, streamedRun } from './stream-buffer.js';
 
 export function agentRoutes(deps: HttpDeps) {
   return [
@@ -61,11 +59,7 @@ export function agentRoutes(deps: HttpDeps) {
         const first = await events.next(); // the claim is decided here: busy is a 409
         const runId = runIdHeader(first);
         if (query.stream) {
-          return sseResponse(
-            chatFrames(first, events, deps.log),
-            () => clientGone(deps, first, events),
-            runId,
-          );
+          return streamedRun(deps, first, events, chatRenderer(deps.log), runId);
         }
         const end = await drainToEnd(first, events);
         const answer =
@@ -81,36 +75,36 @@ export function agentRoutes(deps: HttpDeps) {
 }
 
 /**
- * The chat SSE frames. Tool and control events are not rendered. A stream that ends without
- * `done` or `error` says why in a last frame (additive: a 1.2.1 client ignores an event it
- * does not know and sees the stream end as before): `event: paused` with `{run_id, status,
- * reason}` for a run stopped by a pause request.
+ * How the chat route shows a run. Tool and control events are not rendered. A stream that
+ * ends without `done` or `error` says why in a last frame (additive: a 1.2.1 client ignores an
+ * event it does not know and sees the stream end as before): `event: paused` with `{run_id,
+ * status, reason}` for a run stopped by a pause request.
  */
-async function* chatFrames(
-  first: IteratorResult<Event, void>,
-  events: Events,
-  log: HttpDeps['log'],
-): AsyncGenerator<string, void, undefined> {
-  try {
-    for (let step = first; !step.done; step = await events.next()) {
-      const event = step.value;
+function chatRenderer(log: HttpDeps['log']): FrameRenderer {
+  return {
+    frame(event) {
       if (event.kind === 'text.delta') {
-        yield formatPythonFrame({ data: { delta: event.payload.text } });
-      } else if (event.kind === 'run.completed') {
-        const usage = chatUsage(event.payload.usage);
-        yield formatPythonFrame({ event: 'done', data: { output: answerOf(event), usage } });
-      } else if (event.kind === 'run.failed') {
-        log(failureLine(event));
-        yield formatPythonFrame({ event: 'error', data: { error: event.payload.errorType } });
-      } else if (event.kind === 'run.paused') {
-        const data = { run_id: event.runId, status: 'paused', reason: event.payload.reason };
-        yield formatPythonFrame({ event: 'paused', data });
+        return formatPythonFrame({ data: { delta: event.payload.text } });
       }
-    }
-  } catch (error) {
-    log(`[agentdeck] chat stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
-    yield formatPythonFrame({ event: 'error', data: { error: errorTypeName(error) } });
-  } finally {
-    await events.return();
-  }
+      if (event.kind === 'run.completed') {
+        const usage = chatUsage(event.payload.usage);
+        return formatPythonFrame({ event: 'done', data: { output: answerOf(event), usage } });
+      }
+      if (event.kind === 'run.failed') {
+        return formatPythonFrame({ event: 'error', data: { error: event.payload.errorType } });
+      }
+      if (event.kind === 'run.paused') {
+        const data = { run_id: event.runId, status: 'paused', reason: event.payload.reason };
+        return formatPythonFrame({ event: 'paused', data });
+      }
+      return null;
+    },
+    observe(event) {
+      if (event.kind === 'run.failed') log(failureLine(event));
+    },
+    failed(error) {
+      log(`[agentdeck] chat stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
+      return formatPythonFrame({ event: 'error', data: { error: errorTypeName(error) } });
+    },
+  };
 }

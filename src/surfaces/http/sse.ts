@@ -3,7 +3,8 @@
  * JSON, then a blank line. The two stream routes of release 1.2.1 write that JSON as the
  * release did (`formatPythonFrame`); newer routes write it compact (`formatFrame`). Responses
  * carry exactly the headers WIRE.md fixes. The stream pulls from an async iterator one frame
- * at a time, so a slow client slows the producer instead of buffering without bound, and a
+ * at a time, so a slow client slows the iterator instead of buffering without bound (the
+ * stream routes' iterators play their run apart from that pace: `stream-buffer.ts`), and a
  * client that goes away stops it (`return()`).
  */
 import { pythonJson } from './python-json.js';

@@ -5,7 +5,6 @@
  */
 import type { z } from 'zod';
 import { errorMessage, errorTypeName, NotFoundError } from '../../core/errors.js';
-import type { Event } from '../../core/events.js';
 import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
 import { type HttpDeps, unknownName } from './deps.js';
 import {
@@ -26,9 +25,8 @@ import {
   WorkflowAnswer,
   WorkflowQuery,
 } from './schemas.js';
-import { clientGone, formatPythonFrame, sseResponse } from './sse.js';
-
-type Events = AsyncGenerator<Event, void, undefined>;
+import { formatPythonFrame } from './sse.js';
+import { type FrameRenderer, streamedRun } from './stream-buffer.js';
 
 const errors = {
   404: { description: 'No workflow by that name.', schema: Detail },
@@ -88,11 +86,7 @@ export function workflowRoutes(deps: HttpDeps) {
         const first = await events.next(); // input and claim are decided here
         const runId = runIdHeader(first);
         if (query.stream) {
-          return sseResponse(
-            workflowFrames(first, events, deps.log),
-            () => clientGone(deps, first, events),
-            runId,
-          );
+          return streamedRun(deps, first, events, workflowRenderer(deps.log), runId);
         }
         const end = await drainToEnd(first, events);
         if (end?.kind === 'run.completed') return Response.json(answerOf(end), { headers: runId });
@@ -181,47 +175,42 @@ function resultBody(result: WorkflowResult): unknown {
   return { type: 'interrupt', payload: result.payload, thread_id: result.threadId };
 }
 
-async function* workflowFrames(
-  first: IteratorResult<Event, void>,
-  events: Events,
-  log: HttpDeps['log'],
-): AsyncGenerator<string, void, undefined> {
-  try {
-    for (let step = first; !step.done; step = await events.next()) {
-      const event = step.value;
+/** How the workflow route shows a run: WIRE.md's frames, one per completed node, then the end. */
+function workflowRenderer(log: HttpDeps['log']): FrameRenderer {
+  return {
+    frame(event) {
       switch (event.kind) {
         case 'node.updated':
-          yield formatPythonFrame({
+          return formatPythonFrame({
             data: {
               type: 'node_update',
               node: event.payload.node,
               delta: patchOf(event.payload.delta),
             },
           });
-          break;
         case 'custom':
-          yield formatPythonFrame({ data: { type: 'custom', data: event.payload.data } });
-          break;
+          return formatPythonFrame({ data: { type: 'custom', data: event.payload.data } });
         case 'run.completed':
-          yield formatPythonFrame({ event: 'done', data: answerOf(event) });
-          break;
+          return formatPythonFrame({ event: 'done', data: answerOf(event) });
         case 'run.interrupted':
         case 'run.paused':
-          yield formatPythonFrame({ event: 'interrupt', data: interruptBody(event) });
-          break;
+          return formatPythonFrame({ event: 'interrupt', data: interruptBody(event) });
         case 'run.failed':
-          log(failureLine(event));
-          yield formatPythonFrame({ event: 'error', data: { error: event.payload.errorType } });
-          break;
+          return formatPythonFrame({ event: 'error', data: { error: event.payload.errorType } });
         case 'run.cancelled':
-          yield formatPythonFrame({ event: 'error', data: { error: 'RunCancelledError' } });
-          break;
+          return formatPythonFrame({ event: 'error', data: { error: 'RunCancelledError' } });
+        default:
+          return null;
       }
-    }
-  } catch (error) {
-    log(`[agentdeck] workflow stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
-    yield formatPythonFrame({ event: 'error', data: { error: errorTypeName(error) } });
-  } finally {
-    await events.return();
-  }
+    },
+    observe(event) {
+      if (event.kind === 'run.failed') log(failureLine(event));
+    },
+    failed(error) {
+      log(
+        `[agentdeck] workflow stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`,
+      );
+      return formatPythonFrame({ event: 'error', data: { error: errorTypeName(error) } });
+    },
+  };
 }
