@@ -1,5 +1,4 @@
 import type { AgentDefinition } from '../authoring/agent-definition.js';
-import type { Schedule } from '../authoring/schedule.js';
 import {
   checkRunSettings,
   checkWorkflowInput,
@@ -10,10 +9,8 @@ import { InvalidInputError, NotFoundError } from '../core/errors.js';
 import type { ControlVerb } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
-import type { ConversationSession } from '../core/sessions.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
-import type { ControlRequest, EventStore } from '../core/store.js';
-import type { AgentEngine } from './agent-engine.js';
+import type { ControlRequest } from '../core/store.js';
 import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { type BackgroundOptions, BackgroundWork } from './background.js';
 import { playChildWorkflow } from './child-workflow.js';
@@ -26,44 +23,26 @@ import { notResumableMessage } from './not-resumable.js';
 import { identityOf, pausedRun } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
-import {
-  type PruneOptions,
-  type PruneReport,
-  pruneEnded,
-  type RetentionDeps,
-} from './retention.js';
+import { type PruneOptions, type PruneReport, pruneEnded } from './retention.js';
 import { optionalId, reserveRunId } from './run-id-reservation.js';
 import type { RunOptions, RunPlayer, StartOptions } from './run-player.js';
+import {
+  dropEndedThread,
+  type RuntimeCatalog,
+  type RuntimeDeps,
+  retentionDeps,
+  timerParts,
+} from './runtime-parts.js';
 import { type ScheduleParts, scheduleParts } from './schedules.js';
-import type { RuntimeSettings } from './settings.js';
-import { dueThreads, type TickOutcome, type TimerParts, tickDue } from './timers.js';
-import type { DueThread, SegmentStart, WorkflowEngine } from './workflow-engine.js';
+import { dueThreads, type TickOutcome, tickDue } from './timers.js';
+import type { DueThread, SegmentStart } from './workflow-engine.js';
 import {
   addressResume,
   playWorkflowSegment,
-  threadEndsWithRun,
   type WorkflowOutcome,
   type WorkflowResume,
   type WorkflowRunDeps,
 } from './workflow-run.js';
-
-/** The catalog the Runtime plays from when no caller hands it a definition: resumes, timers, schedules. */
-export interface RuntimeCatalog {
-  agents: ReadonlyMap<string, AgentDefinition>;
-  workflows: ReadonlyMap<string, WorkflowDefinition>;
-  schedules: ReadonlyMap<string, Schedule>;
-}
-
-export interface RuntimeDeps {
-  store: EventStore;
-  /** @default an empty catalog: the Runtime plays only what it is handed. */
-  catalog?: RuntimeCatalog;
-  agentEngine: AgentEngine;
-  workflowEngine: WorkflowEngine;
-  sessionFor(sessionId: string): ConversationSession;
-  settings: RuntimeSettings;
-  taps?: readonly EventTap[];
-}
 
 /** How long closing waits for a cancelled turn to record its own terminal event. */
 const CLOSE_GRACE_MS = 2_000;
@@ -104,9 +83,9 @@ export class Runtime implements RunPlayer {
       {
         settings,
         control: { store, runtime: this, agents, workflows },
-        timers: this.#timerParts(),
+        timers: timerParts(this.#deps, this.#catalog, this),
         schedules: this.schedules,
-        retention: this.#retentionDeps(),
+        retention: retentionDeps(this.#deps, this.#catalog),
         taps: this.#taps,
       },
       options,
@@ -125,11 +104,7 @@ export class Runtime implements RunPlayer {
   ): Promise<ControlRequest> {
     const request = await requestControl(this.#deps.store, this, runId, verb, reason);
     // A waiting run cancelled at rest ended here: drop a thread that ends with it.
-    const run = verb === 'cancel' ? await this.#deps.store.getRun(runId) : null;
-    const workflow = run && this.#catalog.workflows.get(run.origin);
-    if (run?.status === 'cancelled' && workflow && threadEndsWithRun(workflow, run.sessionId)) {
-      await this.#deps.workflowEngine.deleteThread(workflow, runId);
-    }
+    if (verb === 'cancel') await dropEndedThread(this.#deps, this.#catalog, runId);
     return request;
   }
 
@@ -141,42 +116,32 @@ export class Runtime implements RunPlayer {
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
   dueThreads(now?: unknown): Promise<DueThread[]> {
-    return dueThreads(this.#timerParts(), now);
+    return dueThreads(timerParts(this.#deps, this.#catalog, this), now);
   }
 
   /** Wake every due thread (timers.ts). */
   tick(now?: unknown): Promise<TickOutcome[]> {
-    return tickDue(this.#timerParts(), now);
+    return tickDue(timerParts(this.#deps, this.#catalog, this), now);
   }
 
   /** Remove runs that ended long ago, and the threads left without runs (retention.ts). */
   async prune(options: PruneOptions): Promise<PruneReport> {
     if (this.#closed) throw new NotFoundError('the deck is closed; nothing is pruned');
     // Tracked like a continuation: close() waits for it, and it stops between batches.
-    const pruning = pruneEnded(this.#retentionDeps(), options, Date.now(), () => this.#closed);
-    const done = pruning.then(
-      () => undefined,
-      () => undefined,
+    const pruning = pruneEnded(
+      retentionDeps(this.#deps, this.#catalog),
+      options,
+      Date.now(),
+      () => this.#closed,
     );
-    this.#background.add(done);
-    void done.finally(() => this.#background.delete(done));
+    this.#track(pruning.then(noop, noop));
     return pruning;
   }
 
-  #retentionDeps(): RetentionDeps {
-    const { store, workflowEngine } = this.#deps;
-    const { agents, workflows } = this.#catalog;
-    return { store, engine: workflowEngine, agents, workflows };
-  }
-
-  #timerParts(): TimerParts {
-    return {
-      store: this.#deps.store,
-      runtime: this,
-      engine: this.#deps.workflowEngine,
-      workflows: this.#catalog.workflows,
-      staleRunAfterSeconds: this.#deps.settings.staleRunAfterSeconds,
-    };
+  /** Work close() waits for: a continuation started here, an on-demand prune. */
+  #track(done: Promise<void>): void {
+    this.#background.add(done);
+    void done.finally(() => this.#background.delete(done));
   }
 
   /** Runs whose terminal event waits for the store to come back (pending-endings.ts). */
@@ -301,9 +266,7 @@ export class Runtime implements RunPlayer {
 
   #whenResumed(runId: string, resume: (requestId: string) => AsyncIterable<Event>): void {
     if (this.#closed) return;
-    const done = continueIfAsked(this.#deps.store, runId, this.#staleAfterMs(), resume);
-    this.#background.add(done);
-    void done.finally(() => this.#background.delete(done));
+    this.#track(continueIfAsked(this.#deps.store, runId, this.#staleAfterMs(), resume));
   }
 
   /** Play `body` holding the run's resume lock (control/resume-lock.ts). */
@@ -502,3 +465,5 @@ export class Runtime implements RunPlayer {
     return reserveRunId(this.#deps.store, requested);
   }
 }
+
+const noop = () => undefined;
