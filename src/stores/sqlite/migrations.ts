@@ -133,6 +133,17 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events_compact RENAME TO events;
     `,
   },
+  {
+    // Listing by status (the inbox: `waiting_human`; the resume watch: `paused`; `GET /runs
+    // ?status=`) reads one range of this index, newest first (the rowid, implicit in the
+    // index, breaks ties as ORDER BY does). A partial index on the waiting statuses would be
+    // smaller, but SQLite does not prove `status = ?` (or a literal) implies `status IN (...)`,
+    // so it would never be used; and a `runs` row is written only by lifecycle events (a run's
+    // start, a pause or question, its end), so the whole index costs an append nothing.
+    version: 6,
+    name: 'runs: indexed by status, newest first (inboxes)',
+    sql: 'CREATE INDEX runs_by_status ON runs (status, started_at)',
+  },
 ];
 
 /**
