@@ -82,7 +82,41 @@ describe('GET /runs', () => {
     expect((await (await app.request('/runs?status=failed')).json()) as typeof all).toEqual({
       runs: [],
       next_before: null,
+      next: null,
     });
+  });
+
+  it('pages exactly with after and next, one run a page even within a millisecond', async () => {
+    const { app, eventStore } = await deckWith([]);
+    const ids = ['r-1', 'r-2', 'r-3', 'r-4', 'r-5'];
+    await eventStore.append(
+      ids.map((runId) => ({
+        kind: 'run.started' as const,
+        runId,
+        sessionId: null,
+        namespace: null,
+        origin: 'three-steps',
+        payload: { invocableType: 'workflow' as const, input: [] },
+      })),
+    );
+    const seen: string[] = [];
+    let url: string | null = '/runs?limit=1&status=running';
+    while (url) {
+      const page = (await (await app.request(url)).json()) as {
+        runs: Array<{ run_id: string }>;
+        next_before: string | null;
+        next: string | null;
+      };
+      expect(page.runs).toHaveLength(1);
+      seen.push(...page.runs.map((r) => r.run_id));
+      url = page.next
+        ? `/runs?limit=1&status=running&after=${encodeURIComponent(page.next)}`
+        : null;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    const bad = await app.request('/runs?after=nope');
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { detail: string }).detail).toMatch(/^query parameter 'after'/);
   });
 
   it('never skips runs that started in the same millisecond, whatever the page size', async () => {

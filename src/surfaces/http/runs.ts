@@ -171,7 +171,10 @@ function decodeCursor(text: string): RunCursor {
   } catch {
     // a malformed cursor: 422 below
   }
-  throw new HttpError(422, "query 'after': not a cursor this server gave (pass a page's `next`).");
+  throw new HttpError(
+    422,
+    "query parameter 'after': not a cursor this server gave (pass a page's `next`).",
+  );
 }
 
 function runView(run: RunSummary) {
