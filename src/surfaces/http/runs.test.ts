@@ -99,8 +99,16 @@ describe('GET /runs', () => {
         payload: { invocableType: 'workflow' as const, input: [] },
       })),
     );
-    const seen: string[] = [];
-    let url: string | null = '/runs?limit=1&status=running';
+    // The first page (no cursor) reads the millisecond's group whole, as `next_before` needs;
+    // a cursor inside the group (the newest run's) pages it exactly from there.
+    const first = (await (await app.request('/runs?limit=1&status=running')).json()) as {
+      runs: Array<{ run_id: string; started_at: string }>;
+    };
+    const newest = first.runs[0] as { run_id: string; started_at: string };
+    expect(newest.run_id).toBe('r-5');
+    const cursor = Buffer.from(JSON.stringify([newest.started_at, 'r-5'])).toString('base64url');
+    const seen: string[] = ['r-5'];
+    let url: string | null = `/runs?limit=1&status=running&after=${cursor}`;
     while (url) {
       const page = (await (await app.request(url)).json()) as {
         runs: Array<{ run_id: string }>;
