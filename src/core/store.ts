@@ -32,6 +32,20 @@ export interface ListRunsFilter {
   limit?: number;
   /** Only runs that started strictly before this ISO timestamp (pagination cursor). */
   startedBefore?: string;
+  /**
+   * Only the runs listed after this one (a keyset cursor: the `startedAt` and `runId` of the
+   * last run of the previous page): those that started strictly before `startedAt`, and those
+   * that started in that same millisecond but were recorded before run `runId`. Exact across
+   * runs sharing a start time. Should run `runId` have left the index meanwhile (pruned), the
+   * rest of its millisecond is skipped, never listed twice.
+   */
+  after?: RunCursor;
+}
+
+/** Where a page of `listRuns` ended: its last run's start and id (see `ListRunsFilter.after`). */
+export interface RunCursor {
+  startedAt: string;
+  runId: string;
 }
 
 /** Runs listed when a filter gives no `limit`. */

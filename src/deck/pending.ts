@@ -6,6 +6,9 @@ import type { Workflow } from '../authoring/workflow.js';
 import type { Event } from '../core/events.js';
 import type { EventLog, RunIndex } from '../core/store.js';
 
+/** What reading the inbox needs of a store: events and the run index. */
+type InboxReader = Pick<EventLog, 'read'> & RunIndex;
+
 /** A run waiting for a person's answer (an element of `deck.pending()`). */
 export interface PendingItem {
   runId: string;
@@ -16,9 +19,12 @@ export interface PendingItem {
   invocable: string;
 }
 
-/** Every run of this catalog's workflows waiting for an answer, oldest first. */
+/**
+ * Every run of this catalog's workflows waiting for an answer, oldest first: one range of the
+ * run index's status index, then each run's last event (its `run.interrupted`, one key read).
+ */
 export async function pendingRuns(
-  store: EventLog & RunIndex,
+  store: InboxReader,
   workflows: ReadonlyMap<string, Workflow>,
 ): Promise<PendingItem[]> {
   const runs = await store.listRuns({
@@ -41,11 +47,39 @@ export async function pendingRuns(
 }
 
 /**
+ * The run of workflow `workflow` waiting for an answer on thread `threadId`, or `null`: a
+ * lookup by the thread (the run's session, indexed), never a listing of every waiting run.
+ * A run started without a thread id waits on a thread named by its run id.
+ */
+export async function pendingOnThread(
+  store: InboxReader,
+  workflow: string,
+  threadId: string,
+): Promise<PendingItem | null> {
+  const [bySession] = await store.listRuns({
+    origin: workflow,
+    sessionId: threadId,
+    status: 'waiting_human',
+    limit: 1,
+  });
+  const byId = bySession ? null : await store.getRun(threadId);
+  const run =
+    bySession ??
+    (byId?.origin === workflow && byId.status === 'waiting_human' && byId.sessionId === null
+      ? byId
+      : undefined);
+  if (!run) return null;
+  const last = await lastLifecycleEvent(store, run.runId, run.lastSeq);
+  if (last?.kind !== 'run.interrupted' || last.payload.threadId !== threadId) return null;
+  return { runId: run.runId, threadId, payload: last.payload.payload, invocable: workflow };
+}
+
+/**
  * A run's latest `run.*` event: usually its last event, but a control request may have been
  * recorded after it (then the whole run is read).
  */
 async function lastLifecycleEvent(
-  store: EventLog & RunIndex,
+  store: InboxReader,
   runId: string,
   lastSeq: number,
 ): Promise<Event | undefined> {

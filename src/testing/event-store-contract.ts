@@ -4,7 +4,8 @@
  * gap-free `seq` per run under concurrent appends, atomic batches, store-assigned ordered
  * timestamps, unknown kinds and content blocks surviving the round trip, the run index
  * folded from lifecycle events, (in `event-store-coordination.ts`) claims, run boundaries,
- * control requests and continuations, and (in `event-store-pruning.ts`) pruning. Ids are
+ * control requests and continuations, (in `event-store-listing.ts`) paging a status with the
+ * `after` cursor, and (in `event-store-pruning.ts`) pruning. Ids are
  * random, and listings filter on a per-test origin, so a backend may share one database
  * between tests.
  */
@@ -15,6 +16,7 @@ import { EVENT_SCHEMA_VERSION, type NewEvent } from '../core/events.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import { describeCoordinationContract } from './event-store-coordination.js';
 import { ev, ISO_MS_UTC, run, sleep, textsOf, uid } from './event-store-events.js';
+import { describeListingContract } from './event-store-listing.js';
 import { describePruningContract } from './event-store-pruning.js';
 
 /** How the suite gets a fresh store for each test and disposes of it. */
@@ -319,6 +321,7 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
     });
 
     describeCoordinationContract(() => store);
+    describeListingContract(() => store);
 
     const { another } = factory;
     describePruningContract(() => store, another ? () => another.call(factory, store) : null);

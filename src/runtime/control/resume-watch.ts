@@ -5,7 +5,7 @@
  */
 import { errorMessage } from '../../core/errors.js';
 import { log } from '../../core/log.js';
-import type { EventStore, RunSummary } from '../../core/store.js';
+import type { EventStore, RunCursor, RunSummary } from '../../core/store.js';
 import { RepeatedFailures } from '../repeated-failures.js';
 import { type ControlParts, playResume } from './requests.js';
 
@@ -101,12 +101,14 @@ export class ResumeWatch {
   async #scan(): Promise<void> {
     const { store, agents, workflows } = this.#parts;
     const paused = new Set<string>();
-    let before: string | undefined;
+    // Paged with the exact cursor (runs_by_status, migration 6): a run that started in the
+    // same millisecond as a page's last run is on the next page, not skipped.
+    let after: RunCursor | undefined;
     for (;;) {
       const page = await store.listRuns({
         status: 'paused',
         limit: SCAN_PAGE,
-        ...(before ? { startedBefore: before } : {}),
+        ...(after ? { after } : {}),
       });
       for (const run of page) {
         if (!this.#timer) return;
@@ -138,7 +140,8 @@ export class ResumeWatch {
         for (const runId of this.#quiet.keys()) if (!paused.has(runId)) this.#quiet.delete(runId);
         return;
       }
-      before = page.at(-1)?.startedAt;
+      const last = page.at(-1);
+      after = last && { startedAt: last.startedAt, runId: last.runId };
     }
   }
 }

@@ -138,14 +138,18 @@ export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning {
   async listRuns(filter: ListRunsFilter = {}): Promise<RunSummary[]> {
     this.#open();
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
-    const { status, origin, sessionId, startedBefore } = filter;
+    const { status, origin, sessionId, startedBefore, after } = filter;
+    const cursorOrder = after ? (this.#runs.get(after.runId)?.order ?? -1) : 0;
     return [...this.#runs.values()]
       .filter(
-        ({ summary: run }) =>
+        ({ summary: run, order }) =>
           (status === undefined || run.status === status) &&
           (origin === undefined || run.origin === origin) &&
           (sessionId === undefined || run.sessionId === sessionId) &&
-          (startedBefore === undefined || run.startedAt < startedBefore),
+          (startedBefore === undefined || run.startedAt < startedBefore) &&
+          (after === undefined ||
+            run.startedAt < after.startedAt ||
+            (run.startedAt === after.startedAt && order < cursorOrder)),
       )
       .sort((a, b) => compareDesc(a.summary.startedAt, b.summary.startedAt) || b.order - a.order)
       .slice(0, Math.max(0, Math.floor(limit)))

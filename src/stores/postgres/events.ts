@@ -202,6 +202,14 @@ export class PostgresEventStore
     add('origin', filter.origin);
     add('session_id', filter.sessionId);
     add('started_at', filter.startedBefore, '<');
+    if (filter.after) {
+      // Keyset: the cursor run's `created` orders the runs of its millisecond, as ORDER BY does.
+      params.push(filter.after.startedAt, filter.after.runId);
+      where.push(
+        `(started_at, created) < ($${params.length - 1}, ` +
+          `coalesce((SELECT c.created FROM runs c WHERE c.run_id = $${params.length}), -1))`,
+      );
+    }
     params.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_LIST_LIMIT)));
     return this.#query('list runs', async () => {
       const { rows } = await this.#pool.query(listRunsSql(where, params.length), params);

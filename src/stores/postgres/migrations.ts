@@ -144,6 +144,15 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
       ALTER INDEX events_compact_pkey RENAME TO events_pkey;
     `,
   },
+  {
+    // Listing by status (the inbox: `waiting_human`; the resume watch: `paused`; `GET /runs
+    // ?status=`) reads one range of this index in ORDER BY's order. No column an append
+    // changes (`updated_at`, `last_seq`) is in it, so appends stay HOT updates, as after
+    // version 4; only a status change (a lifecycle event) writes it.
+    version: 6,
+    name: 'runs: indexed by status, newest first (inboxes)',
+    sql: 'CREATE INDEX runs_by_status ON runs (status, started_at, created)',
+  },
 ];
 
 /**

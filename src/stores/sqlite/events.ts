@@ -217,6 +217,13 @@ export class SqliteEventStore implements EventStore, RunBoundaries, RunPruning, 
     add('r.origin = ?', filter.origin);
     add('r.session_id = ?', filter.sessionId);
     add('r.started_at < ?', filter.startedBefore);
+    if (filter.after) {
+      // Keyset: the cursor run's rowid orders the runs of its millisecond, as ORDER BY does.
+      where.push(
+        '(r.started_at, r.rowid) < (?, coalesce((SELECT c.rowid FROM runs c WHERE c.run_id = ?), -1))',
+      );
+      params.push(filter.after.startedAt, filter.after.runId);
+    }
     params.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_LIST_LIMIT)));
     const sql = listRunsSql(where);
     return this.#guard('list runs', () => {

@@ -133,6 +133,17 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events_compact RENAME TO events;
     `,
   },
+  {
+    // Listing by status (the inbox: `waiting_human`; the resume watch: `paused`; `GET /runs
+    // ?status=`) reads one range of this index, newest first (the rowid, implicit in the
+    // index, breaks ties as ORDER BY does). A partial index on the waiting statuses would be
+    // smaller, but SQLite does not prove `status = ?` (or a literal) implies `status IN (...)`,
+    // so it would never be used; and a `runs` row is written only by lifecycle events (a run's
+    // start, a pause or question, its end), so the whole index costs an append nothing.
+    version: 6,
+    name: 'runs: indexed by status, newest first (inboxes)',
+    sql: 'CREATE INDEX runs_by_status ON runs (status, started_at)',
+  },
 ];
 
 /**
@@ -223,7 +234,8 @@ export type Statements = { [K in keyof typeof SQL]: StatementSync };
 /**
  * The runs a prune selects (`?1` the cut, `?2` the statuses as a JSON array, `?3` the limit,
  * `?4` the origin when `byOrigin`), longest-ended first: one range of `runs_by_end` (or
- * `runs_by_origin_end`), read in order up to the limit. The index rows as `getRun` gives them.
+ * `runs_by_origin_end`), read in order up to the limit (`+r.status` keeps the planner off
+ * `runs_by_status`, which would sort). The index rows as `getRun` gives them.
  */
 export function pruneCandidatesSql(byOrigin: boolean): string {
   return `SELECT r.run_id, r.origin, r.session_id, r.namespace, r.status, r.started_at,
@@ -231,8 +243,8 @@ export function pruneCandidatesSql(byOrigin: boolean): string {
       (SELECT ts FROM events e WHERE e.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at
     FROM runs r
     WHERE r.ended_at IS NOT NULL AND r.ended_at < ?1 ${byOrigin ? 'AND r.origin = ?4' : ''}
-      AND r.status IN ('completed', 'failed', 'cancelled')
-      AND r.status IN (SELECT value FROM json_each(?2))
+      AND +r.status IN ('completed', 'failed', 'cancelled')
+      AND +r.status IN (SELECT value FROM json_each(?2))
     ORDER BY r.ended_at, r.run_id LIMIT ?3`;
 }
 

@@ -82,7 +82,49 @@ describe('GET /runs', () => {
     expect((await (await app.request('/runs?status=failed')).json()) as typeof all).toEqual({
       runs: [],
       next_before: null,
+      next: null,
     });
+  });
+
+  it('pages exactly with after and next, one run a page even within a millisecond', async () => {
+    const { app, eventStore } = await deckWith([]);
+    const ids = ['r-1', 'r-2', 'r-3', 'r-4', 'r-5'];
+    await eventStore.append(
+      ids.map((runId) => ({
+        kind: 'run.started' as const,
+        runId,
+        sessionId: null,
+        namespace: null,
+        origin: 'three-steps',
+        payload: { invocableType: 'workflow' as const, input: [] },
+      })),
+    );
+    // The first page (no cursor) reads the millisecond's group whole, as `next_before` needs;
+    // a cursor inside the group (the newest run's) pages it exactly from there.
+    const first = (await (await app.request('/runs?limit=1&status=running')).json()) as {
+      runs: Array<{ run_id: string; started_at: string }>;
+    };
+    const newest = first.runs[0] as { run_id: string; started_at: string };
+    expect(newest.run_id).toBe('r-5');
+    const cursor = Buffer.from(JSON.stringify([newest.started_at, 'r-5'])).toString('base64url');
+    const seen: string[] = ['r-5'];
+    let url: string | null = `/runs?limit=1&status=running&after=${cursor}`;
+    while (url) {
+      const page = (await (await app.request(url)).json()) as {
+        runs: Array<{ run_id: string }>;
+        next_before: string | null;
+        next: string | null;
+      };
+      expect(page.runs).toHaveLength(1);
+      seen.push(...page.runs.map((r) => r.run_id));
+      url = page.next
+        ? `/runs?limit=1&status=running&after=${encodeURIComponent(page.next)}`
+        : null;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    const bad = await app.request('/runs?after=nope');
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { detail: string }).detail).toMatch(/^query parameter 'after'/);
   });
 
   it('never skips runs that started in the same millisecond, whatever the page size', async () => {

@@ -1,12 +1,12 @@
 /**
  * Reading runs (beyond release 1.2.1, additive): `GET /runs` (recent runs, newest first,
- * paged with a `before` cursor), `GET /runs/{run_id}` (one run with its usage) and
+ * paged with a `before` cursor, or exactly with `after` and each page's `next`), `GET /runs/{run_id}` (one run with its usage) and
  * `GET /runs/{run_id}/events` (its canonical events as SSE, resumable with `Last-Event-ID`).
  */
 
 import type { z } from 'zod';
 import { TERMINAL_STATUSES } from '../../core/status.js';
-import type { RunSummary } from '../../core/store.js';
+import type { RunCursor, RunSummary } from '../../core/store.js';
 import { sumUsage, usageReports } from '../../runtime/turn-result.js';
 import type { HttpDeps } from './deps.js';
 import { HttpError } from './errors.js';
@@ -34,12 +34,25 @@ export function runRoutes(deps: HttpDeps) {
         422: { description: 'A malformed query.', schema: Detail },
       },
       async handle({ query }) {
-        const { limit, before, session_id, ...filter } = query;
+        const { limit, before, after, session_id, ...filter } = query;
+        const cursor = after === undefined ? undefined : decodeCursor(after);
         const list = (n: number) =>
           deps.eventLog().listRuns({
             ...definedOnly({ ...filter, sessionId: session_id, startedBefore: before }),
+            ...(cursor ? { after: cursor } : {}),
             limit: n,
           });
+        if (cursor) {
+          // Keyset paging: exact, so a page is never longer than `limit`.
+          const found = await list(limit + 1);
+          const page = found.slice(0, limit);
+          const last = found.length > limit ? page.at(-1) : undefined;
+          return Response.json({
+            runs: page.map(runView),
+            next_before: null,
+            next: last ? encodeCursor(last) : null,
+          });
+        }
         let asked = limit + 1;
         let found = await list(asked);
         // Runs that all started in one millisecond are read whole: the strict `before`
@@ -49,8 +62,12 @@ export function runRoutes(deps: HttpDeps) {
           found = await list(asked);
         }
         const page = pageOf(found, limit);
-        const next = found.length > limit ? (page.at(-1)?.startedAt ?? null) : null;
-        return Response.json({ runs: page.map(runView), next_before: next });
+        const last = found.length > limit ? page.at(-1) : undefined;
+        return Response.json({
+          runs: page.map(runView),
+          next_before: last?.startedAt ?? null,
+          next: last ? encodeCursor(last) : null,
+        });
       },
     }),
     route({
@@ -133,6 +150,31 @@ export function runRoutes(deps: HttpDeps) {
       },
     }),
   ];
+}
+
+/** The `next` cursor of a page ending with `run`: its start and id, base64url JSON. */
+function encodeCursor(run: RunSummary): string {
+  return Buffer.from(JSON.stringify([run.startedAt, run.runId])).toString('base64url');
+}
+
+function decodeCursor(text: string): RunCursor {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string'
+    ) {
+      return { startedAt: value[0], runId: value[1] };
+    }
+  } catch {
+    // a malformed cursor: 422 below
+  }
+  throw new HttpError(
+    422,
+    "query parameter 'after': not a cursor this server gave (pass a page's `next`).",
+  );
 }
 
 function runView(run: RunSummary) {

@@ -171,7 +171,17 @@ export const RunList = z
     next_before: z
       .string()
       .nullable()
-      .describe('Pass as `before` for the next page; null on the last page.'),
+      .describe(
+        'Pass as `before` for the next page; null on the last page, and in answers to `after` ' +
+          '(which page with `next`).',
+      ),
+    next: z
+      .string()
+      .nullable()
+      .describe(
+        'Pass as `after` for the next page (an opaque cursor: each run is listed once, ' +
+          'exactly, even among runs that started in the same millisecond); null on the last page.',
+      ),
   })
   .meta({ id: 'RunList' });
 
@@ -181,6 +191,10 @@ export const RunsQuery = z.object({
   session_id: z.string().optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   before: z.string().optional().describe('Only runs that started before this time (a cursor).'),
+  after: z
+    .string()
+    .optional()
+    .describe('The `next` of the previous page: only the runs listed after it (a cursor).'),
 });
 
 export const EventsQuery = z.object({

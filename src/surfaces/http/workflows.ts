@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { errorMessage, errorTypeName, NotFoundError } from '../../core/errors.js';
 import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
+import { pendingOnThread } from '../../deck/pending.js';
 import { type HttpDeps, unknownName } from './deps.js';
 import {
   detailResponse,
@@ -143,9 +144,8 @@ export function workflowRoutes(deps: HttpDeps) {
         const name = known(params.name);
         const threadId = params.thread_id ?? '';
         const notPaused = new HttpError(404, `No paused run of '${name}' on thread '${threadId}'.`);
-        const item = (await deck.pending()).find(
-          (p) => p.invocable === name && p.threadId === threadId,
-        );
+        // One lookup by the thread, not a listing of every waiting run (#29).
+        const item = await pendingOnThread(deps.eventLog(), name, threadId);
         if (!item) throw notPaused;
         let result: WorkflowResult;
         try {

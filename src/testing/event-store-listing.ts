@@ -1,0 +1,74 @@
+/**
+ * The event store contract's listing cases the inbox relies on (#29): a status listed newest
+ * first and paged exactly with the `after` keyset cursor, also across runs that started in
+ * the same millisecond; one thread's waiting run found by origin, session and status; and a
+ * cursor whose run has left the index.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EventStore, RunSummary } from '../core/store.js';
+import { ev, run, sleep, uid } from './event-store-events.js';
+
+const ids = (runs: RunSummary[]) => runs.map((summary) => summary.runId);
+
+/** Register the listing cases; `store` gives the current test's store. */
+export function describeListingContract(store: () => EventStore): void {
+  describe('listing by status (inboxes)', () => {
+    it('pages a status exactly with the after cursor, each run once', async () => {
+      const origin = uid('origin');
+      // One batch: the runs share a start time (or a few), so the cursor must order ties.
+      const batch = Array.from({ length: 7 }, () => run({ origin }));
+      await store().append(batch.map((r) => ev.started(r)));
+      await sleep(3);
+      const later = Array.from({ length: 3 }, () => run({ origin }));
+      for (const r of later) await store().append([ev.started(r)]);
+      const waiting = [...batch, ...later].filter((_, i) => i % 3 !== 1);
+      for (const r of waiting) await store().append([ev.interrupted(r)]);
+      const all = await store().listRuns({ origin, status: 'waiting_human', limit: 100 });
+      expect(new Set(ids(all))).toEqual(new Set(waiting.map((r) => r.runId)));
+      for (let i = 1; i < all.length; i++) {
+        expect((all[i - 1] as RunSummary).startedAt >= (all[i] as RunSummary).startedAt).toBe(true);
+      }
+      const seen: RunSummary[] = [];
+      let page = await store().listRuns({ origin, status: 'waiting_human', limit: 2 });
+      while (page.length > 0) {
+        expect(page.length).toBeLessThanOrEqual(2);
+        seen.push(...page);
+        const last = page.at(-1) as RunSummary;
+        page = await store().listRuns({
+          origin,
+          status: 'waiting_human',
+          limit: 2,
+          after: { startedAt: last.startedAt, runId: last.runId },
+        });
+      }
+      expect(ids(seen)).toEqual(ids(all));
+      const running = await store().listRuns({ origin, status: 'running', limit: 100 });
+      expect(running).toHaveLength(10 - waiting.length);
+    });
+
+    it("finds one thread's waiting run by origin, session and status", async () => {
+      const origin = uid('origin');
+      const thread = uid('thread');
+      const ended = run({ origin, sessionId: thread });
+      await store().append([ev.started(ended), ev.completed(ended)]);
+      const other = run({ origin, sessionId: uid('thread') });
+      const mine = run({ origin, sessionId: thread });
+      for (const r of [other, mine]) await store().append([ev.started(r), ev.interrupted(r)]);
+      const filter = { origin, sessionId: thread, status: 'waiting_human' as const, limit: 1 };
+      expect(ids(await store().listRuns(filter))).toEqual([mine.runId]);
+      await store().append([ev.resumed(mine)]);
+      expect(await store().listRuns(filter)).toEqual([]);
+    });
+
+    it('lists, after a cursor whose run is gone, the runs that started before it', async () => {
+      const origin = uid('origin');
+      const older = run({ origin });
+      await store().append([ev.started(older)]);
+      await sleep(3);
+      const newer = run({ origin });
+      const [started] = await store().append([ev.started(newer)]);
+      const after = { startedAt: started?.ts ?? '', runId: uid('gone') };
+      expect(ids(await store().listRuns({ origin, after }))).toEqual([older.runId]);
+    });
+  });
+}
