@@ -99,3 +99,20 @@ export const pgEvents = {
     payload: { output: [new TextBlock('done')], usage: null },
   }),
 };
+
+/** A client whose search path is `schema`, for `body`; closed after it. */
+export async function withClient<T>(
+  schema: string,
+  body: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({
+    connectionString: TEST_POSTGRES_URL,
+    options: `-c search_path=${schema}`,
+  });
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}

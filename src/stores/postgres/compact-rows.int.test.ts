@@ -4,29 +4,16 @@
  * differ from their run's, an older `v`, an unknown kind, a run with no `runs` row), and
  * appends to a migrated run go on where it stopped.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { OLD_EVENT_ROWS, OLD_RUN_IDS, OLD_RUN_ROWS } from '../../../test/support/old-event-rows.js';
-import { schemaStores, TEST_POSTGRES_URL } from '../../../test/support/postgres.js';
+import { schemaStores, withClient } from '../../../test/support/postgres.js';
 import type { Event } from '../../core/events.js';
 import { toStored } from '../shared/rows.js';
 import { eventFromStored } from '../shared/stored-event.js';
 import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
 const { freshSchema, open } = schemaStores(2);
-
-async function withClient<T>(schema: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({
-    connectionString: TEST_POSTGRES_URL,
-    options: `-c search_path=${schema}`,
-  });
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A schema at version 4 with the old rows; what the previous version's read returned. */
 async function oldSchema(): Promise<{ schema: string; before: Map<string, Event[]> }> {

@@ -3,25 +3,12 @@
  * and a page after a cursor read the status index in order (no sort, no scan of `runs`), and
  * migration 6 applies to a schema written at version 5.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { schemaStores, TEST_POSTGRES_URL } from '../../../test/support/postgres.js';
+import { schemaStores, withClient } from '../../../test/support/postgres.js';
 import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate } from './migrations.js';
 
 const { freshSchema, open } = schemaStores(4);
-
-async function withClient<T>(schema: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({
-    connectionString: TEST_POSTGRES_URL,
-    options: `-c search_path=${schema}`,
-  });
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const AFTER =
   '(started_at, created) < ($2, coalesce((SELECT c.created FROM runs c WHERE c.run_id = $3), -1))';

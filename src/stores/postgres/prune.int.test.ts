@@ -4,26 +4,12 @@
  * getting their end, and the candidate query reads the partial index in order rather than
  * sorting the table. Every store here uses a schema of its own test run, dropped afterwards.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { schemaStores, TEST_POSTGRES_URL } from '../../../test/support/postgres.js';
+import { schemaStores, withClient } from '../../../test/support/postgres.js';
 import { EVENT_STORE_MIGRATIONS, migrate, pruneCandidatesSql } from './migrations.js';
 
 const { freshSchema, open } = schemaStores(4);
-
-/** A client on `schema`, for `body`. */
-async function withClient<T>(schema: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({
-    connectionString: TEST_POSTGRES_URL,
-    options: `-c search_path=${schema}`,
-  });
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end();
-  }
-}
 
 describe('PostgresEventStore pruning', () => {
   it('migrates a schema written before pruning: its ended runs get their end', async () => {

@@ -12,6 +12,8 @@ import type { Event } from '../../core/events.js';
 import type { WorkflowResult } from '../../core/interrupt-result.js';
 import type { RunStatus } from '../../core/status.js';
 import type { AppendNotifier, EventStore } from '../../core/store.js';
+import type { ScheduleStatus } from '../../runtime/schedules.js';
+import type { TickOutcome } from '../../runtime/timers.js';
 import type { AppOptions } from './options.js';
 
 /** A run as the routes start it: its session (a workflow's thread) and the request's context. */
@@ -61,26 +63,8 @@ export interface PendingItem {
   payload: unknown;
 }
 
-/** What a tick did with one due thread. */
-export interface TickOutcome {
-  workflow: string;
-  threadId: string;
-  runId: string | null;
-  result: WorkflowResult | null;
-  error: string | null;
-}
-
-export interface ScheduleStatus {
-  name: string;
-  target: string;
-  recurrence: string;
-  timezone: string;
-  paused: boolean;
-  nextFire: string | null;
-  lastFire: string | null;
-  lastRunId: string | null;
-  lastRunStatus: RunStatus | null;
-}
+// The runtime's own shapes (surfaces/http may import runtime/; only deck/ is off limits).
+export type { ScheduleStatus, TickOutcome };
 
 export interface ScheduleHandle {
   describe(): Promise<ScheduleStatus>;
