@@ -9,27 +9,9 @@ import { tool as engineTool } from '@openai/agents';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { kinds, openTestDeck } from '../../test/support/decks.js';
+import { Day, slots, steps } from '../../test/support/slot-turn.js';
 import { Agent, type Event, tool } from '../index.js';
-import { ScriptedModel, type ScriptedStep } from '../testing/index.js';
-
-const steps = (): ScriptedStep[] => [
-  {
-    text: 'Let me look.',
-    toolCalls: [
-      { name: 'find_slots', arguments: { day: 'tuesday' }, callId: 'call_1' },
-      { name: 'find_slots', arguments: { day: 'friday' }, callId: 'call_2' },
-    ],
-    usage: { inputTokens: 12, outputTokens: 7 },
-  },
-  { text: ['Tuesday ', 'at 9am.'], usage: { inputTokens: 30, outputTokens: 4 } },
-];
-
-const Day = z.object({ day: z.string() });
-/** The first call ends last: outputs are still recorded in the order of the calls. */
-const slots = async ({ day }: { day: string }) => {
-  await new Promise((resolve) => setTimeout(resolve, day === 'tuesday' ? 40 : 0));
-  return `${day}: 9am`;
-};
+import { ScriptedModel } from '../testing/index.js';
 
 /** What a run recorded, without what differs between two runs (ids, times). */
 function comparable(events: readonly Event[]) {

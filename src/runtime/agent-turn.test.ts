@@ -6,23 +6,16 @@
  * taken before anything is recorded and freed at the end.
  */
 import { describe, expect, it } from 'vitest';
-import { agent, gate, kinds, play, terminals, testRuntime } from '../../test/support/runtimes.js';
+import {
+  agent,
+  gate,
+  kinds,
+  play,
+  terminals,
+  testRuntime,
+  usage,
+} from '../../test/support/runtimes.js';
 import { ConflictError } from '../core/errors.js';
-import type { EventDraft } from '../core/events.js';
-
-const usage = (inputTokens: number): { draft: EventDraft } => ({
-  draft: {
-    kind: 'usage.reported',
-    payload: {
-      model: 'scripted',
-      requests: 1,
-      inputTokens,
-      outputTokens: 1,
-      totalTokens: inputTokens + 1,
-      usd: null,
-    },
-  },
-});
 
 describe('an agent turn', () => {
   it('records run.started, the drafts in order and one run.completed with the totals, then frees its session', async () => {

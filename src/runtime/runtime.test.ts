@@ -14,24 +14,10 @@ import {
   request,
   terminals,
   testRuntime,
+  usage,
 } from '../../test/support/runtimes.js';
 import { ConflictError, NotFoundError } from '../core/errors.js';
-import type { EventDraft } from '../core/events.js';
 import { resumeLockKey } from './control/rest-cancel.js';
-
-const usage = (inputTokens: number): { draft: EventDraft } => ({
-  draft: {
-    kind: 'usage.reported',
-    payload: {
-      model: 'scripted',
-      requests: 1,
-      inputTokens,
-      outputTokens: 1,
-      totalTokens: inputTokens + 1,
-      usd: null,
-    },
-  },
-});
 
 /** Play a turn that says `before`, waits for the test, passes a safe point and says `after`. */
 async function pausedRun(options: { sessionId?: string } = {}) {

@@ -7,7 +7,7 @@ import { afterEach } from 'vitest';
 import { Agent } from '../../src/authoring/agent.js';
 import type { WorkflowDefinition } from '../../src/authoring/workflow-definition.js';
 import type { ControlVerb } from '../../src/core/event-kinds.js';
-import type { Event } from '../../src/core/events.js';
+import type { Event, EventDraft } from '../../src/core/events.js';
 import type { ConversationSession, SessionItem } from '../../src/core/sessions.js';
 import type { EventStore } from '../../src/core/store.js';
 import { Runtime } from '../../src/runtime/runtime.js';
@@ -134,3 +134,18 @@ const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 export async function terminals(store: EventStore, runId: string): Promise<Event[]> {
   return (await store.read(runId)).filter((e) => TERMINAL.has(e.kind));
 }
+
+/** A scripted step that reports one model call's usage (`inputTokens` in, one out). */
+export const usage = (inputTokens: number): { draft: EventDraft } => ({
+  draft: {
+    kind: 'usage.reported',
+    payload: {
+      model: 'scripted',
+      requests: 1,
+      inputTokens,
+      outputTokens: 1,
+      totalTokens: inputTokens + 1,
+      usd: null,
+    },
+  },
+});

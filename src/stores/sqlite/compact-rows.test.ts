@@ -1,32 +1,14 @@
-/**
- * Compact event rows on SQLite (migration 5): a file written at the previous version reads
- * the same after the migration (every run, from every `afterSeq`), including rows whose
- * envelope differs from their run's, a run with no `runs` row, an unknown kind and a `ts`
- * that is not `toISOString()` text; and appends to a migrated run go on where it stopped.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OLD_EVENT_ROWS, OLD_RUN_IDS, OLD_RUN_ROWS } from '../../../test/support/old-event-rows.js';
+import { openSqliteStore, tempStateFile } from '../../../test/support/sqlite-files.js';
 import type { Event } from '../../core/events.js';
 import { compactTs, toStored, tsText } from '../shared/rows.js';
 import { eventFromStored } from '../shared/stored-event.js';
-import { SqliteEventStore } from './events.js';
 import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
-const dirs: string[] = [];
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 function oldFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-compact-'));
-  dirs.push(dir);
-  const path = join(dir, 'state.db');
+  const path = tempStateFile('compact');
   const db = new DatabaseSync(path);
   migrate(
     db,
@@ -66,8 +48,7 @@ describe('a file written before compact event rows', () => {
   it('reads the same after migration 5, from every afterSeq', async () => {
     const path = oldFile();
     const before = new Map(OLD_RUN_IDS.map((id) => [id, readOld(path, id)]));
-    const store = new SqliteEventStore({ path });
-    stores.push(store);
+    const store = openSqliteStore(path);
     for (const [runId, events] of before) {
       expect(events.length).toBeGreaterThan(0);
       expect(await store.read(runId)).toEqual(events);
@@ -94,8 +75,7 @@ describe('a file written before compact event rows', () => {
 
   it('appends to a migrated run where it stopped, and reads those back as appended', async () => {
     const path = oldFile();
-    const store = new SqliteEventStore({ path });
-    stores.push(store);
+    const store = openSqliteStore(path);
     const envelope = { runId: 'run-a', sessionId: 's1', namespace: null, origin: 'helper' };
     const written = await store.append([
       { ...envelope, kind: 'text.delta', payload: { messageId: 'm1', text: ' more' } },

@@ -1,34 +1,11 @@
-/**
- * What the inbox (#29) has to prove on SQLite beyond the contract suite: listing a status,
- * a page after a cursor and one thread's waiting run each read an index range (no scan of
- * `runs`, no sort), and migration 6 applies to a file written at version 5.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteEventStore } from './events.js';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore, tempStateFile } from '../../../test/support/sqlite-files.js';
 import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate } from './migrations.js';
 
-const dirs: string[] = [];
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFile = () => tempStateFile('inbox');
 
-function tempFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-inbox-'));
-  dirs.push(dir);
-  return join(dir, 'state.db');
-}
-
-function open(path: string): SqliteEventStore {
-  const store = new SqliteEventStore({ path });
-  stores.push(store);
-  return store;
-}
+const open = openSqliteStore;
 
 const AFTER =
   '(r.started_at, r.rowid) < (?, coalesce((SELECT c.rowid FROM runs c WHERE c.run_id = ?), -1))';

@@ -4,33 +4,17 @@
  * that say why), a store that gives no pages back leaves them on the freelist, and a file
  * written before pruning existed is migrated (its ended runs get their end) and converted.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore, tempStateFile } from '../../../test/support/sqlite-files.js';
 import type { NewEvent } from '../../core/events.js';
-import { SqliteEventStore, type SqliteEventStoreOptions } from './events.js';
+import type { SqliteEventStore } from './events.js';
 import { EVENT_STORE_MIGRATIONS, migrate, pruneCandidatesSql } from './migrations.js';
 
-const dirs: string[] = [];
-const stores: SqliteEventStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempFile = () => tempStateFile('prune');
 
-function tempFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-prune-'));
-  dirs.push(dir);
-  return join(dir, 'state.db');
-}
-
-function open(path: string, options: Partial<SqliteEventStoreOptions> = {}): SqliteEventStore {
-  const store = new SqliteEventStore({ path, ...options });
-  stores.push(store);
-  return store;
-}
+const open = openSqliteStore;
 
 const LATEST = '9999-12-31T23:59:59.999Z';
 const RUNS = 3_000;

@@ -5,10 +5,10 @@
  */
 import { Agent as EngineAgent, tool as engineTool, type MCPServer } from '@openai/agents-core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { collect, kinds, openTestDeck } from '../../../../test/support/decks.js';
+import { Day, slots, steps } from '../../../../test/support/slot-turn.js';
 import { Agent, type Event, tool } from '../../../index.js';
-import { ScriptedModel, type ScriptedStep } from '../../../testing/index.js';
+import { ScriptedModel } from '../../../testing/index.js';
 import { chooseTurnLoop } from './loop-choice.js';
 
 describe('the choice of turn loop', () => {
@@ -36,25 +36,6 @@ describe('the choice of turn loop', () => {
     expect(choice(false, true, true)).toEqual({ name: 'streamed', wholeReplies: true });
   });
 });
-
-const steps = (): ScriptedStep[] => [
-  {
-    text: 'Let me look.',
-    toolCalls: [
-      { name: 'find_slots', arguments: { day: 'tuesday' }, callId: 'call_1' },
-      { name: 'find_slots', arguments: { day: 'friday' }, callId: 'call_2' },
-    ],
-    usage: { inputTokens: 12, outputTokens: 7 },
-  },
-  { text: ['Tuesday ', 'at 9am.'], usage: { inputTokens: 30, outputTokens: 4 } },
-];
-
-const Day = z.object({ day: z.string() });
-/** The first call ends last: outputs are still recorded in the order of the calls. */
-const slots = async ({ day }: { day: string }) => {
-  await new Promise((resolve) => setTimeout(resolve, day === 'tuesday' ? 40 : 0));
-  return `${day}: 9am`;
-};
 
 /** What a run recorded, its consecutive deltas of one message joined, without ids and times. */
 function comparable(events: readonly Event[]) {

@@ -1,0 +1,34 @@
+/**
+ * Test support: SQLite event stores on files of their own, in temporary directories that are
+ * removed (and stores closed) after each test.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { SqliteEventStore, type SqliteEventStoreOptions } from '../../src/stores/sqlite/events.js';
+
+const dirs: string[] = [];
+const stores: SqliteEventStore[] = [];
+
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A path `state.db` in a new temporary directory (`prefix` names it, for a reader of /tmp). */
+export function tempStateFile(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `agentdeck-${prefix}-`));
+  dirs.push(dir);
+  return join(dir, 'state.db');
+}
+
+/** An event store on `path`, closed after the test. */
+export function openSqliteStore(
+  path: string,
+  options: Partial<SqliteEventStoreOptions> = {},
+): SqliteEventStore {
+  const store = new SqliteEventStore({ path, ...options });
+  stores.push(store);
+  return store;
+}
