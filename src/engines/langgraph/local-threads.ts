@@ -39,6 +39,7 @@ export class LocalThreads {
     if (left > 0) this.#playing.set(stored, left);
     else this.#playing.delete(stored);
     let over = this.#recent.size - this.#max;
+    if (over <= 0) return; // the common case: no copy of the list on every segment's end
     for (const [candidate, workflow] of [...this.#recent]) {
       if (over <= 0) return;
       if (this.#playing.has(candidate) || (await isWaiting(workflow, candidate))) continue;
