@@ -19,7 +19,8 @@ import { serve } from '../http/serve.js';
 const USAGE = `Usage: service-serve [project] [--host HOST] [--port PORT] [--cors-origin ORIGIN]...
        (also: agentdeck serve [project] ...)
 
-Serve an agentdeck project over HTTP (the 1.2.1 routes, /runs, /openapi.json).
+Serve an agentdeck project over HTTP (the 1.2.1 routes, /runs, /openapi.json) and the
+run inspector, a web page at /ui (SERVICE_UI=off|read-only|on, default on).
 
   project        the project directory: agents/<name>/agent.ts, workflows/<name>/workflow.ts,
                  skills/<name>/SKILL.md, and ../.mcp.json (default: ./.agentdeck)
@@ -35,7 +36,7 @@ Serve an agentdeck project over HTTP (the 1.2.1 routes, /runs, /openapi.json).
   -v, --version  print the version
 
 Environment: SERVICE_EVENTS, SERVICE_CHECKPOINT, SERVICE_SESSION, SERVICE_API_KEYS,
-SERVICE_MAX_BODY_BYTES, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see the README).
+SERVICE_MAX_BODY_BYTES, SERVICE_UI, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see the README).
 
 Several processes (behind a load balancer) serve as one when they share one Postgres and
 one Redis: SERVICE_EVENTS=postgres://... (events, claims, control requests and, unless
@@ -70,6 +71,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
     console.log(
       `agentdeck: serving '${deck.name}' (${list('agent', deck.agents.keys())}, ${list('workflow', deck.workflows.keys())}, ${list('skill', deck.skills.keys())}) on ${server.url}`,
+    );
+    const { ui } = appSettingsFromEnv();
+    console.log(
+      ui === 'off'
+        ? 'agentdeck: the run inspector is off (SERVICE_UI=off)'
+        : `agentdeck: run inspector at ${server.url}/ui${ui === 'read-only' ? ' (read-only)' : ''}`,
     );
     const host = parsed.values.host ?? serveSettingsFromEnv().host;
     if (appSettingsFromEnv().apiKeys.length === 0 && !isLoopback(host)) {

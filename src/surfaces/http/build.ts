@@ -1,11 +1,13 @@
 /**
  * Assembles a Hono app from routes: the error handler (errors.ts), request metrics, CORS and
- * cross-origin protection (browsers.ts), the 503 gate until the deck is open, bearer keys,
+ * cross-origin protection (browsers.ts), the run inspector's files under `/ui` (../ui/ui-app.ts),
+ * the 503 gate until the deck is open, bearer keys,
  * the body-size limit, then the routes and `/openapi.json`.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { mountUi, type UiMode } from '../ui/ui-app.js';
 import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
@@ -29,6 +31,8 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   const allowCors = corsFor(settings.corsOrigins);
   if (allowCors) app.use('*', allowCors);
   app.use('*', crossOriginProtection(settings.corsOrigins));
+  // The inspector's files, in front of the gate: the page asks for a key, then calls the API.
+  mountUi(app, settings.ui);
 
   app.use('*', async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();
@@ -92,9 +96,11 @@ function definedOptions(options: AppOptions<unknown>) {
     apiKeys?: readonly string[];
     maxBodyBytes?: number;
     corsOrigins?: readonly string[];
+    ui?: UiMode;
   } = {};
   if (options.apiKeys !== undefined) out.apiKeys = options.apiKeys;
   if (options.corsOrigins !== undefined) out.corsOrigins = checkOrigins(options.corsOrigins);
   if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
+  if (options.ui !== undefined) out.ui = options.ui;
   return out;
 }

@@ -1,8 +1,10 @@
 /**
  * The HTTP app's and the server's options, declared once, and the environment settings
- * they default to (`SERVICE_API_KEYS`, `SERVICE_MAX_BODY_BYTES`, `HOST`, `PORT`).
+ * they default to (`SERVICE_API_KEYS`, `SERVICE_MAX_BODY_BYTES`, `SERVICE_CORS_ORIGINS`,
+ * `SERVICE_UI`, `HOST`, `PORT`).
  */
 import { ConfigError } from '../../core/errors.js';
+import { UI_MODES, type UiMode } from '../ui/ui-app.js';
 
 export interface AppOptions<C = unknown> {
   /**
@@ -24,6 +26,13 @@ export interface AppOptions<C = unknown> {
    * @default SERVICE_CORS_ORIGINS (comma-separated), else none: CORS off
    */
   corsOrigins?: readonly string[];
+  /**
+   * The run inspector under `/ui` (docs/ui.md): `on`; `read-only` (its pages show no control
+   * that answers, pauses, cancels or resumes a run; the API's own keys still decide what a
+   * client may do); `off` (`/ui` is 404).
+   * @default SERVICE_UI, else 'on'
+   */
+  ui?: UiMode;
   /** Largest request body accepted; a larger one gets 413. @default SERVICE_MAX_BODY_BYTES, else 4 MiB */
   maxBodyBytes?: number;
   /**
@@ -70,7 +79,15 @@ export function appSettingsFromEnv(env: Env = process.env) {
     apiKeys: keys,
     maxBodyBytes: positiveInt(env, 'SERVICE_MAX_BODY_BYTES') ?? DEFAULT_MAX_BODY_BYTES,
     corsOrigins: checkOrigins(origins, 'SERVICE_CORS_ORIGINS'),
+    ui: uiMode(env.SERVICE_UI),
   };
+}
+
+function uiMode(raw: string | undefined): UiMode {
+  if (raw === undefined || raw.trim() === '') return 'on';
+  const mode = raw.trim().toLowerCase();
+  if ((UI_MODES as readonly string[]).includes(mode)) return mode as UiMode;
+  throw new ConfigError(`SERVICE_UI must be one of ${UI_MODES.join(', ')}, got '${raw}'`);
 }
 
 /**

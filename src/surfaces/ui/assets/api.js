@@ -1,0 +1,96 @@
+/**
+ * The API as the inspector calls it: same origin, JSON, and the key the user typed, sent as
+ * `Authorization: Bearer` and kept in this tab's sessionStorage only (never in a URL, never
+ * logged). A 401 asks for a key (main.js shows the prompt); a refused key is dropped.
+ */
+
+const KEY = 'agentdeck.api-key';
+const REFUSED = 'agentdeck.api-key-refused';
+
+/** The page's mode, written into the shell by the server: `on` or `read-only`. */
+export const MODE =
+  document.querySelector('meta[name="agentdeck-ui-mode"]')?.getAttribute('content') ?? 'on';
+export const CAN_ACT = MODE === 'on';
+
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+const keyWatchers = new Set();
+let keyWanted = false;
+
+/** Whether the server asked for a key the tab does not have (or refused the one it had). */
+export function keyNeeded() {
+  return keyWanted;
+}
+
+/** Be told when a key becomes needed. Returns the unsubscribe. */
+export function onKeyNeeded(watch) {
+  keyWatchers.add(watch);
+  return () => keyWatchers.delete(watch);
+}
+
+/** Whether the last key typed in this tab was refused (the prompt says so). */
+export function keyWasRefused() {
+  return sessionStorage.getItem(REFUSED) === '1';
+}
+
+export function saveKey(key) {
+  sessionStorage.setItem(KEY, key);
+  sessionStorage.removeItem(REFUSED);
+}
+
+export function authHeaders(headers = {}) {
+  const key = sessionStorage.getItem(KEY);
+  return key ? { ...headers, authorization: `Bearer ${key}` } : headers;
+}
+
+/** A 401: forget a refused key and ask for one. */
+export function unauthorized() {
+  if (sessionStorage.getItem(KEY) !== null) {
+    sessionStorage.removeItem(KEY);
+    sessionStorage.setItem(REFUSED, '1');
+  }
+  if (!keyWanted) {
+    keyWanted = true;
+    for (const watch of keyWatchers) watch();
+  }
+}
+
+/** Call the API; resolves with the JSON body (null for 204), rejects with an ApiError. */
+export async function api(path, { method = 'GET', body, signal } = {}) {
+  const headers = authHeaders({ accept: 'application/json' });
+  const init = { method, headers, signal, cache: 'no-store' };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (response.status === 401) unauthorized();
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    parsed = { detail: text };
+  }
+  if (!response.ok) {
+    const detail = typeof parsed?.detail === 'string' ? parsed.detail : response.statusText;
+    throw new ApiError(response.status, detail);
+  }
+  return parsed;
+}
+
+/** `?a=1&b=2` from the defined, non-empty values. */
+export function query(values) {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

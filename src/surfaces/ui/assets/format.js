@@ -1,0 +1,75 @@
+/** How numbers, times and statuses read on every page. */
+
+export const STATUSES = [
+  'pending',
+  'running',
+  'paused',
+  'waiting_human',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+export const ENDED = new Set(['completed', 'failed', 'cancelled']);
+
+export function statusLabel(status) {
+  return status === 'waiting_human' ? 'waiting' : status;
+}
+
+/** `1.2 s`, `3 min 4 s`, `2 h 5 min`. */
+export function duration(ms) {
+  if (!Number.isFinite(ms) || ms < 0) return '–';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.floor(s % 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** How long a run took, or has taken so far while it plays. */
+export function runDuration(run, now = Date.now()) {
+  const start = Date.parse(run.started_at);
+  const end =
+    run.status === 'running' || run.status === 'pending' ? now : Date.parse(run.updated_at);
+  return duration(end - start);
+}
+
+const timeFormat = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+export function when(iso) {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? timeFormat.format(t) : '–';
+}
+
+export function clock(iso) {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toLocaleTimeString() : '';
+}
+
+const numberFormat = new Intl.NumberFormat();
+
+export function tokens(usage) {
+  return usage ? numberFormat.format(usage.total_tokens) : '–';
+}
+
+export function cost(usage) {
+  if (!usage || usage.usd === null || usage.usd === undefined) return '–';
+  return `$${usage.usd < 0.01 && usage.usd > 0 ? usage.usd.toFixed(4) : usage.usd.toFixed(2)}`;
+}
+
+/** JSON for reading: indented, and a string shown as itself. */
+export function pretty(value) {
+  if (value === undefined) return '';
+  return JSON.stringify(value, null, 2);
+}
+
+export function shortId(id) {
+  return id.length > 14 ? `${id.slice(0, 12)}…` : id;
+}

@@ -1,0 +1,116 @@
+/**
+ * One run: its header (status, timings, usage, cost, the run that called it, the schedule
+ * that started it) from `GET /runs/{id}`, read again as its lifecycle events arrive, and its
+ * timeline from the live event stream (event-stream.js: resumable, so a reload or a dropped
+ * connection misses nothing). The actions (run-actions.js) sit in the header.
+ */
+import { api } from './api.js';
+import { followEvents } from './event-stream.js';
+import { cost, ENDED, runDuration, statusLabel, when } from './format.js';
+import { RunActions } from './run-actions.js';
+import { fold } from './timeline.js';
+import { Timeline } from './timeline-view.js';
+import { html, useEffect, useState } from './vendor/preact-htm.mjs';
+
+/** Events after which the header is read again (its status or usage changed). */
+const CHANGES_HEADER = /^run\.|^usage\.reported$|^control\.observed$/;
+
+export function RunPage({ runId }) {
+  const [run, setRun] = useState(null);
+  const [missing, setMissing] = useState(null);
+  const [timeline, setTimeline] = useState({ entries: [], events: [] });
+  const [stream, setStream] = useState('connecting');
+
+  useEffect(() => {
+    let live = true;
+    let reading = null;
+    let again = false;
+    const readHeader = () => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = api(`/runs/${encodeURIComponent(runId)}`)
+        .then((detail) => live && setRun(detail))
+        .catch(
+          (error) =>
+            live && setMissing(error.status === 404 ? `No run '${runId}'.` : error.message),
+        )
+        .finally(() => {
+          reading = null;
+          if (again && live) {
+            again = false;
+            readHeader();
+          }
+        });
+    };
+    setRun(null);
+    setMissing(null);
+    setTimeline({ entries: [], events: [] });
+    readHeader();
+    const stop = followEvents(
+      runId,
+      (event) => {
+        setTimeline((t) => ({ entries: fold(t.entries, event), events: [...t.events, event] }));
+        if (CHANGES_HEADER.test(event.kind)) readHeader();
+      },
+      setStream,
+    );
+    // A running run's duration moves on; a waiting one may be answered from elsewhere.
+    const timer = setInterval(readHeader, 5000);
+    return () => {
+      live = false;
+      stop();
+      clearInterval(timer);
+    };
+  }, [runId]);
+
+  if (missing)
+    return html`<section class="page"><h1>Run</h1><p class="error" role="alert">${missing}</p><p><a href="/ui">Back to the runs</a></p></section>`;
+  const started = timeline.events.find((e) => e.kind === 'run.started')?.payload ?? {};
+  return html`
+    <section class="page run">
+      <p class="crumbs"><a href="/ui">Runs</a> / <span class="mono">${runId}</span></p>
+      <${RunHeader} run=${run} started=${started} stream=${stream} />
+      ${run ? html`<${RunActions} run=${run} events=${timeline.events} />` : null}
+      <h2>Timeline <span class="muted count">${timeline.events.length} events</span></h2>
+      <${Timeline} entries=${timeline.entries} />
+    </section>
+  `;
+}
+
+function RunHeader({ run, started, stream }) {
+  if (!run)
+    return html`<div class="run-header placeholder"><p class="muted">Loading the run…</p></div>`;
+  const u = run.usage;
+  return html`
+    <div class="run-header">
+      <div class="run-title">
+        <span class="status big s-${run.status}" data-testid="run-status">${statusLabel(run.status)}</span>
+        <h1>${run.origin}</h1>
+        <span class=${`stream-state st-${stream}`} title="The event stream">${streamLabel(stream, run.status)}</span>
+      </div>
+      <dl class="facts">
+        <div><dt>Run</dt><dd class="mono">${run.run_id}</dd></div>
+        <div><dt>Kind</dt><dd>${started.invocable_type ?? '–'}</dd></div>
+        <div><dt>Session / thread</dt><dd class="mono">${run.session_id ?? '–'}</dd></div>
+        <div><dt>Started</dt><dd>${when(run.started_at)}</dd></div>
+        <div><dt>${ENDED.has(run.status) ? 'Ended' : 'Last event'}</dt><dd>${when(run.updated_at)}</dd></div>
+        <div><dt>Duration</dt><dd>${runDuration(run)}</dd></div>
+        <div><dt>Tokens</dt><dd>${u.total_tokens} <span class="muted">(${u.input_tokens} in, ${u.output_tokens} out)</span></dd></div>
+        <div><dt>Model requests</dt><dd>${u.requests}</dd></div>
+        <div><dt>Cost</dt><dd>${cost(u)}</dd></div>
+        ${started.parent_run_id ? html`<div><dt>Called by</dt><dd class="mono"><a href=${`/ui/runs/${encodeURIComponent(started.parent_run_id)}`}>${started.parent_run_id}</a></dd></div>` : null}
+        ${started.schedule ? html`<div><dt>Schedule</dt><dd><code>${started.schedule}</code> <span class="muted">fired ${when(started.fired_at)}</span></dd></div>` : null}
+        ${run.namespace ? html`<div><dt>Namespace</dt><dd class="mono">${run.namespace}</dd></div>` : null}
+      </dl>
+    </div>
+  `;
+}
+
+function streamLabel(stream, status) {
+  if (stream === 'live') return ENDED.has(status) ? 'live' : '● live';
+  if (stream === 'ended') return 'all events';
+  if (stream === 'refused') return 'no key';
+  return `${stream}…`;
+}

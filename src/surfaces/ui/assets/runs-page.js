@@ -1,0 +1,221 @@
+/**
+ * Runs, newest first, live: the first page is read again every 2 s (new runs appear, statuses
+ * change); older pages come with "Older runs" through the exact cursor (`after` = the last
+ * page's `next`), so no run is skipped or listed twice however many start meanwhile. Filters
+ * (status, origin, session) live in the URL, so a reload or a shared link keeps them. Tokens
+ * and cost come from each run's detail, read again only when its `last_seq` moved.
+ */
+import { api, query } from './api.js';
+import { cost, runDuration, STATUSES, shortId, statusLabel, tokens, when } from './format.js';
+import { navigate } from './nav.js';
+import { html, useEffect, useRef, useState } from './vendor/preact-htm.mjs';
+
+const PAGE = 50;
+const REFRESH_MS = 2000;
+
+function filtersOf(search) {
+  const params = new URLSearchParams(search);
+  return {
+    status: params.get('status') ?? '',
+    origin: params.get('origin') ?? '',
+    session_id: params.get('session') ?? '',
+  };
+}
+
+export function RunsPage({ search }) {
+  const filters = filtersOf(search);
+  const key = `${filters.status}|${filters.origin}|${filters.session_id}`;
+  const [state, setState] = useState({ key, top: null, older: [], next: null, error: null });
+  const [usage, setUsage] = useState({});
+  const [origins, setOrigins] = useState([]);
+  const [, tick] = useState(0);
+  const details = useRef(new Map()); // run_id -> last_seq whose detail was read
+
+  useEffect(() => {
+    api('/health')
+      .then((health) => setOrigins([...health.agents, ...health.workflows].sort()))
+      .catch(() => {});
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    setState({ key, top: null, older: [], next: null, error: null });
+    const load = async () => {
+      try {
+        const page = await api(`/runs${query({ ...filters, limit: PAGE })}`);
+        if (!live) return;
+        setState((s) => ({
+          ...s,
+          top: page.runs,
+          // The cursor for older runs is the first page's until an older page was read.
+          next: s.older.length > 0 ? s.next : page.next,
+          error: null,
+        }));
+      } catch (error) {
+        if (live) setState((s) => ({ ...s, error: error.message }));
+      }
+    };
+    load();
+    const timer = setInterval(() => {
+      load();
+      tick((n) => n + 1); // durations of running runs move on
+    }, REFRESH_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [key]);
+
+  const rows = merged(state.top ?? [], state.older);
+  useEffect(() => {
+    const stale = rows.filter((run) => details.current.get(run.run_id) !== run.last_seq);
+    for (const run of stale) details.current.set(run.run_id, run.last_seq);
+    readDetails(stale, (detail) => setUsage((all) => ({ ...all, [detail.run_id]: detail.usage })));
+  });
+
+  const loadOlder = async () => {
+    try {
+      const page = await api(`/runs${query({ ...filters, limit: PAGE, after: state.next })}`);
+      setState((s) => ({ ...s, older: [...s.older, ...page.runs], next: page.next }));
+    } catch (error) {
+      setState((s) => ({ ...s, error: error.message }));
+    }
+  };
+
+  const setFilter = (name, value) => {
+    const next = { ...filters, [name]: value };
+    navigate(
+      `/ui${query({ status: next.status, origin: next.origin, session: next.session_id })}`,
+      { replace: true },
+    );
+  };
+
+  return html`
+    <section class="page runs">
+      <div class="page-head">
+        <h1>Runs</h1>
+        <${RunSearch} />
+      </div>
+      <form class="filters" onSubmit=${(event) => event.preventDefault()} aria-label="Filters">
+        <label>Status
+          <select name="status" value=${filters.status}
+            onChange=${(event) => setFilter('status', event.currentTarget.value)}>
+            <option value="">any</option>
+            ${STATUSES.map((s) => html`<option value=${s}>${statusLabel(s)}</option>`)}
+          </select>
+        </label>
+        <label>Origin
+          <select name="origin" value=${filters.origin}
+            onChange=${(event) => setFilter('origin', event.currentTarget.value)}>
+            <option value="">any</option>
+            ${[...new Set([...origins, filters.origin].filter(Boolean))].map(
+              (o) => html`<option value=${o}>${o}</option>`,
+            )}
+          </select>
+        </label>
+        <label>Session or thread
+          <input name="session" type="search" placeholder="any" value=${filters.session_id}
+            onChange=${(event) => setFilter('session_id', event.currentTarget.value.trim())} />
+        </label>
+      </form>
+      ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : null}
+      <${RunTable} rows=${rows} usage=${usage} loading=${state.top === null} />
+      <div class="pager">
+        ${
+          state.next
+            ? html`<button type="button" onClick=${loadOlder}>Older runs</button>`
+            : state.top !== null && rows.length > 0
+              ? html`<span class="muted">All ${rows.length} runs shown.</span>`
+              : null
+        }
+      </div>
+    </section>
+  `;
+}
+
+function RunSearch() {
+  const [id, setId] = useState('');
+  const [missing, setMissing] = useState(null);
+  const submit = async (event) => {
+    event.preventDefault();
+    const runId = id.trim();
+    if (!runId) return;
+    try {
+      await api(`/runs/${encodeURIComponent(runId)}`);
+      navigate(`/ui/runs/${encodeURIComponent(runId)}`);
+    } catch (error) {
+      setMissing(error.status === 404 ? `No run '${runId}'.` : error.message);
+    }
+  };
+  return html`
+    <form class="search" role="search" onSubmit=${submit}>
+      <label class="visually-hidden" for="run-search">Run id</label>
+      <input id="run-search" type="search" placeholder="Go to run id…" value=${id}
+        onInput=${(event) => {
+          setId(event.currentTarget.value);
+          setMissing(null);
+        }} />
+      <button type="submit">Open</button>
+      ${missing ? html`<span class="error" role="alert">${missing}</span>` : null}
+    </form>
+  `;
+}
+
+function RunTable({ rows, usage, loading }) {
+  if (loading) return html`<p class="muted table-placeholder">Loading runs…</p>`;
+  if (rows.length === 0) return html`<p class="muted table-placeholder">No runs yet.</p>`;
+  return html`
+    <div class="table-wrap">
+      <table class="run-table">
+        <thead>
+          <tr>
+            <th class="c-status">Status</th><th class="c-id">Run</th><th>Origin</th>
+            <th>Session / thread</th><th class="c-time">Started</th>
+            <th class="num">Duration</th><th class="num">Tokens</th><th class="num">Cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (run) => html`
+            <tr key=${run.run_id} data-run-id=${run.run_id} data-status=${run.status}>
+              <td><span class="status s-${run.status}">${statusLabel(run.status)}</span></td>
+              <td class="mono"><a href=${`/ui/runs/${encodeURIComponent(run.run_id)}`}
+                title=${run.run_id}>${shortId(run.run_id)}</a></td>
+              <td>${run.origin}</td>
+              <td class="mono ellipsis" title=${run.session_id ?? ''}>${run.session_id ?? '–'}</td>
+              <td title=${run.started_at}>${when(run.started_at)}</td>
+              <td class="num">${runDuration(run)}</td>
+              <td class="num">${tokens(usage[run.run_id])}</td>
+              <td class="num">${cost(usage[run.run_id])}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+  `;
+}
+
+/** The live first page, then the older pages read, each run once. */
+function merged(top, older) {
+  const seen = new Set(top.map((run) => run.run_id));
+  return [...top, ...older.filter((run) => !seen.has(run.run_id))];
+}
+
+const queue = [];
+let reading = 0;
+
+/** Read runs' details (usage), four at a time, so a page of 50 is no burst of 50 requests. */
+function readDetails(runs, done) {
+  queue.push(...runs.map((run) => ({ run, done })));
+  while (reading < 4 && queue.length > 0) {
+    const { run, done: each } = queue.shift();
+    reading += 1;
+    api(`/runs/${encodeURIComponent(run.run_id)}`)
+      .then(each)
+      .catch(() => {})
+      .finally(() => {
+        reading -= 1;
+        readDetails([], each);
+      });
+  }
+}

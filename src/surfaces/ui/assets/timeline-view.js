@@ -1,0 +1,147 @@
+/**
+ * How each timeline entry reads (timeline.js folds the events into entries). Every entry has
+ * its seq and time in the gutter and its events' raw JSON in a `<details>` (keyboard-reachable,
+ * no script). Text grows in place as it streams; nothing above it moves.
+ */
+import { clock, pretty } from './format.js';
+import { textOf } from './timeline.js';
+import { html } from './vendor/preact-htm.mjs';
+
+export function Timeline({ entries }) {
+  if (entries.length === 0) return html`<p class="muted">No events yet.</p>`;
+  return html`
+    <ol class="timeline" aria-label="Events">
+      ${entries.map((entry) => html`<${Entry} key=${`${entry.seq}`} entry=${entry} />`)}
+    </ol>
+  `;
+}
+
+function Entry({ entry }) {
+  const [label, tone, body] = describe(entry);
+  return html`
+    <li class=${`entry t-${tone}`} data-kind=${entry.events[0].kind} data-seq=${entry.seq}>
+      <div class="gutter"><span class="seq">#${entry.seq}</span>
+        <time datetime=${entry.ts}>${clock(entry.ts)}</time></div>
+      <div class="entry-main">
+        <div class="entry-label">${label}</div>
+        ${body}
+        <details class="raw">
+          <summary>JSON (${entry.events.length} event${entry.events.length === 1 ? '' : 's'})</summary>
+          <pre>${entry.events.map((e) => JSON.stringify(e, null, 2)).join('\n')}</pre>
+        </details>
+      </div>
+    </li>
+  `;
+}
+
+const json = (value) => html`<pre class="json">${pretty(value)}</pre>`;
+
+/** `[label, tone, body]` of an entry. */
+function describe(e) {
+  const p = e.payload ?? {};
+  switch (e.type) {
+    case 'message':
+      return [
+        html`Assistant message ${e.done ? null : html`<span class="streaming">streaming…</span>`}`,
+        'message',
+        html`<div class="message-text">${e.text}</div>${
+          e.content?.some((b) => b.type !== 'text') ? json(e.content) : null
+        }`,
+      ];
+    case 'thought':
+      return ['Reasoning', 'muted', html`<div class="message-text thought">${e.text}</div>`];
+    case 'tool':
+      return [
+        html`Tool call <code>${e.name}</code> ${
+          e.done
+            ? e.error
+              ? html`<span class="bad">failed</span>`
+              : null
+            : html`<span class="streaming">running…</span>`
+        }`,
+        e.error ? 'bad' : 'tool',
+        html`<div class="pair"><div><h4>Arguments</h4>${json(e.args)}</div>
+          <div><h4>${e.error ? 'Error' : 'Result'}</h4>${
+            e.done
+              ? e.error
+                ? html`<pre class="json bad">${e.error}</pre>`
+                : json(e.output)
+              : html`<p class="muted">waiting…</p>`
+          }</div></div>`,
+      ];
+    case 'control':
+      return [
+        html`${e.verb} requested${e.reason ? html` <span class="muted">(${e.reason})</span>` : null}`,
+        'control',
+        html`<p class="muted">${
+          e.observed ? `observed by the run at ${clock(e.observed)}` : 'recorded; not observed yet'
+        }</p>`,
+      ];
+    case 'run.started':
+      return [
+        html`Run started${p.parent_run_id ? ' (a workflow called as a tool)' : ''}${
+          p.schedule ? html` by schedule <code>${p.schedule}</code>` : null
+        }`,
+        'start',
+        html`${textOf(p.input) ? html`<div class="message-text user">${textOf(p.input)}</div>` : json(inputData(p.input))}`,
+      ];
+    case 'run.completed':
+      return ['Completed', 'good', output(p.output)];
+    case 'run.failed':
+      return [
+        html`Failed: <code>${p.error_type}</code>`,
+        'bad',
+        html`<pre class="json bad">${p.message}</pre>`,
+      ];
+    case 'run.cancelled':
+      return ['Cancelled', 'bad', p.reason ? html`<p>${p.reason}</p>` : null];
+    case 'run.paused':
+      return ['Paused', 'control', p.reason ? html`<p>${p.reason}</p>` : null];
+    case 'run.resumed':
+      return ['Resumed', 'control', null];
+    case 'run.interrupted':
+      return [
+        html`Interrupt on thread <code>${p.thread_id}</code>: waiting for an answer`,
+        'wait',
+        json(p.payload),
+      ];
+    case 'node.updated':
+      return [html`Node <code>${p.node}</code> updated`, 'node', json(p.delta)];
+    case 'usage.reported':
+      return [
+        html`Usage${p.model ? html` · <code>${p.model}</code>` : null}`,
+        'muted',
+        html`<p class="muted">${p.total_tokens} tokens (${p.input_tokens} in, ${p.output_tokens} out), ${p.requests} request${p.requests === 1 ? '' : 's'}${p.usd === null ? '' : `, $${p.usd.toFixed(4)}`}</p>`,
+      ];
+    case 'status.reported':
+      return [
+        `Status (${p.level})`,
+        p.level === 'error' ? 'bad' : 'muted',
+        html`<p>${p.message}</p>`,
+      ];
+    case 'progress.reported':
+      return [
+        'Progress',
+        'muted',
+        html`<p>${p.progress}${p.total === null ? '' : ` / ${p.total}`} ${p.message ?? ''}</p>`,
+      ];
+    case 'artifact.created':
+      return [html`Artifact <code>${p.name}</code>`, 'muted', json(p.block)];
+    default:
+      return [html`Event <code>${e.events[0].kind}</code>`, 'unknown', json(p)];
+  }
+}
+
+/** A run's output: its text, its data (a workflow's final state), or its blocks as JSON. */
+function output(blocks) {
+  if (Array.isArray(blocks) && blocks.length > 0 && blocks.every((b) => b?.type === 'text')) {
+    return html`<div class="message-text">${textOf(blocks)}</div>`;
+  }
+  return json(inputData(blocks));
+}
+
+function inputData(blocks) {
+  if (Array.isArray(blocks) && blocks.length === 1 && blocks[0]?.type === 'data')
+    return blocks[0].data;
+  return blocks;
+}

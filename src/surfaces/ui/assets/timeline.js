@@ -1,0 +1,75 @@
+/**
+ * A run's timeline, folded from its canonical events as they arrive: streamed text deltas
+ * become one message, a tool call's start and completion one entry, a control request its
+ * own line, and so on. Each entry keeps the events it was made of (its raw JSON is one click
+ * away), and an event of a kind this page does not know becomes an entry of its own: nothing
+ * is dropped. `fold` returns a new list (the page re-renders only what changed).
+ */
+
+/** Add `event` to `entries` (the timeline so far); returns the new timeline. */
+export function fold(entries, event) {
+  const p = event.payload ?? {};
+  const by = (type, id) => entries.findIndex((e) => e.type === type && e.id === id);
+  const update = (index, change) =>
+    entries.map((e, i) => (i === index ? { ...e, ...change(e), events: [...e.events, event] } : e));
+  const add = (entry) => [...entries, { ...entry, seq: event.seq, ts: event.ts, events: [event] }];
+
+  switch (event.kind) {
+    case 'text.delta':
+    case 'thought.delta': {
+      const type = event.kind === 'text.delta' ? 'message' : 'thought';
+      const at = by(type, p.message_id);
+      if (at < 0) return add({ type, id: p.message_id, text: p.text, done: false });
+      return update(at, (e) => ({ text: e.text + p.text }));
+    }
+    case 'message.completed': {
+      const text = textOf(p.content);
+      const at = by('message', p.message_id);
+      if (at < 0)
+        return add({ type: 'message', id: p.message_id, text, done: true, content: p.content });
+      // The completed content is the authority: it replaces what the deltas assembled.
+      return update(at, (e) => ({ text: text || e.text, done: true, content: p.content }));
+    }
+    case 'tool.call.started':
+      return add({ type: 'tool', id: p.call_id, name: p.name, args: p.arguments, done: false });
+    case 'tool.call.completed': {
+      const at = by('tool', p.call_id);
+      const result = { output: p.output, error: p.error ?? null, done: true };
+      if (at < 0) return add({ type: 'tool', id: p.call_id, name: p.name, ...result });
+      return update(at, () => result);
+    }
+    case 'control.observed': {
+      const at = by('control', p.request_id);
+      if (at >= 0) return update(at, () => ({ observed: event.ts }));
+      return add({ type: 'control', id: p.request_id, verb: p.verb, observed: event.ts });
+    }
+    case 'control.requested':
+      return add({ type: 'control', id: p.request_id, verb: p.verb, reason: p.reason });
+    default:
+      return add({ type: KNOWN.has(event.kind) ? event.kind : 'unknown', payload: p });
+  }
+}
+
+const KNOWN = new Set([
+  'run.started',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'run.paused',
+  'run.resumed',
+  'run.interrupted',
+  'node.updated',
+  'usage.reported',
+  'status.reported',
+  'progress.reported',
+  'artifact.created',
+]);
+
+/** The text of content blocks (text blocks joined; other blocks are shown as JSON). */
+export function textOf(blocks) {
+  if (!Array.isArray(blocks)) return '';
+  return blocks
+    .filter((b) => b?.type === 'text')
+    .map((b) => b.text)
+    .join('');
+}
