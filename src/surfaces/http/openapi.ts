@@ -87,6 +87,9 @@ function description(secured: boolean): string {
     'pause, cancel and resume runs; read runs and their canonical events. The routes of ',
     'release 1.2.1 (the version above) answer as that release did; the others are additive. ',
     'Every error body is `{"detail": "<message>"}`. ',
+    'The run inspector, a web page that reads and controls runs through these routes with ',
+    'the same key, is served at `/ui` (`SERVICE_UI`); its files are not API routes and are ',
+    'not listed here. ',
     secured
       ? 'Every route but `/health` and `/health/ready` needs `Authorization: Bearer <key>`.'
       : 'No API key is configured: every route is open.',
