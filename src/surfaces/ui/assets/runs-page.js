@@ -1,9 +1,10 @@
 /**
- * Runs, newest first, live: the first page is read again every 2 s (new runs appear, statuses
- * change); older pages come with "Older runs" through the exact cursor (`after` = the last
- * page's `next`), so no run is skipped or listed twice however many start meanwhile. Filters
- * (status, origin, session) live in the URL, so a reload or a shared link keeps them. Tokens
- * and cost come from each run's detail, read again only when its `last_seq` moved.
+ * Runs, newest first, live: every 2 s the list shown is read again from the top, as many
+ * runs as are shown (new runs appear, statuses change, a run that left a status filter
+ * goes), and "Older runs" continues after the last one shown with the exact cursor (`after` =
+ * that read's `next`), so no run is skipped or listed twice however many start meanwhile.
+ * Filters (status, origin, session) live in the URL, so a reload or a shared link keeps
+ * them. Tokens and cost come from each run's detail, read again only when its `last_seq` moved.
  */
 import { api, query } from './api.js';
 import { cost, runDuration, STATUSES, shortId, statusLabel, tokens, when } from './format.js';
@@ -11,7 +12,10 @@ import { navigate } from './nav.js';
 import { html, useEffect, useRef, useState } from './vendor/preact-htm.mjs';
 
 const PAGE = 50;
+/** The most runs one read returns (`GET /runs` caps `limit`): below, rows stay as last read. */
+const MAX_READ = 500;
 const REFRESH_MS = 2000;
+const EMPTY = { rows: null, next: null, shown: PAGE, error: null };
 
 function filtersOf(search) {
   const params = new URLSearchParams(search);
@@ -25,9 +29,13 @@ function filtersOf(search) {
 export function RunsPage({ search }) {
   const filters = filtersOf(search);
   const key = `${filters.status}|${filters.origin}|${filters.session_id}`;
-  const [state, setState] = useState({ key, top: null, older: [], next: null, error: null });
+  const [state, setState] = useState(EMPTY);
+  const shown = useRef(PAGE); // how many runs the list holds, for the next read from the top
   const [usage, setUsage] = useState({});
   const [origins, setOrigins] = useState([]);
+  // What is typed in the session field: its own state, or a refresh would reset it mid-typing.
+  const [sessionDraft, setSessionDraft] = useState(filters.session_id);
+  useEffect(() => setSessionDraft(filters.session_id), [filters.session_id]);
   const [, tick] = useState(0);
   const details = useRef(new Map()); // run_id -> last_seq whose detail was read
 
@@ -39,18 +47,18 @@ export function RunsPage({ search }) {
 
   useEffect(() => {
     let live = true;
-    setState({ key, top: null, older: [], next: null, error: null });
+    setState(EMPTY);
+    shown.current = PAGE;
     const load = async () => {
+      const limit = Math.min(shown.current, MAX_READ);
       try {
-        const page = await api(`/runs${query({ ...filters, limit: PAGE })}`);
+        const page = await api(`/runs${query({ ...filters, limit })}`);
         if (!live) return;
-        setState((s) => ({
-          ...s,
-          top: page.runs,
-          // The cursor for older runs is the first page's until an older page was read.
-          next: s.older.length > 0 ? s.next : page.next,
-          error: null,
-        }));
+        setState((s) => {
+          const next = fromTop(s, page);
+          shown.current = Math.max(PAGE, next.rows.length);
+          return { ...s, ...next, error: null };
+        });
       } catch (error) {
         if (live) setState((s) => ({ ...s, error: error.message }));
       }
@@ -66,7 +74,7 @@ export function RunsPage({ search }) {
     };
   }, [key]);
 
-  const rows = merged(state.top ?? [], state.older);
+  const rows = state.rows ?? [];
   useEffect(() => {
     const stale = rows.filter((run) => details.current.get(run.run_id) !== run.last_seq);
     for (const run of stale) details.current.set(run.run_id, run.last_seq);
@@ -76,7 +84,11 @@ export function RunsPage({ search }) {
   const loadOlder = async () => {
     try {
       const page = await api(`/runs${query({ ...filters, limit: PAGE, after: state.next })}`);
-      setState((s) => ({ ...s, older: [...s.older, ...page.runs], next: page.next }));
+      setState((s) => {
+        const rows = withoutRepeats([...(s.rows ?? []), ...page.runs]);
+        shown.current = rows.length;
+        return { ...s, rows, next: page.next };
+      });
     } catch (error) {
       setState((s) => ({ ...s, error: error.message }));
     }
@@ -96,7 +108,11 @@ export function RunsPage({ search }) {
         <h1>Runs</h1>
         <${RunSearch} />
       </div>
-      <form class="filters" onSubmit=${(event) => event.preventDefault()} aria-label="Filters">
+      <form class="filters" aria-label="Filters" onSubmit=${(event) => {
+        // Enter in the session field applies it (a change event may not come first).
+        event.preventDefault();
+        setFilter('session_id', event.currentTarget.elements.session.value.trim());
+      }}>
         <label>Status
           <select name="status" value=${filters.status}
             onChange=${(event) => setFilter('status', event.currentTarget.value)}>
@@ -114,17 +130,18 @@ export function RunsPage({ search }) {
           </select>
         </label>
         <label>Session or thread
-          <input name="session" type="search" placeholder="any" value=${filters.session_id}
+          <input name="session" type="search" placeholder="any" value=${sessionDraft}
+            onInput=${(event) => setSessionDraft(event.currentTarget.value)}
             onChange=${(event) => setFilter('session_id', event.currentTarget.value.trim())} />
         </label>
       </form>
       ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : null}
-      <${RunTable} rows=${rows} usage=${usage} loading=${state.top === null} />
+      <${RunTable} rows=${rows} usage=${usage} loading=${state.rows === null} />
       <div class="pager">
         ${
           state.next
             ? html`<button type="button" onClick=${loadOlder}>Older runs</button>`
-            : state.top !== null && rows.length > 0
+            : state.rows !== null && rows.length > 0
               ? html`<span class="muted">All ${rows.length} runs shown.</span>`
               : null
         }
@@ -195,10 +212,24 @@ function RunTable({ rows, usage, loading }) {
   `;
 }
 
-/** The live first page, then the older pages read, each run once. */
-function merged(top, older) {
-  const seen = new Set(top.map((run) => run.run_id));
-  return [...top, ...older.filter((run) => !seen.has(run.run_id))];
+/**
+ * The list after a read from the top. The runs the list held after the read's last one (new
+ * runs pushed them past it, or an older page arrived meanwhile, or the list is longer than
+ * one read) stay below it, with the cursor that continues them; otherwise the read is the
+ * list and its `next` continues it. So a run leaves the list only when it left the filter.
+ */
+function fromTop(state, page) {
+  const held = state.rows ?? [];
+  const last = page.runs.at(-1)?.run_id;
+  const from = last === undefined ? -1 : held.findIndex((run) => run.run_id === last);
+  const rest = from >= 0 ? held.slice(from + 1) : [];
+  if (rest.length === 0) return { rows: page.runs, next: page.next };
+  return { rows: withoutRepeats([...page.runs, ...rest]), next: state.next };
+}
+
+function withoutRepeats(runs) {
+  const seen = new Set();
+  return runs.filter((run) => !seen.has(run.run_id) && seen.add(run.run_id));
 }
 
 const queue = [];

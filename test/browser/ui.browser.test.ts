@@ -1,0 +1,377 @@
+/**
+ * The run inspector (`/ui`) in a real Chromium (Playwright, Debian's `chromium`) against real
+ * `service-serve` processes and the scripted model server: a run appears in the list without
+ * a reload, its timeline fills while it streams and a reload mid-run loses nothing, filters
+ * and paging, pause then resume, cancel, the inbox answering a waiting workflow, the API-key
+ * prompt, and read-only mode. Every test fails on a console error it did not expect.
+ * Screenshots of each page go to docs/ui-*.png.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
+import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
+import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const PROJECT = join(ROOT, 'test/fixtures/scale/.agentdeck');
+const KEY = 'ui-test-key-4b1d';
+const skip = existsSync(CHROMIUM)
+  ? null
+  : `(skipped: no Chromium at ${CHROMIUM}; apt-get install chromium)`;
+
+let session: BrowserSession;
+let page: Page;
+let model: ScriptedModelServer;
+const servers: ServerProcess[] = [];
+let url: string; // SERVICE_UI on, no keys
+let keyed: ServerProcess; // SERVICE_API_KEYS set
+let readOnly: string; // SERVICE_UI=read-only
+let bookerLog: string;
+
+async function serve(env: Record<string, string>): Promise<ServerProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-ui-'));
+  const server = startServer(
+    PROJECT,
+    {
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_USE_RESPONSES: 'false',
+      ...env,
+    },
+    dir,
+  );
+  servers.push(server);
+  await server.url;
+  return server;
+}
+
+beforeAll(async () => {
+  if (skip) return;
+  model = await scriptedModelServer([]);
+  bookerLog = join(mkdtempSync(join(tmpdir(), 'agentdeck-ui-booker-')), 'booker.log');
+  const [main, withKeys, reading] = await Promise.all([
+    serve({ BOOKER_LOG: bookerLog, BOOKER_MS: '4000' }),
+    serve({ SERVICE_API_KEYS: KEY }),
+    serve({ SERVICE_UI: 'read-only' }),
+    openBrowserPage().then((opened) => {
+      session = opened;
+    }),
+  ]);
+  url = await (main as ServerProcess).url;
+  keyed = withKeys as ServerProcess;
+  readOnly = await (reading as ServerProcess).url;
+  page = session.page;
+  await page.setViewportSize({ width: 1280, height: 800 });
+}, 90_000);
+
+afterAll(async () => {
+  await killServers(servers);
+  await model?.close();
+  await session?.close();
+});
+
+beforeEach(() => {
+  session?.consoleErrors.splice(0);
+});
+
+/** Console errors, minus those a test expects. */
+function unexpectedErrors(expected: RegExp[] = []): string[] {
+  return session.consoleErrors.splice(0).filter((text) => !expected.some((re) => re.test(text)));
+}
+
+const json = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+/** Start an agent turn as a streaming client would; resolves its run id at once. */
+async function chat(agent: string, sessionId: string, message: string) {
+  const response = await fetch(
+    `${url}/agents/${agent}/chat?stream=true`,
+    json({ session_id: sessionId, message }),
+  );
+  const runId = response.headers.get('x-run-id') ?? '';
+  const ended = response.text(); // read to its end, as its client would
+  return { runId, ended };
+}
+
+async function startApproval(thread: string, amount = 5): Promise<string> {
+  const response = await fetch(`${url}/workflows/approval?thread_id=${thread}`, json({ amount }));
+  await response.text();
+  return response.headers.get('x-run-id') ?? '';
+}
+
+async function runStatus(server: string, runId: string): Promise<string> {
+  const body = (await (await fetch(`${server}/runs/${runId}`)).json()) as { status: string };
+  return body.status;
+}
+
+const bookerLines = () =>
+  existsSync(bookerLog) ? readFileSync(bookerLog, 'utf8').trim().split('\n') : [];
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((wait) => setTimeout(wait, 50));
+  }
+}
+
+const row = (runId: string) => page.locator(`tr[data-run-id="${runId}"]`);
+
+/** Confirm the action dialog the button `verb` opens. */
+async function act(verb: 'Pause' | 'Resume' | 'Cancel') {
+  await page.getByRole('button', { name: verb, exact: true }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: `${verb} run` }).click();
+}
+
+describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
+  it('shows a new run in the list without a reload, and its status as it changes', async () => {
+    await page.goto(`${url}/ui`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.evaluate(() => {
+      (window as unknown as { sameDocument: boolean }).sameDocument = true;
+    });
+    model.push({ text: Array.from({ length: 12 }, (_, i) => `part${i} `), delayMs: 500 });
+    const { runId, ended } = await chat('helper', 'live-list', 'hello');
+    // Listed within a refresh (2 s) while it still plays (6 s), then its status changes.
+    await page.locator(`tr[data-run-id="${runId}"][data-status="running"]`).waitFor();
+    await ended;
+    await page.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
+    expect(await row(runId).locator('td').nth(2).textContent()).toBe('helper');
+    expect(await row(runId).locator('td').nth(3).textContent()).toBe('live-list');
+    // Tokens come from the run's detail (the scripted usage: 10 in, 5 out).
+    await waitFor(async () => (await row(runId).locator('td').nth(6).textContent()) === '15');
+    expect(
+      await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument),
+    ).toBe(true);
+    await startApproval('list-shot');
+    await page.locator('tr[data-status="waiting_human"]').first().waitFor();
+    await page.screenshot({ path: join(ROOT, 'docs/ui-runs.png') });
+    expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
+  it('fills a run timeline while it streams; a reload mid-run loses nothing', async () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${i} `);
+    model.push({ text: words, delayMs: 150 });
+    const { runId, ended } = await chat('helper', 'streaming', 'talk');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    const message = page.locator('.entry.t-message .message-text');
+    await waitFor(async () => ((await message.textContent()) ?? '').includes('word3 '));
+    const partial = (await message.textContent()) ?? '';
+    expect(partial).not.toContain('word29');
+    expect(await page.locator('.entry.t-message .streaming').count()).toBe(1);
+    await page.reload(); // mid-run: the page reads the stream again from the start
+    await waitFor(async () => ((await message.textContent()) ?? '').includes('word6 '));
+    expect((await message.textContent()) ?? '').not.toContain('word29');
+    await ended;
+    await page.locator('[data-testid="run-status"].s-completed').waitFor();
+    await page.locator('[data-kind="run.completed"]').waitFor();
+    expect(await message.textContent()).toBe(words.join(''));
+    // Every event once, in order: the page's count is the log's, and each seq shows once.
+    const detail = (await (await fetch(`${url}/runs/${runId}`)).json()) as { last_seq: number };
+    const count = await page.locator('h2 .count').textContent();
+    expect(count).toBe(`${detail.last_seq + 1} events`);
+    const raw = await page.locator('.raw pre').allTextContents();
+    const seqs = raw
+      .flatMap((text) => text.split(/\n(?=\{)/))
+      .map((text) => (JSON.parse(text) as { seq: number }).seq)
+      .sort((a, b) => a - b);
+    expect(seqs).toEqual(Array.from({ length: detail.last_seq + 1 }, (_, i) => i));
+    // The raw JSON of an event is one click away.
+    const first = page.locator('[data-kind="run.started"] details.raw');
+    await first.locator('summary').click();
+    expect(await first.locator('pre').isVisible()).toBe(true);
+    expect(await first.locator('pre').textContent()).toContain(`"run_id": "${runId}"`);
+    await page.screenshot({ path: join(ROOT, 'docs/ui-run.png'), fullPage: true });
+    expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
+  it('pauses a running agent turn, shows the request then its effect, and resumes it', async () => {
+    model.push(
+      { toolCalls: [{ name: 'book', arguments: { room: '7' }, callId: 'call_7' }] },
+      { text: ['Room 7 ', 'is booked.'] },
+    );
+    const { runId, ended } = await chat('booker', 'pause-resume', 'Book room 7');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    await waitFor(() => bookerLines().includes('start 7'));
+    await page.locator('[data-kind="tool.call.started"]').waitFor();
+    await act('Pause');
+    const log = page.locator('.action-log [data-verb="pause"]');
+    await log.filter({ hasText: 'request recorded' }).waitFor();
+    await page.locator('[data-testid="run-status"].s-paused').waitFor({ timeout: 15_000 });
+    await page.locator('.action-log [data-verb="pause"][data-done="yes"]').waitFor();
+    expect(await log.textContent()).toMatch(
+      /request recorded → in the run's log \(#\d+\) → seen by the run \(#\d+\) → paused \(#\d+\)/,
+    );
+    await page.locator('[data-kind="control.requested"]').waitFor();
+    await page.locator('[data-kind="run.paused"]').waitFor();
+    await page.screenshot({ path: join(ROOT, 'docs/ui-actions.png') });
+    await ended;
+    expect(bookerLines()).toEqual(['start 7', 'done 7']);
+
+    await act('Resume');
+    await page.locator('[data-testid="run-status"].s-completed').waitFor({ timeout: 15_000 });
+    await page.locator('.action-log [data-verb="resume"][data-done="yes"]').waitFor();
+    expect(await page.locator('.action-log [data-verb="resume"]').textContent()).toContain(
+      'now completed',
+    );
+    await page.locator('[data-kind="run.resumed"]').waitFor();
+    expect(await page.locator('.entry.t-message .message-text').last().textContent()).toBe(
+      'Room 7 is booked.',
+    );
+    expect(bookerLines()).toEqual(['start 7', 'done 7']); // the tool ran once
+    expect(await runStatus(url, runId)).toBe('completed');
+    expect(unexpectedErrors()).toEqual([]);
+  }, 60_000);
+
+  it('cancels a running turn after confirmation (and Back changes nothing)', async () => {
+    model.push({ toolCalls: [{ name: 'book', arguments: { room: '9' }, callId: 'call_9' }] });
+    const { runId, ended } = await chat('booker', 'cancel-me', 'Book room 9');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    await waitFor(() => bookerLines().includes('start 9'));
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Back' }).click();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(await runStatus(url, runId)).toBe('running');
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('dialog').getByLabel('Reason (optional)').fill('wrong room');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel run' }).click();
+    await page.locator('[data-testid="run-status"].s-cancelled').waitFor({ timeout: 15_000 });
+    await page.locator('[data-kind="run.cancelled"]').waitFor();
+    expect(await page.locator('[data-kind="control.requested"]').textContent()).toContain(
+      'wrong room',
+    );
+    await ended;
+    expect(bookerLines()).toContain('aborted 9');
+    expect(await runStatus(url, runId)).toBe('cancelled');
+    expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
+  it('filters by origin, status and session, pages without skipping, and opens a run by id', async () => {
+    const threads = Array.from({ length: 56 }, (_, i) => `page-${String(i).padStart(2, '0')}`);
+    const ids: string[] = [];
+    for (const thread of threads) ids.push(await startApproval(thread));
+    await page.goto(`${url}/ui`);
+    await page.getByLabel('Origin').selectOption('approval');
+    await page.waitForURL(/\/ui\?origin=approval$/);
+    await page.getByLabel('Status').selectOption('waiting_human');
+    await page.waitForURL(/\/ui\?status=waiting_human&origin=approval$/);
+    await page.locator('tbody tr').nth(49).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(50);
+    // Older runs start meanwhile: the cursor still lists each run once, none skipped.
+    const more = [await startApproval('page-late-1'), await startApproval('page-late-2')];
+    await page.getByRole('button', { name: 'Older runs' }).click();
+    await page.getByText(/^All \d+ runs shown\.$/).waitFor();
+    // The list grows with the runs that start while it is open (none falls off its end).
+    const all = (await (
+      await fetch(`${url}/runs?origin=approval&status=waiting_human&limit=500`)
+    ).json()) as { runs: { run_id: string }[] };
+    await waitFor(async () => (await page.locator('tbody tr').count()) === all.runs.length);
+    expect(await page.getByRole('button', { name: 'Older runs' }).count()).toBe(0);
+    const listed = await page
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.runId ?? ''));
+    expect(new Set(listed).size).toBe(listed.length);
+    for (const id of [...ids, ...more]) expect(listed).toContain(id);
+    for (const status of await page
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.status))) {
+      expect(status).toBe('waiting_human');
+    }
+    // A reload keeps the filters (they are in the URL); a session filter narrows to one.
+    await page.reload();
+    expect(await page.getByLabel('Origin').inputValue()).toBe('approval');
+    await page.getByLabel('Session or thread').fill('page-07');
+    await page.getByLabel('Session or thread').press('Enter');
+    await waitFor(async () => (await page.locator('tbody tr').count()) === 1);
+    expect(await page.locator('tbody tr').getAttribute('data-run-id')).toBe(ids[7]);
+    await page.getByLabel('Status').selectOption('completed');
+    await page.getByText('No runs yet.').waitFor();
+    // The search opens a run by its id, and says so when there is none.
+    await page.getByPlaceholder('Go to run id…').fill('no-such-run');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByText("No run 'no-such-run'.").waitFor();
+    await page.getByPlaceholder('Go to run id…').fill(ids[3] ?? '');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.waitForURL(`${url}/ui/runs/${ids[3]}`);
+    await page.locator('[data-kind="run.interrupted"]').waitFor();
+    expect(unexpectedErrors([/status of 404/])).toEqual([]);
+  }, 90_000);
+
+  it('answers a waiting workflow from the inbox, and the run completes', async () => {
+    const runId = await startApproval('inbox-1', 120);
+    await page.goto(`${url}/ui/inbox`);
+    const card = page.locator(`article.card[data-run-id="${runId}"]`);
+    await card.waitFor();
+    const editor = card.getByLabel('Answer (JSON)');
+    expect(JSON.parse(await editor.inputValue())).toEqual({ question: 'approve?', amount: 120 });
+    await page.screenshot({ path: join(ROOT, 'docs/ui-inbox.png') });
+    await editor.fill('{"approved": tru');
+    await card.getByText(/^Not JSON/).waitFor();
+    expect(await card.getByRole('button', { name: 'Answer' }).isDisabled()).toBe(true);
+    await editor.fill('{"approved": true}');
+    await card.getByRole('button', { name: 'Answer' }).click();
+    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
+    await outcome.waitFor({ timeout: 15_000 });
+    expect(await outcome.getAttribute('data-outcome')).toBe('completed');
+    expect(await outcome.textContent()).toContain('amount 120 approved');
+    expect(await runStatus(url, runId)).toBe('completed');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    await page.locator('[data-kind="run.completed"]').waitFor();
+    expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
+  it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
+    const server = await keyed.url;
+    await page.goto(`${server}/ui`);
+    const dialog = page.getByRole('dialog', { name: 'API key' });
+    await dialog.waitFor();
+    await page.screenshot({ path: join(ROOT, 'docs/ui-key.png') });
+    await dialog.getByLabel('Key').fill('not-the-key');
+    await dialog.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByText('That key was refused. Try another.').waitFor();
+    await page.getByRole('dialog', { name: 'API key' }).getByLabel('Key').fill(KEY);
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByText('No runs yet.').waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    // Kept for the tab: another page of the inspector asks nothing.
+    await page.goto(`${server}/ui/inbox`);
+    await page.getByRole('heading', { name: /^Inbox/ }).waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(page.url()).not.toContain(KEY);
+    expect(keyed.out() + keyed.err()).not.toContain(KEY);
+    // Another tab (a new sessionStorage) is asked again.
+    const other = await session.context.newPage();
+    await other.goto(`${server}/ui`);
+    await other.getByRole('dialog', { name: 'API key' }).waitFor();
+    await other.close();
+    expect(unexpectedErrors([/status of 401/])).toEqual([]);
+  }, 40_000);
+
+  it('shows no control that changes a run in read-only mode', async () => {
+    const response = await fetch(
+      `${readOnly}/workflows/approval?thread_id=read-only`,
+      json({ amount: 1 }),
+    );
+    const runId = response.headers.get('x-run-id') ?? '';
+    await response.text();
+    await page.goto(`${readOnly}/ui/runs/${runId}`);
+    await page.locator('[data-kind="run.interrupted"]').waitFor();
+    expect(await page.locator('header .mode').textContent()).toBe('read-only');
+    expect(await page.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Pause', exact: true }).count()).toBe(0);
+    await page.goto(`${readOnly}/ui/inbox`);
+    await page.locator(`article.card[data-run-id="${runId}"]`).waitFor();
+    expect(await page.locator('textarea').count()).toBe(0);
+    await page.getByText('Read-only: answer through the API.').waitFor();
+    expect(unexpectedErrors()).toEqual([]);
+  }, 30_000);
+});
