@@ -70,7 +70,7 @@ describe.each([
       sessionId: 's-approve',
       threadId: 's-approve',
     });
-    const callId = (item?.payload as { call_id: string }).call_id;
+    const callId = (item?.payload as { call_id?: string } | undefined)?.call_id;
     expect(callId).toEqual(expect.any(String));
 
     // The session stays claimed while the call waits.
@@ -119,7 +119,7 @@ describe.each([
   it('a call the policy lets through runs without asking', async () => {
     vi.stubEnv('OPENAI_USE_RESPONSES', useResponses);
     refunded.length = 0;
-    const { deck, eventStore } = await openTestDeck({ agents: [clerk()] });
+    const { deck } = await openTestDeck({ agents: [clerk()] });
     modelServer().push(
       { toolCalls: [{ name: 'refund', arguments: { order: 'C3', amount: 10 } }] },
       { text: 'Done.' },
@@ -171,7 +171,7 @@ describe.each([
 describe('tool approvals: bad answers and other tools', () => {
   it('refuses a malformed answer, an unknown run, and a run that does not wait; nothing changes', async () => {
     refunded.length = 0;
-    const { deck, eventStore } = await openTestDeck({ agents: [clerk()] });
+    const { deck } = await openTestDeck({ agents: [clerk()] });
     modelServer().push(
       { toolCalls: [{ name: 'refund', arguments: { order: 'E1', amount: 90 } }] },
       { text: 'ok' },
@@ -190,7 +190,7 @@ describe('tool approvals: bad answers and other tools', () => {
 
   it('cancel of a waiting run ends it, and the call never runs', async () => {
     refunded.length = 0;
-    const { deck, eventStore } = await openTestDeck({ agents: [clerk()] });
+    const { deck } = await openTestDeck({ agents: [clerk()] });
     modelServer().push({ toolCalls: [{ name: 'refund', arguments: { order: 'F1', amount: 99 } }] });
     const first = await deck.run('Clerk', 'Refund F1', { sessionId: 's-cancel' });
     await deck.cancel(first.runId, { reason: 'customer left' });
