@@ -2,7 +2,7 @@
  * `service-serve [project]`: serve a project directory over HTTP. Discovers the catalog
  * (`Deck.fromProject`, default `./.agentdeck`), opens the deck, listens on `HOST`:`PORT`
  * (default 0.0.0.0:8000), and on SIGTERM/SIGINT lets in-flight requests end and closes the
- * deck. Settings come from the environment (README "Settings").
+ * deck. Settings come from the environment (docs/configuration.md).
  */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
@@ -35,7 +35,7 @@ Serve an agentdeck project over HTTP (the 1.2.1 routes, /runs, /openapi.json).
   -v, --version  print the version
 
 Environment: SERVICE_EVENTS, SERVICE_CHECKPOINT, SERVICE_SESSION, SERVICE_API_KEYS,
-SERVICE_MAX_BODY_BYTES, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see the README).
+SERVICE_MAX_BODY_BYTES, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see docs/configuration.md).
 
 Several processes (behind a load balancer) serve as one when they share one Postgres and
 one Redis: SERVICE_EVENTS=postgres://... (events, claims, control requests and, unless
