@@ -69,6 +69,13 @@ const RUNS: Record<string, RunSpec> = {
       '{ amount: 420, approved: true }',
     ],
   },
+  'approvals.ts': {
+    script: [
+      { toolCalls: [{ name: 'refund', arguments: { order: 'A1', amount: 80 } }] },
+      { text: 'Refunded 80 EUR on A1.' },
+    ],
+    prints: [/^\{ tool: 'refund', call_id: '[^']+', arguments: \{ order: 'A1', amount: 80 \} \}$/, 'completed'],
+  },
   'context.ts': {
     script: [
       { toolCalls: [{ name: 'find_slots', arguments: { day: 'Tuesday' } }] },
