@@ -1,6 +1,7 @@
 /**
- * The README's examples run as written: each is started as a real process in an empty
- * directory (so it uses the embedded defaults: ./.agentdeck/state.db, no server, no key).
+ * The examples the docs name (`npm run example`, `example:approval`, `example:context`) run
+ * as written: each is started as a real process in an empty directory (so it uses the
+ * embedded defaults: ./.agentdeck/state.db, no server, no key).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

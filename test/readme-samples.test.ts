@@ -1,7 +1,9 @@
 /**
- * The README's samples, as printed, in an app of their own built from the packed package
- * (`npm pack`; see support/packed-app.ts): the install line's packages, the recommended
- * tsconfig.json, every `ts` block type-checked with it, and the runnable ones run with tsx on
+ * The samples of the README and of every guide in docs/, as printed, in an app of their own
+ * built from the packed package (`npm pack`; see support/packed-app.ts): the install line's
+ * packages, the recommended tsconfig.json (docs/getting-started.md), every `ts` block
+ * type-checked with it (its imports of `agentdeck`, `agentdeck/server`... resolved by the
+ * package's `exports`, as a user's are), and the runnable ones run with tsx on
  * this Node.js against the scripted model server (`OPENAI_BASE_URL`), each in a directory of
  * its own with no SERVICE_* setting (so on its defaults: SQLite under its own `./.agentdeck`).
  * The curl lines are replayed against the served example project. Offline: nothing is
@@ -20,11 +22,16 @@ import {
   packAgentdeck,
   REPO_ROOT,
 } from './support/packed-app.js';
-import { type CodeBlock, codeBlocks } from './support/readme-blocks.js';
+import { type CodeBlock, codeBlocks, docFiles } from './support/readme-blocks.js';
 
 const README = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-const blocks = codeBlocks(README);
+const blocks: CodeBlock[] = [];
+for (const file of await docFiles()) {
+  blocks.push(...codeBlocks(await readFile(join(REPO_ROOT, file), 'utf8'), file));
+}
 const samples = (kind: CodeBlock['kind']) => blocks.filter((block) => block.kind === kind);
+/** Where a block is, for test names and file names: `docs/http-api.md line 52`. */
+const where = (block: CodeBlock) => `${block.file} line ${block.line}`;
 
 /** What a runnable sample is given and must do. */
 interface RunSpec {
@@ -61,6 +68,13 @@ const RUNS: Record<string, RunSpec> = {
       new RegExp(`^\\{ question: 'Approve 420 EUR\\?' \\} expense-17 ${UUID}$`),
       '{ amount: 420, approved: true }',
     ],
+  },
+  'approvals.ts': {
+    script: [
+      { toolCalls: [{ name: 'refund', arguments: { order: 'A1', amount: 80 } }] },
+      { text: 'Refunded 80 EUR on A1.' },
+    ],
+    prints: [/^\{ tool: 'refund', call_id: '[^']+', arguments: \{ order: 'A1', amount: 80 \} \}$/, 'completed'],
   },
   'context.ts': {
     script: [
@@ -100,7 +114,7 @@ const RUNS: Record<string, RunSpec> = {
     },
   },
   'serve-project.ts': {
-    // The curl lines' two chats, as the README prints their answers.
+    // The curl lines' two chats, as docs/http-api.md prints their answers.
     script: [
       { text: 'Tuesday at 9am works.' },
       {
@@ -218,7 +232,8 @@ beforeAll(async () => {
   for (const block of samples('file')) await writeFile(join(app, block.arg), block.code);
   for (const block of samples('compile')) {
     await mkdir(join(app, 'samples'), { recursive: true });
-    await writeFile(join(app, 'samples', `readme-line-${block.line}.ts`), block.code);
+    const name = `${block.file.replace(/\.md$/, '').replace(/\W+/g, '-')}-line-${block.line}.ts`;
+    await writeFile(join(app, 'samples', name), block.code);
   }
   for (const block of [...samples('run'), ...samples('test')]) {
     const dir = join(app, block.arg.replace(/\.ts$/, ''));
@@ -232,7 +247,7 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-describe('the README samples, in an app built from the packed package', () => {
+describe('the samples of the README and docs/, in an app built from the packed package', () => {
   it('marks its samples: an install line, a tsconfig.json, runnable ones, few fragments', () => {
     expect(samples('install')).toHaveLength(1);
     expect(installedPackages(samples('install')[0]?.code ?? '')).toEqual(
@@ -253,6 +268,27 @@ describe('the README samples, in an app built from the packed package', () => {
     expect(README.split('\n').slice(0, 14).join('\n')).toMatch(
       /```bash\nnpm install && npm run serve .*\nnpm install && npm test /,
     );
+    // Every TypeScript block is a sample of some kind: none escapes the check.
+    for (const block of blocks.filter((b) => ['ts', 'typescript'].includes(b.lang))) {
+      expect(block.kind, where(block)).not.toBe('other');
+    }
+    // Each runnable sample has a name of its own, across every file.
+    const names = [...samples('run'), ...samples('test')].map((block) => block.arg);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('finds every TypeScript block, indented ones too', () => {
+    const found = codeBlocks(
+      ['- a list item:', '', '  ```ts', "  const x: number = 'no';", '  ```', ''].join('\n'),
+      'docs/example.md',
+    );
+    expect(found).toEqual([
+      expect.objectContaining({ kind: 'compile', code: "const x: number = 'no';\n", line: 3 }),
+    ]);
+    expect(() => codeBlocks('```ts\nconst x = 1;\n', 'docs/open.md')).toThrow(/never closed/);
+    expect(() => codeBlocks('<!-- sample: runs x.ts -->\n```ts\n```\n', 'a.md')).toThrow(
+      /a\.md line 1: unknown sample marker/,
+    );
   });
 
   it('type-checks every ts sample with the tsconfig.json it recommends', async () => {
@@ -261,10 +297,11 @@ describe('the README samples, in an app built from the packed package', () => {
     expect(code).toBe(0);
   }, 60_000);
 
-  for (const { arg: name, line } of samples('run')) {
-    it.concurrent(`runs ${name} (README line ${line})`, { timeout: 60_000 }, async () => {
+  for (const block of samples('run')) {
+    const name = block.arg;
+    it.concurrent(`runs ${name} (${where(block)})`, { timeout: 60_000 }, async () => {
       const spec = RUNS[name];
-      if (!spec) throw new Error(`no expectations for the README sample ${name} (line ${line})`);
+      if (!spec) throw new Error(`no expectations for the sample ${name} (${where(block)})`);
       const model = await scriptedModelServer(spec.script);
       try {
         const env = sampleEnv({
@@ -296,8 +333,9 @@ describe('the README samples, in an app built from the packed package', () => {
     });
   }
 
-  for (const { arg: name, line } of samples('test')) {
-    it.concurrent(`runs ${name} with vitest (README line ${line})`, {
+  for (const block of samples('test')) {
+    const name = block.arg;
+    it.concurrent(`runs ${name} with vitest (${where(block)})`, {
       timeout: 60_000,
     }, async () => {
       const dir = join(app, name.replace(/\.ts$/, ''));

@@ -116,7 +116,7 @@ describe('run control from another process', () => {
       interval: 50,
     });
     // A server plays it after the grace a caller of resume() gets (1.5 s), at its next look
-    // (every second): the README says "within about 3 seconds".
+    // (every second): docs/run-control.md says "within about 3 s".
     const playedAfter = Date.now() - recordedAt;
     console.log(`[resume from the command line] completed ${playedAfter} ms after it was recorded`);
     expect(playedAfter).toBeLessThan(3_500);

@@ -52,4 +52,6 @@ export interface AgentDefinition<C = unknown, O = unknown> {
   readonly outputType: z.ZodType<O> | undefined;
   /** What of the session's history a turn sends to the model; `undefined`: the deck's default. */
   readonly history?: HistoryPolicy | undefined;
+  /** Names of tools (workflow, MCP, built) a person approves before each call; `undefined`: none. */
+  readonly needsApproval?: readonly string[] | undefined;
 }

@@ -43,6 +43,14 @@ export interface AgentOptions<C = unknown, O = string> {
    * @default the deck's `history`, else the full history
    */
   history?: HistoryPolicy;
+  /**
+   * Names of tools a person must approve before each call runs, for tools that are not a
+   * `tool()` with its own `needsApproval`: a workflow listed as a tool (its name, or its
+   * snake_case tool name), an MCP tool of a listed server, a built tool. `build()` refuses a
+   * name none of the agent's tools has, unless the agent lists MCP servers (their tools are
+   * known only once they run). @default []
+   */
+  needsApproval?: string[];
 }
 
 /**
@@ -61,6 +69,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   readonly model: string | AgentModel | undefined;
   readonly outputType: z.ZodType<O> | undefined;
   readonly history: HistoryPolicy | undefined;
+  readonly needsApproval: readonly string[];
 
   constructor(options: AgentOptions<C, O>) {
     if (typeof options?.name !== 'string' || options.name.trim() === '') {
@@ -75,6 +84,9 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
     this.model = options.model;
     this.outputType = options.outputType;
     this.history = checkHistoryPolicy(options.history, `agent '${options.name}'`);
+    this.needsApproval = Object.freeze([
+      ...names(options.name, 'needsApproval', options.needsApproval),
+    ]);
   }
 
   /**

@@ -29,7 +29,22 @@ export interface ToolOptions<P extends ToolParameters, C> {
    * error is recorded on `tool.call.completed` and the model gets a readable error string.
    */
   execute: (args: z.infer<P>, ctx: Context<C>) => unknown;
+  /**
+   * Whether a person must approve a call before it runs: `true`, or a function of the call's
+   * arguments and context (return `true` to ask). A call that needs approval stops the turn
+   * (`run.interrupted`, reason `approval`, listed by `deck.pending()`); `deck.answer(runId,
+   * { approved: true })` runs it and the turn goes on, `{ approved: false, reason }` tells the
+   * model it was rejected. A headless `agent.run()` has nobody to ask: its result lists the
+   * held calls in the engine's `interruptions`.
+   * @default false
+   */
+  needsApproval?: ToolApproval<z.infer<P>, C>;
 }
+
+/** A tool's approval policy: always, never, or a function of the call's arguments and context. */
+export type ToolApproval<A = unknown, C = unknown> =
+  | boolean
+  | ((args: A, ctx: Context<C>) => boolean | Promise<boolean>);
 
 /**
  * A tool defined with `tool()`. `C` is the context it needs; it sits in a parameter
@@ -43,6 +58,8 @@ export interface DeckTool<P extends ToolParameters = ToolParameters, C = unknown
   readonly parameters: P;
   readonly context: ContextRequirement | undefined;
   readonly execute: (args: z.infer<P>, ctx: Context<C>) => unknown;
+  /** Whether a person approves a call before it runs (`ToolOptions.needsApproval`). */
+  readonly needsApproval: ToolApproval<z.infer<P>, C>;
 }
 
 /**
@@ -75,6 +92,12 @@ export function tool<P extends ToolParameters, C = unknown>(
       `tool '${options.name}': \`context\` must be a class, Context.any, oneOf(), protocol() or typeParameter(), not ${typeof options.context === 'object' ? 'an instance' : typeof options.context}; pass the value itself on each run`,
     );
   }
+  const needsApproval = options.needsApproval ?? false;
+  if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+    throw new ConfigError(
+      `tool '${options.name}': \`needsApproval\` must be true, false or a function of (args, ctx) returning a boolean, not ${typeof needsApproval}`,
+    );
+  }
   return {
     kind: 'agentdeck.tool',
     name: options.name,
@@ -82,6 +105,7 @@ export function tool<P extends ToolParameters, C = unknown>(
     parameters: options.parameters,
     context: options.context,
     execute: options.execute,
+    needsApproval,
   };
 }
 

@@ -54,10 +54,16 @@ export interface RunPaused {
 }
 export interface RunResumed {
   requestId: string | null;
+  /** A person's answer to the tool call the agent run waited for (absent otherwise). */
+  answer?: { approved: boolean; reason: string | null };
 }
 export interface RunInterrupted {
+  /** A workflow's `interrupt()` value, or the tool call held for approval. */
   payload: unknown;
+  /** The workflow's thread; for an agent run, its session (or its run id). */
   threadId: string;
+  /** `approval`: an agent's tool call waits for a person. Absent for a workflow's interrupt. */
+  reason?: 'approval';
 }
 export interface ControlRequested {
   verb: ControlVerb;

@@ -12,7 +12,7 @@ import type { Schedule } from '../authoring/schedule.js';
 import { type Skill, toSkills } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { AgentInput } from '../core/blocks.js';
-import { DeckClosedError, NotFoundError, NotOpenError, RunFailedError } from '../core/errors.js';
+import { DeckClosedError, NotOpenError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { useLogger } from '../core/log.js';
@@ -26,16 +26,16 @@ import {
   OpenAIAgentsEngine,
 } from '../engines/openai-agents/index.js';
 import { checkObservers } from '../observers/observer.js';
-import type { TurnOutcome } from '../runtime/agent-turn.js';
 import type { PruneOptions, PruneReport } from '../runtime/retention.js';
 import type { RunOptions } from '../runtime/run-player.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { type ScheduleStatus, scheduleStatus } from '../runtime/schedules.js';
 import type { TickOutcome } from '../runtime/timers.js';
-import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
+import type { TurnResult } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
 import { settle } from '../runtime/workflow-run.js';
 import { type AppOptions, createApp, type DeckApp } from '../surfaces/http/app.js';
+import { answerRun, turnOf } from './answers.js';
 import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
@@ -290,20 +290,7 @@ export class Deck<C = unknown> {
       return settle(runtime.streamWorkflow(target.workflow, input, options));
     }
     // Nobody reads this turn live: the model may answer in whole replies.
-    const generator = runtime.streamAgent(target.agent, input as AgentInput, options, false);
-    const events: Event[] = [];
-    let step = await generator.next();
-    while (!step.done) {
-      events.push(step.value);
-      step = await generator.next();
-    }
-    const outcome: TurnOutcome = step.value;
-    if (outcome.error !== undefined) throw outcome.error;
-    const failed = events.find((e) => e.kind === 'run.failed');
-    if (failed?.kind === 'run.failed') {
-      throw new RunFailedError(failed.runId, failed.payload.errorType, failed.payload.message);
-    }
-    return turnResultFrom(events, events[0]?.runId ?? '');
+    return turnOf(runtime.streamAgent(target.agent, input as AgentInput, options, false));
   }
 
   /**
@@ -344,35 +331,31 @@ export class Deck<C = unknown> {
     return runtime.streamAgent(target.agent, input as AgentInput, options, live);
   }
 
-  /** Every workflow run of this catalog waiting for a person's answer. */
+  /**
+   * Every run of this catalog waiting for a person's answer, oldest first: workflow
+   * interrupts (reason `interrupt`) and agents' tool calls held for approval (`approval`).
+   */
   async pending(): Promise<PendingItem[]> {
-    return pendingRuns(this.#parts('pending').store, this.workflows);
+    return pendingRuns(this.#parts('pending').store, this.workflows, this.agents);
   }
 
   /**
-   * Answer a run `pending()` listed: its workflow, thread and session are found from the
-   * id. The interrupted node re-runs from its start and `interrupt()` returns `value`.
-   * Returns the final state or the next InterruptResult. An unknown run, or one not
-   * waiting for an answer, raises NotFoundError and changes nothing.
+   * Answer a run `pending()` listed; its workflow or agent, thread and session are found
+   * from the id. A workflow: the interrupted node re-runs from its start and `interrupt()`
+   * returns `value`; resolves to the final state or the next InterruptResult. An agent's
+   * tool call: `{ approved: true }` runs it, `{ approved: false, reason? }` tells the model
+   * it was rejected, and the turn goes on; resolves to the next call waiting (an
+   * InterruptResult) or the turn's TurnResult. An unknown run, or one not waiting for an
+   * answer, raises NotFoundError; a malformed approval, InvalidInputError; both change nothing.
+   * @example await deck.answer(item.runId, { approved: false, reason: 'too large' });
    */
   async answer(
     runId: string,
     value: unknown,
     options: AnswerOptions<C> = {},
   ): Promise<WorkflowResult> {
-    const { runtime, store } = this.#parts('answer');
-    const summary = await store.getRun(runId);
-    const workflow = summary ? this.workflows.get(summary.origin) : undefined;
-    if (!summary || !workflow) {
-      throw new NotFoundError(
-        summary
-          ? `run '${runId}' is not a run of a workflow in this catalog (it ran '${summary.origin}')`
-          : `no run '${runId}' in the event log; pass a run id that pending() listed`,
-      );
-    }
-    return settle(
-      runtime.resumeWorkflow(workflow, runId, { answer: value }, { context: options.context }),
-    );
+    const catalog = { agents: this.agents, workflows: this.workflows };
+    return answerRun({ parts: this.#parts('answer'), ...catalog }, runId, value, options.context);
   }
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */

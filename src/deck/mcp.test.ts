@@ -164,6 +164,40 @@ describe('a real MCP server (server-everything)', () => {
     await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000 });
   });
 
+  it('holds an MCP tool named in needsApproval until a person approves it', async () => {
+    const file = mcpJson({
+      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'echo', arguments: { message: 'approve me' } }] },
+      { text: 'It echoed.' },
+    ]);
+    const agent = new Agent({
+      name: 'Echoer',
+      model,
+      mcpServers: ['everything'],
+      needsApproval: ['echo'],
+    });
+    const { deck, eventStore } = await openTestDeck({ mcp: file, agents: [agent] });
+    const held = await deck.run('Echoer', 'echo something', { sessionId: 'mcp-approve' });
+    expect(held.interrupt?.payload).toMatchObject({
+      tool: 'echo',
+      arguments: { message: 'approve me' },
+    });
+    expect((await eventStore.read(held.runId)).map((e) => e.kind)).not.toContain(
+      'tool.call.completed',
+    );
+    const answered = await deck.answer(held.runId, { approved: true });
+    expect(answered).toMatchObject({ output: 'It echoed.' });
+    const completed = (await eventStore.read(held.runId)).find(
+      (e) => e.kind === 'tool.call.completed',
+    );
+    expect(completed?.payload).toMatchObject({
+      name: 'echo',
+      output: { type: 'text', text: 'Echo: approve me' },
+    });
+  });
+
   it('answers a tool call over Streamable HTTP, with environment variables expanded in headers', async () => {
     const port = await freePort();
     const server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {

@@ -1,8 +1,8 @@
 /**
  * A pause at any moment of an agent turn ends in `run.paused` and resumes to the end, never
  * `run.failed`, on the real OpenAI client path (the scripted HTTP model server), on both
- * APIs: right at the run's start (the README's run-control sample: the run id from the first
- * event), before the model request, while the response streams, and between a tool call and
+ * APIs: right at the run's start (the run-control sample of docs/run-control.md: the run id
+ * from the first event), before the model request, while the response streams, and between a tool call and
  * the next request.
  */
 import { describe, expect, it, vi } from 'vitest';

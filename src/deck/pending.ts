@@ -1,8 +1,7 @@
 /**
- * `deck.pending()`: the runs of this catalog's workflows waiting for a person's answer, read
- * from the event log. (Timers, `tick()` and `dueResumes()`, are the Runtime's: runtime/timers.ts.)
+ * `deck.pending()`: the runs of this catalog waiting for a person's answer (a workflow's
+ * `interrupt()`, an agent's tool call held for approval), read from the event log. (Timers, `tick()` and `dueResumes()`, are the Runtime's: runtime/timers.ts.)
  */
-import type { Workflow } from '../authoring/workflow.js';
 import type { Event } from '../core/events.js';
 import type { EventLog, RunIndex } from '../core/store.js';
 
@@ -12,11 +11,21 @@ type InboxReader = Pick<EventLog, 'read'> & RunIndex;
 /** A run waiting for a person's answer (an element of `deck.pending()`). */
 export interface PendingItem {
   runId: string;
+  /** The workflow's thread; for an agent run, its session (or its run id without one). */
   threadId: string;
-  /** The value the node passed to `interrupt()`. */
+  /**
+   * The value the node passed to `interrupt()`; for a tool approval, the held call:
+   * `{ tool, call_id, arguments }`.
+   */
   payload: unknown;
-  /** The workflow's name. */
+  /** The workflow's or the agent's name. */
   invocable: string;
+  /** Whether a workflow or an agent waits. */
+  kind: 'workflow' | 'agent';
+  /** `interrupt`: a workflow's question; `approval`: an agent's tool call to approve. */
+  reason: 'interrupt' | 'approval';
+  /** The run's session (an agent's conversation, a workflow's thread id), or `null`. */
+  sessionId: string | null;
 }
 
 /**
@@ -25,7 +34,8 @@ export interface PendingItem {
  */
 export async function pendingRuns(
   store: InboxReader,
-  workflows: ReadonlyMap<string, Workflow>,
+  workflows: ReadonlyMap<string, unknown>,
+  agents: ReadonlyMap<string, unknown> = new Map(),
 ): Promise<PendingItem[]> {
   const runs = await store.listRuns({
     status: 'waiting_human',
@@ -33,15 +43,11 @@ export async function pendingRuns(
   });
   const items: PendingItem[] = [];
   for (const run of runs.reverse()) {
-    if (!workflows.has(run.origin)) continue;
+    const kind = workflows.has(run.origin) ? 'workflow' : agents.has(run.origin) ? 'agent' : null;
+    if (kind === null) continue;
     const last = await lastLifecycleEvent(store, run.runId, run.lastSeq);
     if (last?.kind !== 'run.interrupted') continue;
-    items.push({
-      runId: run.runId,
-      threadId: last.payload.threadId,
-      payload: last.payload.payload,
-      invocable: run.origin,
-    });
+    items.push(pendingItem(last, kind));
   }
   return items;
 }
@@ -71,7 +77,23 @@ export async function pendingOnThread(
   if (!run) return null;
   const last = await lastLifecycleEvent(store, run.runId, run.lastSeq);
   if (last?.kind !== 'run.interrupted' || last.payload.threadId !== threadId) return null;
-  return { runId: run.runId, threadId, payload: last.payload.payload, invocable: workflow };
+  return pendingItem(last, 'workflow');
+}
+
+/** The inbox item of a run whose latest lifecycle event is its `run.interrupted`. */
+export function pendingItem(
+  interrupted: Extract<Event, { kind: 'run.interrupted' }>,
+  kind: PendingItem['kind'],
+): PendingItem {
+  return {
+    runId: interrupted.runId,
+    threadId: interrupted.payload.threadId,
+    payload: interrupted.payload.payload,
+    invocable: interrupted.origin,
+    kind,
+    reason: interrupted.payload.reason ?? 'interrupt',
+    sessionId: interrupted.sessionId,
+  };
 }
 
 /**

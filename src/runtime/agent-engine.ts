@@ -23,6 +23,12 @@ export interface TurnRequest {
    * starting one from `input`; `null` for a new turn.
    */
   continuation: string | null;
+  /**
+   * A person's answer to the tool call the continued turn waits for (it stopped with
+   * `run.interrupted`, reason `approval`): the call runs, or the model is told it was
+   * rejected. Absent when the turn continues from a pause.
+   */
+  answer?: ApprovalAnswer;
   /** Messages the run completed before a continued segment, so message ids stay unique. */
   messagesBefore?: number;
   control: TurnControl;
@@ -32,6 +38,13 @@ export interface TurnRequest {
    * each recorded as one `text.delta` chunk. @default true
    */
   live?: boolean;
+}
+
+/** A person's answer to a tool call held for approval (`deck.answer(runId, answer)`). */
+export interface ApprovalAnswer {
+  approved: boolean;
+  /** Why it was rejected, told to the model (and recorded). */
+  reason?: string | null;
 }
 
 /** How a turn is paused (SPEC.md "Agent run control"). */
@@ -50,7 +63,8 @@ export interface AgentEngine {
   compile(agent: AgentDefinition): void;
   /**
    * Play one turn. Yields drafts as the model produces them; the last one is
-   * `run.completed`, or `run.paused` when it stopped for a pause at a safe point (after
+   * `run.completed`, `run.paused` when it stopped for a pause at a safe point, or
+   * `run.interrupted` (reason `approval`) when a tool call waits for a person (both after
    * saving its continuation). Throws the turn's error on failure. Stops promptly when
    * `scope.signal` aborts.
    */

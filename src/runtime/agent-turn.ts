@@ -13,7 +13,7 @@ import type { RunTrigger, UsageReported } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { ControlRequest } from '../core/store.js';
-import type { AgentEngine, TurnControl } from './agent-engine.js';
+import type { AgentEngine, ApprovalAnswer, TurnControl } from './agent-engine.js';
 import { sessionClaimKey } from './claims.js';
 import { recordEnding, recordPause } from './control/events.js';
 import { RunEndedError, type RunIdentity } from './recorder.js';
@@ -34,8 +34,16 @@ export interface AgentTurnRequest {
   context: unknown;
   /** Runs a workflow listed as a tool, as a child run of this turn. */
   runWorkflow: WorkflowInvoker;
-  /** Continue the paused run from what its engine saved, instead of starting from `input`. */
-  continuation?: { saved: string; resumeRequestId: string | null; handled: readonly string[] };
+  /**
+   * Continue the paused run from what its engine saved, instead of starting from `input`;
+   * with `answer`, a run waiting for a person's approval of a tool call.
+   */
+  continuation?: {
+    saved: string;
+    resumeRequestId: string | null;
+    handled: readonly string[];
+    answer?: ApprovalAnswer;
+  };
   /** Whether a consumer reads the turn live (see `TurnRequest.live`). @default true */
   live?: boolean;
   /** The schedule fire that started the turn, recorded on `run.started`. */
@@ -45,8 +53,12 @@ export interface AgentTurnRequest {
 /** How the turn ended, for callers that want the original exception (not just its name). */
 export interface TurnOutcome {
   error?: unknown;
-  /** The turn paused at a safe point (it recorded `run.paused`, and keeps its claim). */
+  /**
+   * The turn stopped and keeps its claim: at a safe point for a pause (`run.paused`), or
+   * for a person's approval of a tool call (`run.interrupted`, then `waiting` is set too).
+   */
   paused?: boolean;
+  waiting?: boolean;
 }
 
 const CONSUMER_STOPPED = 'the consumer stopped reading the stream';
@@ -58,8 +70,17 @@ export async function* playAgentTurn(
   const { identity, agent, continuation } = request;
   const { runId } = identity;
   const claimKey = identity.sessionId === null ? null : sessionClaimKey(identity.sessionId);
+  const answer = continuation?.answer;
   const start: EventDraft = continuation
-    ? { kind: 'run.resumed', payload: { requestId: continuation.resumeRequestId } }
+    ? {
+        kind: 'run.resumed',
+        payload: {
+          requestId: continuation.resumeRequestId,
+          ...(answer
+            ? { answer: { approved: answer.approved, reason: answer.reason ?? null } }
+            : {}),
+        },
+      }
     : {
         kind: 'run.started',
         payload: { invocableType: 'agent', input: request.input, ...request.trigger },
@@ -123,6 +144,7 @@ export async function* playAgentTurn(
           session: fence?.session ?? null,
           scope,
           continuation: continuation?.saved ?? null,
+          ...(answer ? { answer } : {}),
           messagesBefore,
           control,
           live: request.live ?? true,
@@ -138,6 +160,14 @@ export async function* playAgentTurn(
           await lease.keep();
           for (const event of pauseEvents) yield event;
           return { paused };
+        }
+        if (draft.kind === 'run.interrupted') {
+          // A tool call waits for a person: recorded, and the session stays claimed.
+          const event = await recorder.record(draft);
+          paused = true;
+          await lease.keep();
+          yield event;
+          return { paused, waiting: true };
         }
         if (draft.kind === 'usage.reported') usage.push(draft.payload);
         if (draft.kind === 'run.completed') {

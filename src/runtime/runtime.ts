@@ -11,6 +11,7 @@ import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
 import type { ControlRequest } from '../core/store.js';
+import type { ApprovalAnswer } from './agent-engine.js';
 import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { type BackgroundOptions, BackgroundWork } from './background.js';
 import { playChildWorkflow } from './child-workflow.js';
@@ -205,27 +206,30 @@ export class Runtime implements RunPlayer {
         origin: agent.name,
       },
     });
-    if (outcome.paused) this.#continueIfResumed(agent, runId, options.context);
+    if (outcome.paused && !outcome.waiting) this.#continueIfResumed(agent, runId, options.context);
     return outcome;
   }
 
   /**
    * Continue a paused agent run from the state its engine saved (a tool call that ran
-   * before the pause does not run again), in the same log entry. The run must be `paused`
-   * with a saved continuation; otherwise NotFoundError, and nothing changes. Two callers
-   * resuming one run at once: the second gets ConflictError.
+   * before the pause does not run again), in the same log entry; with `answer`, a run
+   * waiting for a person's approval of a tool call (the call runs, or the model is told it
+   * was rejected). The run must be `paused` (`waiting_human` with an answer) with a saved
+   * continuation; otherwise NotFoundError, and nothing changes. Two callers resuming one run
+   * at once: the second gets ConflictError.
    */
   async *resumeAgent(
     agent: AgentDefinition,
     runId: string,
-    options: { context?: unknown; resumeRequestId: string | null },
+    options: { context?: unknown; resumeRequestId: string | null; answer?: ApprovalAnswer },
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
-    const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
-      const summary = await pausedRun(this.#deps.store, runId, 'paused');
+    const expected: RunStatus = options.answer ? 'waiting_human' : 'paused';
+    const outcome = yield* this.#underResumeLock(runId, expected, async function* (this: Runtime) {
+      const summary = await pausedRun(this.#deps.store, runId, expected);
       const saved = await this.#deps.store.readContinuation(runId);
       if (saved === null) {
         throw new NotFoundError(
-          `run '${runId}' is paused but has no saved continuation to resume from; nothing was changed`,
+          `run '${runId}' is ${summary.status} but has no saved continuation to resume from; nothing was changed`,
         );
       }
       const handled = handledUpTo(
@@ -240,10 +244,15 @@ export class Runtime implements RunPlayer {
         runWorkflow: (workflow, state, signal) =>
           this.#childWorkflow(runId, workflow, state, options, signal),
         identity: identityOf(summary),
-        continuation: { saved, resumeRequestId: options.resumeRequestId, handled },
+        continuation: {
+          saved,
+          resumeRequestId: options.resumeRequestId,
+          handled,
+          ...(options.answer ? { answer: options.answer } : {}),
+        },
       });
     });
-    if (outcome.paused) this.#continueIfResumed(agent, runId, options.context);
+    if (outcome.paused && !outcome.waiting) this.#continueIfResumed(agent, runId, options.context);
     return outcome;
   }
 

@@ -8,6 +8,7 @@
 import { type ContentBlock, joinedText } from '../core/blocks.js';
 import type { Usage, UsageReported } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
+import { InterruptResult } from '../core/interrupt-result.js';
 
 export interface TurnResult<O = unknown> {
   /** The structured output (a DataBlock's data) or the joined text of the final message; `null` when the turn was cancelled or paused. */
@@ -17,6 +18,12 @@ export interface TurnResult<O = unknown> {
   runId: string;
   /** The session, if `sessionId` was given. */
   sessionId: string | null;
+  /**
+   * Set when the turn stopped for a person's approval of a tool call (`output` is then
+   * `null`): the call waiting, `{ tool, call_id, arguments }` as its payload. Answer it with
+   * `deck.answer(runId, { approved })`.
+   */
+  interrupt?: InterruptResult;
 }
 
 export const ZERO_USAGE: Usage = {
@@ -45,7 +52,21 @@ export function turnResultFrom<O>(events: readonly Event[], runId: string): Turn
       sessionId,
     };
   }
-  return { output: null, usage: sumUsage(usageReports(events)), runId, sessionId };
+  const result: TurnResult<O> = {
+    output: null,
+    usage: sumUsage(usageReports(events)),
+    runId,
+    sessionId,
+  };
+  const waiting = events.at(-1);
+  if (waiting?.kind === 'run.interrupted') {
+    result.interrupt = new InterruptResult(
+      waiting.payload.payload,
+      waiting.payload.threadId,
+      runId,
+    );
+  }
+  return result;
 }
 
 export function usageReports(events: readonly Event[]): UsageReported[] {

@@ -1,6 +1,6 @@
 /**
- * Test support: the curl lines of a README shell block, replayed with `fetch` against a
- * running server, and their answers compared with what the README prints under them.
+ * Test support: the curl lines of a docs shell block (docs/http-api.md), replayed with `fetch`
+ * against a running server, and their answers compared with what the docs print under them.
  *
  * A `# ...` line right after a command (or a comment on its own line) documents its answer:
  * a JSON value is compared with the answer's JSON (same keys, same values; `"..."` stands for
@@ -189,7 +189,7 @@ function frames(lines: readonly string[]): Frame[] {
   return found;
 }
 
-/** What is wrong with `answer` given what the README documents for `call`; [] when nothing. */
+/** What is wrong with `answer` given what the docs document for `call`; [] when nothing. */
 export function answerProblems(call: CurlCall, answer: Answer): string[] {
   const named: string[] = call.documented.join(' ').match(/\b[45]\d\d\b/g) ?? [];
   const ok = answer.status >= 200 && answer.status < 300;

@@ -1,8 +1,9 @@
 /**
  * Test support: a scratch application that depends on agentdeck as a user's does, through
  * the tarball `npm pack` makes, with no network. The tarball is unpacked as
- * `node_modules/agentdeck`; its dependencies, and the packages the README's install line
- * names, are links to this repository's `node_modules` (the same versions the tests run), so
+ * `node_modules/agentdeck`; its dependencies, and the packages the install line of
+ * docs/getting-started.md names, are links to this repository's `node_modules` (the same
+ * versions the tests run), so
  * the app sees only what a user who ran that install line would see: an import of a package
  * the line does not name fails, as it would for them.
  */
@@ -87,7 +88,7 @@ export async function packAgentdeck(into: string): Promise<{ tarball: string; st
 async function link(nodeModules: string, name: string): Promise<void> {
   const target = join(REPO_ROOT, 'node_modules', name);
   await stat(target).catch(() => {
-    throw new Error(`the README installs '${name}', which this repository's node_modules lacks`);
+    throw new Error(`the docs install '${name}', which this repository's node_modules lacks`);
   });
   const path = join(nodeModules, name);
   await mkdir(dirname(path), { recursive: true });

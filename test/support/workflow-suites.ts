@@ -69,12 +69,18 @@ export function describeWorkflowCheckpointing(label: string, checkpoints: () => 
           threadId: 'a',
           payload: { question: 'approve?', amount: 1 },
           invocable: first,
+          kind: 'workflow',
+          reason: 'interrupt',
+          sessionId: 'a',
         },
         {
           runId: b.runId,
           threadId: b.runId,
           payload: { question: 'approve?', amount: 2 },
           invocable: second,
+          kind: 'workflow',
+          reason: 'interrupt',
+          sessionId: null,
         },
       ]);
 
@@ -145,7 +151,15 @@ export function describeWorkflowCheckpointing(label: string, checkpoints: () => 
       expect(again).toBeInstanceOf(InterruptResult);
       expect(again).toMatchObject({ payload: 'second?', runId: asked.runId });
       expect(await deck.pending()).toEqual([
-        { runId: asked.runId, threadId: asked.threadId, payload: 'second?', invocable: name },
+        {
+          runId: asked.runId,
+          threadId: asked.threadId,
+          payload: 'second?',
+          invocable: name,
+          kind: 'workflow',
+          reason: 'interrupt',
+          sessionId: null,
+        },
       ]);
       expect(await deck.answer(asked.runId as string, 'B')).toEqual({ first: 'A', second: 'B' });
     });

@@ -32,6 +32,7 @@ import { hasSharedHistory } from '../../core/sessions.js';
 import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
 import type { EngineSpanSink } from '../../runtime/engine-spans.js';
 import { compileAgent } from './compile/compile.js';
+import { heldForApproval, toolLedger } from './compile/tool-ledger.js';
 import type { Compiled, CompiledAgent } from './compiled-agent.js';
 import type { McpConnections } from './mcp.js';
 import {
@@ -147,7 +148,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
         };
       }
     }
-    const { input, inputLength, history } = await this.turnInput(request, engineAgent);
+    const { input, inputLength, history, rejected } = await this.turnInput(request, engineAgent);
+    if (rejected) yield rejected;
     const transcript = new TurnTranscript(
       scope,
       this.modelName(agent.model),
@@ -174,13 +176,27 @@ export class OpenAIAgentsEngine implements AgentEngine {
       throw unwrapToolError(error);
     }
     if (ended === null || gate.pause.signal.aborted || ended.interruptions.length > 0) {
+      // Calls a person must approve win over a pause: the run waits for the answer.
+      const awaiting = ended
+        ? heldForApproval(ended.interruptions, toolLedger(scope).awaiting)
+        : [];
       await request.control.suspend(
         ended === null
           ? // paused before a model call on the plain loop: go on from that call's input
             saveInputContinuation(gate.pausedInput ?? [], inputLength, history)
-          : saveContinuation(ended.state, inputLength, history),
+          : saveContinuation(ended.state, inputLength, history, awaiting),
       );
-      yield { kind: 'run.paused', payload: { reason: null } };
+      const [asked] = awaiting;
+      yield asked
+        ? {
+            kind: 'run.interrupted',
+            payload: {
+              reason: 'approval',
+              payload: asked,
+              threadId: scope.sessionId ?? scope.runId,
+            },
+          }
+        : { kind: 'run.paused', payload: { reason: null } };
       return;
     }
     // The turn's part of the conversation, written once it is complete (never half a turn).
@@ -207,15 +223,21 @@ export class OpenAIAgentsEngine implements AgentEngine {
   private async turnInput(
     request: TurnRequest,
     compiled: CompiledAgent,
-  ): Promise<{ input: TurnInput; inputLength: number; history: readonly AgentInputItem[] }> {
+  ): Promise<{
+    input: TurnInput;
+    inputLength: number;
+    history: readonly AgentInputItem[];
+    rejected?: EventDraft | null | undefined;
+  }> {
     const { agent, scope, session } = request;
     if (request.continuation !== null) {
-      const { state, inputLength, history } = await restoreContinuation(
+      const { state, inputLength, history, rejected } = await restoreContinuation(
         compiled,
         request.continuation,
         scope,
+        request.answer,
       );
-      return { input: state, inputLength, history };
+      return { input: state, inputLength, history, rejected };
     }
     const message = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
     const items = asItems(message);

@@ -8,6 +8,7 @@
  *   service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
  *   service runs show <run_id> [--json]
  *   service runs ls [--status S] [--origin NAME] [--session ID] [--limit N] [--json]
+ *   service runs approve|reject <run_id> [...]  (approve-command.ts)
  *   service runs prune --older-than AGE [...]   (prune-command.ts)
  *   service runs vacuum
  */
@@ -26,6 +27,8 @@ const USAGE = `Usage:
   service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
   service runs show <run_id> [--json]
   service runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
+  service runs approve <run_id> [--project DIR] [--json]
+  service runs reject <run_id> [--reason TEXT] [--project DIR] [--json]
   service runs prune --older-than AGE [--status STATUS] [--origin NAME] [--project DIR] [--dry-run] [--json]
   service runs vacuum
 
@@ -51,6 +54,11 @@ const STATUSES: readonly RunStatus[] = [
 class UsageError extends Error {}
 
 export async function main(argv: readonly string[], program = 'agentdeck'): Promise<number> {
+  if (argv[0] === 'runs' && (argv[1] === 'approve' || argv[1] === 'reject')) {
+    // The answered turn goes on here: it opens the project's deck, not only the store.
+    const approve = await import('./approve-command.js');
+    return approve.main(argv, program);
+  }
   if (argv[0] === 'runs' && argv[1] === 'prune') {
     // It opens the project's deck (workflow checkpoints go too), not only the store.
     const prune = await import('./prune-command.js');
@@ -84,7 +92,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
         return await vacuum(store);
       default:
         throw new UsageError(
-          `unknown action '${action ?? ''}'; use signal, show, ls, prune or vacuum`,
+          `unknown action '${action ?? ''}'; use signal, show, ls, approve, reject, prune or vacuum`,
         );
     }
   } catch (error) {

@@ -2,7 +2,7 @@
  * `service-serve [project]`: serve a project directory over HTTP. Discovers the catalog
  * (`Deck.fromProject`, default `./.agentdeck`), opens the deck, listens on `HOST`:`PORT`
  * (default 0.0.0.0:8000), and on SIGTERM/SIGINT lets in-flight requests end and closes the
- * deck. Settings come from the environment (README "Settings").
+ * deck. Settings come from the environment (docs/configuration.md).
  */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
@@ -36,7 +36,8 @@ run inspector, a web page at /ui (SERVICE_UI=off|read-only|on, default on).
   -v, --version  print the version
 
 Environment: SERVICE_EVENTS, SERVICE_CHECKPOINT, SERVICE_SESSION, SERVICE_API_KEYS,
-SERVICE_MAX_BODY_BYTES, SERVICE_UI, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see the README).
+SERVICE_MAX_BODY_BYTES, SERVICE_UI, OPENAI_API_KEY / OPENAI_BASE_URL, ... (see
+docs/configuration.md).
 
 Several processes (behind a load balancer) serve as one when they share one Postgres and
 one Redis: SERVICE_EVENTS=postgres://... (events, claims, control requests and, unless

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
 import { type HttpDeps, unknownName } from './deps.js';
 import { failedRunResponse, HttpError, runIdHeader, withRunId } from './errors.js';
+import { approvalItem, pendingToWire } from './inbox.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
 import { ChatAnswer, ChatBody, Detail, StreamQuery } from './schemas.js';
@@ -36,7 +37,8 @@ export function agentRoutes(deps: HttpDeps) {
             'Server-sent events: `data: {"delta": "<text>"}` per chunk of the answer, then one ' +
             'end frame: `event: done` with `{"output", "usage"}`; `event: error` with ' +
             '`{"error": "<ExceptionTypeName>"}`; or `event: paused` / `event: waiting` with ' +
-            '`{"run_id", "status", "reason"}` when the run stopped before it answered.',
+            '`{"run_id", "status", "reason"}` when the run stopped before it answered; `event: approval` ' +
+            'with the pending item (as `GET /pending` lists it) when a tool call waits for approval.',
           headers: ['X-Run-Id'],
         },
         404: { description: 'No agent by that name.', schema: Detail },
@@ -67,7 +69,9 @@ export function agentRoutes(deps: HttpDeps) {
             ? Response.json({ output: answerOf(end) })
             : end?.kind === 'run.failed'
               ? failedRunResponse(end.payload, failureLine(end), deps.log)
-              : Response.json({ output: null });
+              : end?.kind === 'run.interrupted'
+                ? Response.json({ output: null, ...pendingToWire(approvalItem(end)) })
+                : Response.json({ output: null });
         return withRunId(answer, runId);
       },
     }),
@@ -78,7 +82,9 @@ export function agentRoutes(deps: HttpDeps) {
  * How the chat route shows a run. Tool and control events are not rendered. A stream that
  * ends without `done` or `error` says why in a last frame (additive: a 1.2.1 client ignores an
  * event it does not know and sees the stream end as before): `event: paused` with `{run_id,
- * status, reason}` for a run stopped by a pause request.
+ * status, reason}` for a run stopped by a pause request; `event: approval` with the pending
+ * item (`{run_id, invocable, kind, reason, thread_id, session_id, payload}`) for a tool call
+ * that waits for a person's approval.
  */
 function chatRenderer(log: HttpDeps['log']): FrameRenderer {
   return {
@@ -96,6 +102,9 @@ function chatRenderer(log: HttpDeps['log']): FrameRenderer {
       if (event.kind === 'run.paused') {
         const data = { run_id: event.runId, status: 'paused', reason: event.payload.reason };
         return formatPythonFrame({ event: 'paused', data });
+      }
+      if (event.kind === 'run.interrupted') {
+        return formatPythonFrame({ event: 'approval', data: pendingToWire(approvalItem(event)) });
       }
       return null;
     },

@@ -196,6 +196,8 @@ describe('GET /openapi.json', () => {
         'post /runs/{run_id}/pause',
         'post /runs/{run_id}/cancel',
         'post /runs/{run_id}/resume',
+        'get /pending',
+        'post /runs/{run_id}/answer',
         'get /runs',
         'get /runs/{run_id}',
         'get /runs/{run_id}/events',

@@ -9,6 +9,7 @@ import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
 import { makeDeps } from './deps.js';
 import { healthRoute, readinessRoute } from './health.js';
+import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
@@ -38,6 +39,7 @@ export function createApp<C>(
       ...agentRoutes(deps),
       ...workflowRoutes(deps),
       ...controlRoutes(deps),
+      ...inboxRoutes(deps),
       ...runRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),

@@ -61,11 +61,65 @@ export const ControlBody = z
   .object({ reason: z.string().nullable().optional() })
   .meta({ id: 'ControlBody' });
 
+/** A run waiting for a person: `GET /pending`'s items, and what a chat that stopped for approval adds. */
+export const PendingItem = z
+  .object({
+    run_id: z.string(),
+    invocable: z.string().describe("The workflow's or the agent's name."),
+    kind: z.enum(['workflow', 'agent']),
+    reason: z
+      .enum(['interrupt', 'approval'])
+      .describe("`interrupt`: a workflow's question; `approval`: an agent's tool call to approve."),
+    thread_id: z.string().describe("The workflow's thread; for an agent, its session (or run id)."),
+    session_id: z.string().nullable(),
+    payload: z
+      .unknown()
+      .describe(
+        'What the node passed to `interrupt()`; for an approval, the held call: `{"tool", "call_id", "arguments"}`.',
+      ),
+  })
+  .meta({ id: 'PendingItem', description: 'A run waiting for a person to answer it.' });
+
+export const Inbox = z
+  .object({ items: z.array(PendingItem).describe('Oldest first.') })
+  .meta({ id: 'Inbox' });
+
 export const ChatAnswer = z
   .object({
-    output: z.unknown().describe('The answer; null when the turn was paused or cancelled.'),
+    output: z
+      .unknown()
+      .describe('The answer; null when the turn was paused, cancelled, or waits for an approval.'),
   })
-  .meta({ id: 'ChatAnswer' });
+  .extend(PendingItem.partial().shape)
+  .meta({
+    id: 'ChatAnswer',
+    description:
+      '`{"output"}`; when the turn stopped for a person\'s approval of a tool call, also the pending item\'s fields.',
+  });
+
+export const AnswerBody = z
+  .object({
+    value: z
+      .unknown()
+      .refine((v) => v !== undefined, 'required')
+      .describe(
+        'The answer: what `interrupt()` returns to a workflow; `{"approved": bool, "reason"?: str}` for a tool approval.',
+      ),
+  })
+  .meta({ id: 'AnswerBody' });
+
+export const Answered = z
+  .object({
+    run_id: z.string(),
+    status: z.string().describe('The run status after the answer was played.'),
+    result: z
+      .unknown()
+      .describe(
+        'A workflow\'s final state; for an agent turn, `{"output"}`; null while the run still waits.',
+      ),
+    pending: PendingItem.nullable().describe('What the run waits for next, or null.'),
+  })
+  .meta({ id: 'Answered' });
 
 export const Interrupt = z
   .object({

@@ -54,13 +54,16 @@ export interface ServedDeck<C = unknown> {
   close(): Promise<void>;
 }
 
-/** A workflow run waiting for a person's answer. */
+/** A run waiting for a person's answer: a workflow's interrupt, an agent's tool call to approve. */
 export interface PendingItem {
   runId: string;
   threadId: string;
-  /** The workflow's name. */
+  /** The workflow's or the agent's name. */
   invocable: string;
   payload: unknown;
+  kind: 'workflow' | 'agent';
+  reason: 'interrupt' | 'approval';
+  sessionId: string | null;
 }
 
 // The runtime's own shapes (surfaces/http may import runtime/; only deck/ is off limits).

@@ -11,7 +11,7 @@ import type { WorkflowDefinition } from '../../../authoring/workflow-definition.
 import { InterruptResult } from '../../../core/interrupt-result.js';
 import { snakeCase } from '../../../core/names.js';
 import { asRunScope, type RunScope } from '../../../runtime/run-scope.js';
-import { pauseBeforeDispatch } from '../compiled-agent.js';
+import { approvalGate } from './approvals.js';
 import { NeedsDeckError, toolErrorFunction } from './tool-errors.js';
 
 /** `load_skill`: returns a skill's body; a name outside the agent's list is an error for the model. */
@@ -62,7 +62,10 @@ function parametersOf(state: unknown): Record<string, unknown> {
  * parameters, its final state (or its interrupt) as JSON. The run is recorded as its own
  * run, linked to the calling turn (`parent_run_id` on its `run.started`).
  */
-export function workflowTool(workflow: WorkflowDefinition): Tool<RunScope | undefined> {
+export function workflowTool(
+  workflow: WorkflowDefinition,
+  needsApproval: boolean,
+): Tool<RunScope | undefined> {
   const name = snakeCase(workflow.name);
   return engineTool({
     name,
@@ -70,7 +73,7 @@ export function workflowTool(workflow: WorkflowDefinition): Tool<RunScope | unde
     parameters: parametersOf(workflow.state) as never,
     strict: false,
     errorFunction: toolErrorFunction(name),
-    needsApproval: pauseBeforeDispatch,
+    needsApproval: approvalGate(name, needsApproval),
     execute: async (args: unknown, runContext?: RunContext<unknown>, details?) => {
       const scope = asRunScope(runContext?.context);
       if (!scope?.runWorkflow) {

@@ -20,8 +20,10 @@ import type { Skill } from '../../../authoring/skills.js';
 import { type DeckTool, isDeckTool } from '../../../authoring/tool.js';
 import { isWorkflowDefinition } from '../../../authoring/workflow-definition.js';
 import { ConfigError, errorMessage } from '../../../core/errors.js';
+import { snakeCase } from '../../../core/names.js';
 import { asRunScope, contextFor, type RunScope } from '../../../runtime/run-scope.js';
-import { type Compiled, type CompiledAgent, pauseBeforeDispatch } from '../compiled-agent.js';
+import type { Compiled, CompiledAgent } from '../compiled-agent.js';
+import { approvalGate, gatedTool, listedForApproval } from './approvals.js';
 import { loadSkillTool, skillsSection, workflowTool } from './catalog-tools.js';
 import { attachHooks } from './hooks.js';
 import { checkScope } from './scope-check.js';
@@ -49,17 +51,21 @@ export function compileAgent(
     : [];
   let ownToolsOnly = true;
   const tools = def.tools.map((t, i) => {
-    if (isDeckTool(t)) return wrapTool(def.name, t);
-    if (isWorkflowDefinition(t)) return workflowTool(t);
+    if (isDeckTool(t)) {
+      return wrapTool(def.name, t, listedForApproval(def, t.name) || t.needsApproval);
+    }
+    if (isWorkflowDefinition(t))
+      return workflowTool(t, listedForApproval(def, t.name, snakeCase(t.name)));
     ownToolsOnly = false;
-    return checkBuilt(def, t, i);
+    return gatedTool(def, checkBuilt(def, t, i));
   });
-  if (skills.length > 0) tools.push(wrapTool(def.name, loadSkillTool(def.name, skills)));
+  if (skills.length > 0) tools.push(wrapTool(def.name, loadSkillTool(def.name, skills), false));
   checkToolNames(def.name, tools);
+  checkApprovalNames(def, tools);
   const model = def.model ?? defaultModel;
   let agent: EngineAgent<RunScope | undefined>;
   try {
-    agent = new EngineAgent<RunScope | undefined>({
+    agent = new GatedAgent<RunScope | undefined>(def, {
       name: def.name,
       instructions: instructionsFor(def, skillsSection(skills), catalog),
       tools,
@@ -73,6 +79,43 @@ export function compileAgent(
   }
   attachHooks(agent, def.name, def.hooks);
   return { agent: agent as CompiledAgent, ownToolsOnly };
+}
+
+/**
+ * The engine agent of a definition: MCP tools, listed live each turn, get the approval
+ * gate too (a pause holds them; the agent's `needsApproval` list may name them).
+ */
+class GatedAgent<T> extends EngineAgent<T> {
+  readonly #def: AgentDefinition;
+  constructor(def: AgentDefinition, config: ConstructorParameters<typeof EngineAgent<T>>[0]) {
+    super(config);
+    this.#def = def;
+  }
+
+  override async getMcpTools(
+    ...args: Parameters<EngineAgent<T>['getMcpTools']>
+  ): ReturnType<EngineAgent<T>['getMcpTools']> {
+    const tools = await super.getMcpTools(...args);
+    return tools.map((t) => gatedTool(this.#def, t as never));
+  }
+}
+
+/**
+ * A name in the agent's `needsApproval` list that none of its tools has is a typo that would
+ * let calls run unapproved: refused, unless MCP servers (whose tools are known only live)
+ * may serve it.
+ */
+function checkApprovalNames(def: AgentDefinition, tools: readonly Tool<RunScope | undefined>[]) {
+  if (def.mcpServers.length > 0) return;
+  const names = new Set<string>(tools.map((t) => (t as { name: string }).name));
+  for (const t of def.tools) if (isWorkflowDefinition(t)) names.add(t.name);
+  for (const name of def.needsApproval ?? []) {
+    if (!names.has(name)) {
+      throw new ConfigError(
+        `agent '${def.name}' lists '${name}' in needsApproval, but has no tool of that name (its tools: ${[...names].join(', ') || 'none'}); name one of its tools, or a tool of an MCP server it lists`,
+      );
+    }
+  }
 }
 
 function checkToolNames(agentName: string, tools: readonly Tool<RunScope | undefined>[]) {
@@ -124,7 +167,11 @@ function checkBuilt(
   return value as Tool<RunScope | undefined>;
 }
 
-function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
+function wrapTool(
+  agentName: string,
+  t: DeckTool,
+  approval: DeckTool['needsApproval'],
+): Tool<RunScope | undefined> {
   return engineTool({
     name: t.name,
     description: t.description,
@@ -133,7 +180,7 @@ function wrapTool(agentName: string, t: DeckTool): Tool<RunScope | undefined> {
     // Arguments the model got wrong (bad JSON, schema mismatch) go back to it as a readable
     // error and are recorded; a headless run reaching a context tool fails the run.
     errorFunction: toolErrorFunction(t.name),
-    needsApproval: pauseBeforeDispatch,
+    needsApproval: approvalGate(t.name, approval as never),
     execute: async (args: unknown, runContext?: RunContext<unknown>, details?) => {
       const scope = asRunScope(runContext?.context);
       if (t.context !== undefined && !scope) {

@@ -23,7 +23,10 @@
 import type { RunStreamEvent } from '@openai/agents-core';
 import { type AgentInputItem, RunContext, RunState } from '@openai/agents-core';
 import { InvalidInputError } from '../../../core/errors.js';
+import type { EventDraft } from '../../../core/events.js';
+import type { ApprovalAnswer } from '../../../runtime/agent-engine.js';
 import type { RunScope } from '../../../runtime/run-scope.js';
+import { callIdOf, type HeldCall, toolLedger } from '../compile/tool-ledger.js';
 import type { CompiledAgent } from '../compiled-agent.js';
 import type { TurnModelCalls } from './turn-context.js';
 
@@ -149,18 +152,25 @@ type Continuation = {
    * continuation saved before the history was kept apart: its input holds the history.
    */
   history?: readonly AgentInputItem[];
+  /**
+   * The held calls a person must approve, in order; the first is the one asked. Absent
+   * when the turn stopped for a pause only.
+   */
+  awaiting?: readonly HeldCall[];
 } & ({ state: string } | { input: AgentInputItem[] });
 
 export function saveContinuation(
   state: { toString(): string },
   inputLength: number,
   history: readonly AgentInputItem[],
+  awaiting: readonly HeldCall[] = [],
 ): string {
   const continuation: Continuation = {
     engine: 'openai-agents',
     state: state.toString(),
     inputLength,
     history,
+    ...(awaiting.length > 0 ? { awaiting } : {}),
   };
   return JSON.stringify(continuation);
 }
@@ -178,16 +188,20 @@ export function saveInputContinuation(
 /**
  * What to continue a paused turn from: the engine state bound to this run's scope, calls
  * held at a pause approved (they run now, once); or the input of the model call it stopped
- * before.
+ * before. A turn waiting for a person continues with `answer` applied to the first call it
+ * waits for; the others still wait (marked in the run's ledger, so they are asked again).
  */
 export async function restoreContinuation(
   agent: CompiledAgent,
   saved: string,
   scope: RunScope,
+  answer?: ApprovalAnswer,
 ): Promise<{
   state: RunState<RunScope | undefined, CompiledAgent> | AgentInputItem[];
   inputLength: number;
   history: readonly AgentInputItem[];
+  /** The `tool.call.completed` of the call a person rejected, for the turn to record first. */
+  rejected?: EventDraft | null;
 }> {
   let continuation: Continuation;
   try {
@@ -216,8 +230,46 @@ export async function restoreContinuation(
     continuation.state,
     new RunContext<RunScope | undefined>(scope),
   );
-  for (const held of state.getInterruptions()) state.approve(held);
-  return { state, inputLength: continuation.inputLength, history: continuation.history ?? [] };
+  const awaiting = continuation.awaiting ?? [];
+  const asked = awaiting[0];
+  if (asked && !answer) {
+    throw new InvalidInputError(
+      `run '${scope.runId}' waits for a person to approve tool '${asked.tool}'; answer it with { approved: true } or { approved: false, reason }`,
+    );
+  }
+  const ledger = toolLedger(scope);
+  let rejected: EventDraft | null = null;
+  for (const call of awaiting.slice(1)) ledger.awaiting.set(call.call_id, call);
+  for (const held of state.getInterruptions()) {
+    const callId = callIdOf(held);
+    if (asked && callId === asked.call_id && answer) {
+      if (answer.approved) state.approve(held);
+      else {
+        const message = rejectionText(asked.tool, answer.reason ?? null);
+        state.reject(held, { message });
+        rejected = {
+          kind: 'tool.call.completed',
+          payload: { callId, name: asked.tool, output: null, error: message },
+        };
+        // Recorded here, once, on either loop (the plain loop's tool hook never sees it).
+        ledger.recorded.add(callId);
+      }
+    } else if (callId === undefined || !ledger.awaiting.has(callId)) {
+      state.approve(held); // held for a pause only
+    }
+  }
+  return {
+    state,
+    inputLength: continuation.inputLength,
+    history: continuation.history ?? [],
+    rejected,
+  };
+}
+
+/** What the model is told of a call a person rejected (and what `tool.call.completed` records). */
+export function rejectionText(tool: string, reason: string | null): string {
+  const why = reason === null || reason.trim() === '' ? '' : `: ${reason}`;
+  return `A person rejected this call of tool '${tool}'; it did not run${why}`;
 }
 
 /** The engine's input items for a turn's message (the engine takes a bare string as one user message). */

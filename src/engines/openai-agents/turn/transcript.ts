@@ -51,6 +51,7 @@ export class TurnTranscript {
       case 'tool_called':
         return [toolStarted(raw)];
       case 'tool_output':
+        if (toolLedger(this.scope).recorded.has(raw.callId ?? '')) return [];
         return [this.toolCompleted(raw, (event.item as { output?: unknown }).output)];
       default:
         return [];

@@ -1,0 +1,92 @@
+/**
+ * `deck.answer()` for every run that waits for a person: a workflow's `interrupt()` (the
+ * interrupted node re-runs and `interrupt()` returns the value), and an agent's tool call
+ * held for approval (`{ approved: true }` runs it, `{ approved: false, reason }` tells the
+ * model it was rejected; the turn goes on in the same run). And how a played agent turn
+ * becomes its result, for `deck.run()` and for an answer.
+ */
+
+import type { AgentDefinition } from '../authoring/agent-definition.js';
+import type { Workflow } from '../authoring/workflow.js';
+import { InvalidInputError, NotFoundError, RunFailedError } from '../core/errors.js';
+import type { Event } from '../core/events.js';
+import type { WorkflowResult } from '../core/interrupt-result.js';
+import type { ApprovalAnswer } from '../runtime/agent-engine.js';
+import type { TurnOutcome } from '../runtime/agent-turn.js';
+import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
+import { settle } from '../runtime/workflow-run.js';
+import type { OpenParts } from './open-parts.js';
+
+/** What an answer needs of the deck: its open parts and its catalog. */
+export interface AnswerParts {
+  parts: Pick<OpenParts, 'runtime' | 'store'>;
+  // biome-ignore lint/suspicious/noExplicitAny: agents of any context type
+  agents: ReadonlyMap<string, AgentDefinition<any, any>>;
+  workflows: ReadonlyMap<string, Workflow>;
+}
+
+export async function answerRun(
+  { parts, agents, workflows }: AnswerParts,
+  runId: string,
+  value: unknown,
+  context: unknown,
+): Promise<WorkflowResult> {
+  const { runtime, store } = parts;
+  const summary = await store.getRun(runId);
+  const workflow = summary ? workflows.get(summary.origin) : undefined;
+  if (summary && workflow) {
+    return settle(runtime.resumeWorkflow(workflow, runId, { answer: value }, { context }));
+  }
+  const agent = summary ? agents.get(summary.origin) : undefined;
+  if (!summary || !agent) {
+    throw new NotFoundError(
+      summary
+        ? `run '${runId}' is not a run of an agent or workflow in this catalog (it ran '${summary.origin}')`
+        : `no run '${runId}' in the event log; pass a run id that pending() listed`,
+    );
+  }
+  const answer = approvalAnswer(value, runId);
+  const result = await turnOf(
+    runtime.resumeAgent(agent, runId, { context, resumeRequestId: null, answer }),
+    runId,
+  );
+  // The turn goes on: the next call waiting, or its result (a mapping like a final state).
+  return result.interrupt ?? (result as unknown as Record<string, unknown>);
+}
+
+/** Play an agent turn to its end: its result, or the error that failed it. */
+export async function turnOf(
+  generator: AsyncGenerator<Event, TurnOutcome, undefined>,
+  runId?: string,
+): Promise<TurnResult> {
+  const events: Event[] = [];
+  let step = await generator.next();
+  while (!step.done) {
+    events.push(step.value);
+    step = await generator.next();
+  }
+  const outcome: TurnOutcome = step.value;
+  if (outcome.error !== undefined) throw outcome.error;
+  const failed = events.find((e) => e.kind === 'run.failed');
+  if (failed?.kind === 'run.failed') {
+    throw new RunFailedError(failed.runId, failed.payload.errorType, failed.payload.message);
+  }
+  return turnResultFrom(events, events[0]?.runId ?? runId ?? '');
+}
+
+/** A person's answer to a tool call held for approval: `{ approved, reason? }`, checked. */
+export function approvalAnswer(value: unknown, runId: string): ApprovalAnswer {
+  const answer = value as { approved?: unknown; reason?: unknown } | null;
+  const reason = answer?.reason;
+  if (
+    typeof answer !== 'object' ||
+    answer === null ||
+    typeof answer.approved !== 'boolean' ||
+    (reason !== undefined && reason !== null && typeof reason !== 'string')
+  ) {
+    throw new InvalidInputError(
+      `run '${runId}' waits for a person to approve a tool call: answer { "approved": true } or { "approved": false, "reason": "..." }, not ${JSON.stringify(value) ?? String(value)}`,
+    );
+  }
+  return { approved: answer.approved, reason: typeof reason === 'string' ? reason : null };
+}

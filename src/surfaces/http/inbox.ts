@@ -1,0 +1,119 @@
+/**
+ * The inbox: `GET /pending` lists every run of the catalog waiting for a person (workflow
+ * interrupts, agents' tool calls held for approval), and `POST /runs/{run_id}/answer`
+ * answers any of them by run id. A run that is not waiting is a 409, an unknown one a 404,
+ * a malformed answer a 422; two concurrent answers: one plays, the other is a 409.
+ */
+import type { z } from 'zod';
+import type { Event } from '../../core/events.js';
+import { isInterrupt } from '../../core/interrupt-result.js';
+import type { HttpDeps } from './deps.js';
+import { HttpError, withRunId } from './errors.js';
+import { route } from './routes.js';
+import { AnswerBody, Answered, Detail, Inbox } from './schemas.js';
+import type { PendingItem } from './served-deck.js';
+
+/** The wire form of an inbox item. */
+export function pendingToWire(item: PendingItem): Record<string, unknown> {
+  return {
+    run_id: item.runId,
+    invocable: item.invocable,
+    kind: item.kind,
+    reason: item.reason,
+    thread_id: item.threadId,
+    session_id: item.sessionId,
+    payload: item.payload,
+  };
+}
+
+/** The inbox item an agent's `run.interrupted` (a tool call held for approval) stands for. */
+export function approvalItem(event: Extract<Event, { kind: 'run.interrupted' }>): PendingItem {
+  return {
+    runId: event.runId,
+    invocable: event.origin,
+    kind: 'agent',
+    reason: event.payload.reason ?? 'interrupt',
+    threadId: event.payload.threadId,
+    sessionId: event.sessionId,
+    payload: event.payload.payload,
+  };
+}
+
+export function inboxRoutes(deps: HttpDeps) {
+  const { deck } = deps;
+  return [
+    route({
+      method: 'get',
+      path: '/pending',
+      summary: 'Every run waiting for a person',
+      description:
+        "Workflow interrupts and agents' tool calls held for approval, across the catalog, oldest first.",
+      tag: 'runs',
+      responses: { 200: { description: 'The inbox.', schema: Inbox } },
+      async handle() {
+        return Response.json({ items: (await deck.pending()).map(pendingToWire) });
+      },
+    }),
+    route<z.infer<typeof AnswerBody>>({
+      method: 'post',
+      path: '/runs/{run_id}/answer',
+      summary: 'Answer a run waiting for a person',
+      description:
+        'A workflow interrupt: `value` is what `interrupt()` returns. A tool approval: `{"approved": true}` runs ' +
+        'the call, `{"approved": false, "reason": "..."}` tells the model it was rejected. The run goes on ' +
+        'before the response: its status after, its result, and what it waits for next.',
+      tag: 'runs',
+      body: { schema: AnswerBody, description: 'The answer.' },
+      responses: {
+        200: { description: 'The answer was played.', schema: Answered, headers: ['X-Run-Id'] },
+        404: { description: 'No run by that id in this catalog.', schema: Detail },
+        409: {
+          description: 'The run is not waiting for an answer, or another caller is answering it.',
+          schema: Detail,
+        },
+        422: { description: 'A malformed body or answer.', schema: Detail },
+      },
+      async handle({ params, body, request }) {
+        const runId = params.run_id ?? '';
+        const run = await deps.eventLog().getRun(runId);
+        if (!run) throw new HttpError(404, `No run '${runId}'.`);
+        const kind = deck.workflows.has(run.origin)
+          ? 'workflow'
+          : deck.agents.has(run.origin)
+            ? 'agent'
+            : null;
+        if (kind === null) {
+          throw new HttpError(
+            404,
+            `Run '${runId}' is of '${run.origin}', which this service does not serve.`,
+          );
+        }
+        if (run.status !== 'waiting_human') {
+          throw new HttpError(
+            409,
+            `Run '${runId}' is not waiting for an answer (its status is ${run.status}).`,
+          );
+        }
+        const result = await deck.answer(runId, body.value, await deps.runContext(request));
+        const status = await deck.status(runId);
+        const pending = isInterrupt(result)
+          ? pendingToWire({
+              runId,
+              invocable: run.origin,
+              kind,
+              reason: kind === 'agent' ? 'approval' : 'interrupt',
+              threadId: result.threadId,
+              sessionId: run.sessionId,
+              payload: result.payload,
+            })
+          : null;
+        const played = isInterrupt(result)
+          ? null
+          : kind === 'agent'
+            ? { output: (result as { output?: unknown }).output ?? null }
+            : result;
+        return withRunId(Response.json({ run_id: runId, status, result: played, pending }), runId);
+      },
+    }),
+  ];
+}
