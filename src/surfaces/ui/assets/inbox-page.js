@@ -1,7 +1,7 @@
 /**
  * Everything waiting for a person (`GET /pending`: workflow interrupts, tool approvals),
  * read again every 3 s. Each item shows what was asked and, unless the page is read-only, a
- * JSON editor prefilled from the payload; the answer (`POST /runs/{id}/answer`) and its
+ * JSON editor prefilled from the payload (for a tool approval, the approval it takes); the answer (`POST /runs/{id}/answer`) and its
  * outcome (the run's status after it, its result, or the next question) stay on the page.
  */
 import { api, CAN_ACT } from './api.js';
@@ -80,7 +80,7 @@ function Heading({ item }) {
 }
 
 function Waiting({ item, onAnswered }) {
-  const [text, setText] = useState(() => pretty(item.payload) ?? 'null');
+  const [text, setText] = useState(() => pretty(prefill(item)));
   const [sending, setSending] = useState(false);
   const [refused, setRefused] = useState(null);
   let parsed;
@@ -130,6 +130,15 @@ function Waiting({ item, onAnswered }) {
       }
     </article>
   `;
+}
+
+/**
+ * What the editor starts with: a workflow's question itself (edit it into the answer), or
+ * for a held tool call the approval it takes (`{"approved": true}`; false rejects).
+ */
+function prefill(item) {
+  if (item.reason === 'approval') return { approved: true, reason: null };
+  return item.payload === undefined ? null : item.payload;
 }
 
 function Outcome({ item, outcome }) {
