@@ -1,5 +1,6 @@
 /**
- * What `npm pack` puts in the package: the LICENSE, the compiled code, and the sources every
+ * What `npm pack` puts in the package: the LICENSE, the compiled code, the run inspector's
+ * files (`dist/surfaces/ui/assets/`), and the sources every
  * source map points to (so a stack trace or a debugger in a user's app lands on real
  * TypeScript), and no test files. Reads `npm pack --dry-run --json` after `npm run build`
  * (which `.ci/run` does first).
@@ -25,6 +26,10 @@ describe.skipIf(!built)(
       const files = new Set(pack.files.map((file) => file.path));
       expect(files.has('LICENSE')).toBe(true);
       expect(files.has('dist/index.js')).toBe(true);
+      // The run inspector's files, copied beside its compiled module by `npm run build`.
+      for (const asset of ['index.html', 'main.js', 'app.css', 'runs-page.js', 'run-page.js']) {
+        expect(files.has(`dist/surfaces/ui/assets/${asset}`), asset).toBe(true);
+      }
       expect([...files].filter((path) => /\.test(-d)?\.ts$/.test(path))).toEqual([]);
       const maps = [...files].filter((path) => path.endsWith('.js.map'));
       expect(maps.length).toBeGreaterThan(50);

@@ -74,7 +74,7 @@ function Heading({ item }) {
       <strong>${item.invocable}</strong> <span class="muted">${item.kind}</span>
       <a class="mono" href=${`/ui/runs/${encodeURIComponent(item.run_id)}`} title=${item.run_id}>${shortId(item.run_id)}</a>
       ${item.thread_id ? html`<span class="muted">thread <span class="mono">${item.thread_id}</span></span>` : null}
-      ${item.session_id ? html`<span class="muted">session <span class="mono">${item.session_id}</span></span>` : null}
+      ${item.session_id && item.session_id !== item.thread_id ? html`<span class="muted">session <span class="mono">${item.session_id}</span></span>` : null}
     </div>
   `;
 }
