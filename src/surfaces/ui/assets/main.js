@@ -6,7 +6,7 @@
 import { CAN_ACT, keyNeeded, onKeyNeeded } from './api.js';
 import { KeyPrompt } from './key-prompt.js';
 import { navigate } from './nav.js';
-import { RunsPage } from './runs-page.js';
+import { RunsPage, readEarly } from './runs-page.js';
 import { html, render, useEffect, useState } from './vendor/preact-htm.mjs';
 
 function route(path) {
@@ -83,6 +83,7 @@ function App() {
   `;
 }
 
+if (route(window.location.pathname).page === 'runs') readEarly(window.location.search);
 const root = document.getElementById('app');
 root.textContent = ''; // the "Loading" line the shell shows until this module runs
 render(html`<${App} />`, root);
