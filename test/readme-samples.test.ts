@@ -74,7 +74,10 @@ const RUNS: Record<string, RunSpec> = {
       { toolCalls: [{ name: 'refund', arguments: { order: 'A1', amount: 80 } }] },
       { text: 'Refunded 80 EUR on A1.' },
     ],
-    prints: [/^\{ tool: 'refund', call_id: '[^']+', arguments: \{ order: 'A1', amount: 80 \} \}$/, 'completed'],
+    prints: [
+      /^\{ tool: 'refund', call_id: '[^']+', arguments: \{ order: 'A1', amount: 80 \} \}$/,
+      'completed',
+    ],
   },
   'context.ts': {
     script: [

@@ -16,7 +16,7 @@ import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/brows
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const PROJECT = join(ROOT, 'test/fixtures/scale/.agentdeck');
+const PROJECT = join(ROOT, 'test/fixtures/ui/.agentdeck');
 const KEY = 'ui-test-key-4b1d';
 const skip = existsSync(CHROMIUM)
   ? null
@@ -230,6 +230,31 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(await runStatus(url, runId)).toBe('completed');
     expect(unexpectedErrors()).toEqual([]);
   }, 60_000);
+
+  it('links a workflow called as a tool and the turn that called it, both ways', async () => {
+    model.push(
+      { toolCalls: [{ name: 'quote', arguments: { nights: 3 }, callId: 'call_q' }] },
+      { text: 'Three nights: 270.' },
+    );
+    const { runId, ended } = await chat('planner', 'child-runs', 'Quote 3 nights');
+    await ended;
+    const children = (await (await fetch(`${url}/runs?origin=quote`)).json()) as {
+      runs: { run_id: string }[];
+    };
+    const child = children.runs[0]?.run_id ?? '';
+    expect(child).not.toBe('');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    const link = page.locator(`.facts a[href="/ui/runs/${child}"]`);
+    await link.waitFor();
+    await link.click();
+    await page.waitForURL(`${url}/ui/runs/${child}`);
+    await page.locator(`.facts a[href="/ui/runs/${runId}"]`).waitFor(); // "Called by"
+    await page.locator('[data-kind="node.updated"]').waitFor();
+    expect(await page.locator('[data-kind="node.updated"] pre.json').textContent()).toContain(
+      '"total": 270',
+    );
+    expect(unexpectedErrors()).toEqual([]);
+  }, 30_000);
 
   it('cancels a running turn after confirmation (and Back changes nothing)', async () => {
     model.push({ toolCalls: [{ name: 'book', arguments: { room: '9' }, callId: 'call_9' }] });

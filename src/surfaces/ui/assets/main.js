@@ -44,6 +44,8 @@ function App() {
       setLocation({ path: window.location.pathname, search: window.location.search });
     addEventListener('popstate', moved);
     const unwatch = onKeyNeeded(() => setNeedKey(true));
+    // A 401 may have come between the first render and now (the first reads start before it).
+    if (keyNeeded()) setNeedKey(true);
     return () => {
       removeEventListener('popstate', moved);
       unwatch();

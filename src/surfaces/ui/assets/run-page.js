@@ -5,6 +5,7 @@
  * connection misses nothing). The actions (run-actions.js) sit in the header.
  */
 import { api } from './api.js';
+import { childRuns } from './child-runs.js';
 import { followEvents } from './event-stream.js';
 import { cost, ENDED, runDuration, statusLabel, when } from './format.js';
 import { RunActions } from './run-actions.js';
@@ -68,10 +69,11 @@ export function RunPage({ runId }) {
   if (missing)
     return html`<section class="page"><h1>Run</h1><p class="error" role="alert">${missing}</p><p><a href="/ui">Back to the runs</a></p></section>`;
   const started = timeline.events.find((e) => e.kind === 'run.started')?.payload ?? {};
+  const children = useChildren(run, timeline.events);
   return html`
     <section class="page run">
       <p class="crumbs"><a href="/ui">Runs</a> / <span class="mono">${runId}</span></p>
-      <${RunHeader} run=${run} started=${started} stream=${stream} />
+      <${RunHeader} run=${run} started=${started} stream=${stream} children=${children} />
       ${run ? html`<${RunActions} run=${run} events=${timeline.events} />` : null}
       <h2>Timeline <span class="muted count">${timeline.events.length} events</span></h2>
       <${Timeline} entries=${timeline.entries} />
@@ -79,7 +81,23 @@ export function RunPage({ runId }) {
   `;
 }
 
-function RunHeader({ run, started, stream }) {
+/** The child runs, looked for again each time one more of the run's tool calls completes. */
+function useChildren(run, events) {
+  const [children, setChildren] = useState([]);
+  const tools = events.filter((e) => e.kind === 'tool.call.completed').map((e) => e.payload.name);
+  const key = run ? `${run.run_id}:${tools.length}:${ENDED.has(run.status)}` : '';
+  useEffect(() => {
+    if (!run || tools.length === 0) return setChildren([]);
+    const stop = new AbortController();
+    childRuns(run, tools, stop.signal)
+      .then(setChildren)
+      .catch(() => {});
+    return () => stop.abort();
+  }, [key]);
+  return children;
+}
+
+function RunHeader({ run, started, stream, children }) {
   if (!run)
     return html`<div class="run-header placeholder"><p class="muted">Loading the run…</p></div>`;
   const u = run.usage;
@@ -101,6 +119,14 @@ function RunHeader({ run, started, stream }) {
         <div><dt>Model requests</dt><dd>${u.requests}</dd></div>
         <div><dt>Cost</dt><dd>${cost(u)}</dd></div>
         ${started.parent_run_id ? html`<div><dt>Called by</dt><dd class="mono"><a href=${`/ui/runs/${encodeURIComponent(started.parent_run_id)}`}>${started.parent_run_id}</a></dd></div>` : null}
+        ${
+          children.length > 0
+            ? html`<div><dt>Child runs</dt><dd class="mono">${children.map(
+                (child) =>
+                  html`<a href=${`/ui/runs/${encodeURIComponent(child.run_id)}`}>${child.run_id}</a> `,
+              )}</dd></div>`
+            : null
+        }
         ${started.schedule ? html`<div><dt>Schedule</dt><dd><code>${started.schedule}</code> <span class="muted">fired ${when(started.fired_at)}</span></dd></div>` : null}
         ${run.namespace ? html`<div><dt>Namespace</dt><dd class="mono">${run.namespace}</dd></div>` : null}
       </dl>
