@@ -11,7 +11,7 @@ const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 
 /**
  * Follow `runId`'s events: `onEvent(event)` for each, `onState(state)` with `connecting`,
- * `live`, `reconnecting`, `ended` or `refused`. Returns a function that stops.
+ * `live`, `reconnecting`, `ended`, `refused` or `missing`. Returns a function that stops.
  */
 export function followEvents(runId, onEvent, onState) {
   const stop = new AbortController();
@@ -40,6 +40,7 @@ export function followEvents(runId, onEvent, onState) {
           unauthorized();
           return onState('refused');
         }
+        if (response.status === 404) return onState('missing'); // no such run: nothing to wait for
         if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
         onState('live');
         delay = 250;

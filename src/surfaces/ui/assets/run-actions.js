@@ -37,6 +37,7 @@ export function RunActions({ run, events }) {
   };
   return html`
     <div class="actions" aria-label="Actions">
+      ${run.status === 'waiting_human' ? html`<p class="waiting">Waiting for a person: <a href="/ui/inbox">answer it in the inbox</a>.</p>` : null}
       ${['pause', 'resume', 'cancel'].map(
         (verb) => html`<button type="button" class=${verb === 'cancel' ? 'danger' : ''}
           disabled=${!can[verb]} onClick=${() => setAsking(verb)}>${title(verb)}</button>`,
