@@ -9,12 +9,12 @@
  */
 
 import { existsSync, mkdtempSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
 import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
+import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { type ServerProcess, startServer } from '../support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -224,31 +224,3 @@ describe.skipIf(skip !== null)(`a front end on another origin ${skip ?? ''}`, ()
     }
   }, 40_000);
 });
-
-/** A TCP proxy to 127.0.0.1:`port` whose open connections can be cut at once. */
-async function cuttableProxy(port: string) {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(port), '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const address = server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
-    url,
-    cut: () => {
-      for (const socket of sockets) socket.destroy();
-    },
-    close: () =>
-      new Promise<void>((done) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => done());
-      }),
-  };
-}

@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
 import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
+import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -26,7 +27,9 @@ let session: BrowserSession;
 let page: Page;
 let model: ScriptedModelServer;
 const servers: ServerProcess[] = [];
-let url: string; // SERVICE_UI on, no keys
+let served: ServerProcess; // SERVICE_UI on, no keys
+let url: string;
+let readOnlyServer: ServerProcess;
 let keyed: ServerProcess; // SERVICE_API_KEYS set
 let readOnly: string; // SERVICE_UI=read-only
 let bookerLog: string;
@@ -60,9 +63,11 @@ beforeAll(async () => {
       session = opened;
     }),
   ]);
-  url = await (main as ServerProcess).url;
+  served = main as ServerProcess;
+  url = await served.url;
   keyed = withKeys as ServerProcess;
-  readOnly = await (reading as ServerProcess).url;
+  readOnlyServer = reading as ServerProcess;
+  readOnly = await readOnlyServer.url;
   page = session.page;
   await page.setViewportSize({ width: 1280, height: 800 });
 }, 90_000);
@@ -121,6 +126,18 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_0
   }
 }
 
+/** Every event of the run once, in order: the page's count is the log's, each seq shows once. */
+async function expectEveryEventOnce(runId: string) {
+  const detail = (await (await fetch(`${url}/runs/${runId}`)).json()) as { last_seq: number };
+  expect(await page.locator('h2 .count').textContent()).toBe(`${detail.last_seq + 1} events`);
+  const raw = await page.locator('.raw pre').allTextContents();
+  const seqs = raw
+    .flatMap((text) => text.split(/\n(?=\{)/))
+    .map((text) => (JSON.parse(text) as { seq: number }).seq)
+    .sort((a, b) => a - b);
+  expect(seqs).toEqual(Array.from({ length: detail.last_seq + 1 }, (_, i) => i));
+}
+
 const row = (runId: string) => page.locator(`tr[data-run-id="${runId}"]`);
 
 /** Confirm the action dialog the button `verb` opens. */
@@ -132,6 +149,13 @@ async function act(verb: 'Pause' | 'Resume' | 'Cancel') {
 }
 
 describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
+  it('is announced by service-serve with its address', () => {
+    expect(served.out()).toContain(`agentdeck: run inspector at ${url}/ui\n`);
+    expect(readOnlyServer.out()).toContain(
+      `agentdeck: run inspector at ${readOnly}/ui (read-only)`,
+    );
+  });
+
   it('shows a new run in the list without a reload, and its status as it changes', async () => {
     await page.goto(`${url}/ui`);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
@@ -174,16 +198,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await page.locator('[data-testid="run-status"].s-completed').waitFor();
     await page.locator('[data-kind="run.completed"]').waitFor();
     expect(await message.textContent()).toBe(words.join(''));
-    // Every event once, in order: the page's count is the log's, and each seq shows once.
-    const detail = (await (await fetch(`${url}/runs/${runId}`)).json()) as { last_seq: number };
-    const count = await page.locator('h2 .count').textContent();
-    expect(count).toBe(`${detail.last_seq + 1} events`);
-    const raw = await page.locator('.raw pre').allTextContents();
-    const seqs = raw
-      .flatMap((text) => text.split(/\n(?=\{)/))
-      .map((text) => (JSON.parse(text) as { seq: number }).seq)
-      .sort((a, b) => a - b);
-    expect(seqs).toEqual(Array.from({ length: detail.last_seq + 1 }, (_, i) => i));
+    await expectEveryEventOnce(runId);
     // The raw JSON of an event is one click away.
     const first = page.locator('[data-kind="run.started"] details.raw');
     await first.locator('summary').click();
@@ -191,6 +206,38 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(await first.locator('pre').textContent()).toContain(`"run_id": "${runId}"`);
     await page.screenshot({ path: join(ROOT, 'docs/ui-run.png'), fullPage: true });
     expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
+  it('misses nothing when its connection drops mid-run: it resumes with Last-Event-ID', async () => {
+    const proxy = await cuttableProxy(new URL(url).port);
+    const resumedAfter: string[] = [];
+    const watch = (request: { url(): string; headers(): Record<string, string> }) => {
+      const after = request.headers()['last-event-id'];
+      if (request.url().endsWith('/events') && after !== undefined) resumedAfter.push(after);
+    };
+    page.on('request', watch);
+    try {
+      const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+      model.push({ text: words, delayMs: 150 });
+      const { runId, ended } = await chat('helper', 'dropped', 'talk');
+      await page.goto(`${proxy.url}/ui/runs/${runId}`);
+      const message = page.locator('.entry.t-message .message-text');
+      await waitFor(async () => ((await message.textContent()) ?? '').includes('w3 '));
+      proxy.cut(); // the page's stream (and anything else in flight) drops mid-run
+      await ended;
+      await page.locator('[data-testid="run-status"].s-completed').waitFor();
+      await page.locator('[data-kind="run.completed"]').waitFor();
+      expect(await message.textContent()).toBe(words.join(''));
+      await expectEveryEventOnce(runId);
+      expect(resumedAfter.length).toBeGreaterThanOrEqual(1);
+      expect(Number(resumedAfter[0])).toBeGreaterThanOrEqual(3);
+      expect(
+        unexpectedErrors([/ERR_EMPTY_RESPONSE|ERR_CONNECTION|ERR_INCOMPLETE_CHUNKED_ENCODING/]),
+      ).toEqual([]);
+    } finally {
+      page.off('request', watch);
+      await proxy.close();
+    }
   }, 40_000);
 
   it('pauses a running agent turn, shows the request then its effect, and resumes it', async () => {

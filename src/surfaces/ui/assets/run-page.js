@@ -33,10 +33,11 @@ export function RunPage({ runId }) {
       }
       reading = api(`/runs/${encodeURIComponent(runId)}`)
         .then((detail) => live && setRun(detail))
-        .catch(
-          (error) =>
-            live && setMissing(error.status === 404 ? `No run '${runId}'.` : error.message),
-        )
+        .catch((error) => {
+          // Only a 404 replaces the page; a dropped connection or a 503 keeps the last header
+          // (read again at the next event or tick), as the stream reconnects by itself.
+          if (live && error.status === 404) setMissing(`No run '${runId}'.`);
+        })
         .finally(() => {
           reading = null;
           if (again && live) {
