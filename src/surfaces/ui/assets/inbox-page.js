@@ -29,7 +29,7 @@ export function InboxPage() {
           setError(e.status === 404 ? 'This server has no inbox route (GET /pending).' : e.message);
         });
     load();
-    const timer = setInterval(load, REFRESH_MS);
+    const timer = setInterval(() => document.hidden || load(), REFRESH_MS);
     return () => {
       live = false;
       clearInterval(timer);

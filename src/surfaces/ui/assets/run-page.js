@@ -50,11 +50,26 @@ export function RunPage({ runId }) {
     setMissing(null);
     setTimeline({ entries: [], events: [] });
     readHeader();
+    // Events are folded in batches, one per 16 ms: a long run's catch-up (thousands of events
+    // in one read) is a few renders, not one per event.
+    let batch = [];
+    let flushing = null;
+    const flush = () => {
+      const events = batch;
+      batch = [];
+      flushing = null;
+      if (!live) return;
+      setTimeline((t) => ({
+        entries: events.reduce(fold, t.entries),
+        events: t.events.concat(events),
+      }));
+      if (events.some((event) => CHANGES_HEADER.test(event.kind))) readHeader();
+    };
     const stop = followEvents(
       runId,
       (event) => {
-        setTimeline((t) => ({ entries: fold(t.entries, event), events: [...t.events, event] }));
-        if (CHANGES_HEADER.test(event.kind)) readHeader();
+        batch.push(event);
+        flushing ??= setTimeout(flush, 16);
       },
       setStream,
     );
@@ -62,6 +77,7 @@ export function RunPage({ runId }) {
     const timer = setInterval(readHeader, 5000);
     return () => {
       live = false;
+      clearTimeout(flushing);
       stop();
       clearInterval(timer);
     };

@@ -88,6 +88,7 @@ export function RunsPage({ search }) {
     };
     load();
     const timer = setInterval(() => {
+      if (document.hidden) return; // a tab in the background reads nothing
       load();
       tick((n) => n + 1); // durations of running runs move on
     }, REFRESH_MS);
