@@ -177,7 +177,6 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     ).toBe(true);
     await startApproval('list-shot');
     await page.locator('tr[data-status="waiting_human"]').first().waitFor();
-    await page.screenshot({ path: join(ROOT, 'docs/ui-runs.png') });
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
@@ -323,6 +322,11 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await ended;
     expect(bookerLines()).toContain('aborted 9');
     expect(await runStatus(url, runId)).toBe('cancelled');
+    // The list now has runs of every kind so far: its screenshot is the README's.
+    await page.goto(`${url}/ui`);
+    await page.locator(`tr[data-run-id="${runId}"][data-status="cancelled"]`).waitFor();
+    await waitFor(async () => (await page.locator('td.num', { hasText: /^\d+$/ }).count()) >= 6);
+    await page.screenshot({ path: join(ROOT, 'docs/ui-runs.png') });
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 

@@ -70,6 +70,7 @@ export function pretty(value) {
   return JSON.stringify(value, null, 2);
 }
 
+/** A long id by its ends: run ids that start in the same second share their first digits. */
 export function shortId(id) {
-  return id.length > 14 ? `${id.slice(0, 12)}…` : id;
+  return id.length > 16 ? `${id.slice(0, 4)}…${id.slice(-8)}` : id;
 }
