@@ -36,6 +36,7 @@ export {
   type AgentTool,
   type BuiltTool,
   type DeckTool,
+  type ToolApproval,
   type ToolOptions,
   tool,
 } from './authoring/tool.js';
@@ -120,6 +121,7 @@ export type {
   ResumeOptions,
 } from './deck/options.js';
 export type { PendingItem } from './deck/pending.js';
+export type { ApprovalAnswer } from './runtime/agent-engine.js';
 export type { ScheduleHandle } from './deck/schedule-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export {
