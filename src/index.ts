@@ -121,7 +121,6 @@ export type {
   ResumeOptions,
 } from './deck/options.js';
 export type { PendingItem } from './deck/pending.js';
-export type { ApprovalAnswer } from './runtime/agent-engine.js';
 export type { ScheduleHandle } from './deck/schedule-ops.js';
 export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
 export {
@@ -135,6 +134,7 @@ export {
   type Observer,
   wantsEngineSpans,
 } from './observers/observer.js';
+export type { ApprovalAnswer } from './runtime/agent-engine.js';
 export type { EngineSpan } from './runtime/engine-spans.js';
 export type {
   EndedStatus,
