@@ -36,6 +36,7 @@ export {
   type AgentTool,
   type BuiltTool,
   type DeckTool,
+  type ToolApproval,
   type ToolOptions,
   tool,
 } from './authoring/tool.js';
@@ -133,6 +134,7 @@ export {
   type Observer,
   wantsEngineSpans,
 } from './observers/observer.js';
+export type { ApprovalAnswer } from './runtime/agent-engine.js';
 export type { EngineSpan } from './runtime/engine-spans.js';
 export type {
   EndedStatus,

@@ -5,7 +5,9 @@
  * the deck's private parts by `Deck.app()`.
  */
 import type { Event } from '../core/events.js';
+import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import type { DeckGrants } from '../surfaces/http/served-deck.js';
+import { type CatalogSources, describeCatalog } from './catalog-description.js';
 import type { OpenParts } from './open-parts.js';
 import { checkReadiness } from './readiness.js';
 
@@ -20,6 +22,13 @@ export interface GrantSources {
     input: string,
     options: { sessionId?: string; context?: unknown },
   ): AsyncGenerator<Event, unknown, undefined>;
+  /** What the studio routes read: the catalog and its engines; `null` before `build()`. */
+  studio(): StudioSources | null;
+}
+
+/** The catalog and the engines behind it (`GET /catalog`, threads). */
+export interface StudioSources extends CatalogSources {
+  workflowEngine: LangGraphEngine;
 }
 
 export function deckGrants(sources: GrantSources): DeckGrants {
@@ -36,5 +45,19 @@ export function deckGrants(sources: GrantSources): DeckGrants {
     // The JSON routes ignore the generator's return value: no layer to hide it.
     streamForResult: (name, input, options) =>
       sources.play(name, input, options) as AsyncGenerator<Event, void, undefined>,
+    catalog: () => {
+      const studio = parts() ? sources.studio() : null;
+      return studio ? describeCatalog(studio) : null;
+    },
+    threadState: (name, threadId) => {
+      const studio = parts() ? sources.studio() : null;
+      const workflow = studio?.workflows.get(name);
+      if (!studio || !workflow) return null;
+      return studio.workflowEngine.threadState(workflow, threadId);
+    },
+    sessionItems: (sessionId, limit) => {
+      const open = parts();
+      return open ? open.sessionFor(sessionId).getItems(limit) : null;
+    },
   };
 }

@@ -438,6 +438,13 @@ export class Deck<C = unknown> {
       },
       play: (name, input, runOptions) =>
         this.#play(name, input, runOptions as RunOptions<C>, false),
+      studio: () =>
+        this.#engine && this.#workflowEngine
+          ? {
+              ...{ agents: this.agents, workflows: this.workflows, skills: this.skills },
+              ...{ engine: this.#engine, workflowEngine: this.#workflowEngine, mcp: this.#mcp },
+            }
+          : null,
     });
     return createApp(this, grants, options);
   }

@@ -34,6 +34,17 @@ import { storedThreadId } from './threads.js';
 /** LangGraph's key for the interrupts of a step in `updates` and `values` chunks. */
 const INTERRUPT = '__interrupt__';
 
+/** A thread's state as its checkpointer holds it (`threadState`). */
+export interface ThreadState {
+  values: unknown;
+  /** The nodes that run when the thread goes on. */
+  next: string[];
+  /** Its open questions and timers. */
+  waiting: OpenPause[];
+  /** When its latest checkpoint was written. */
+  updatedAt: string;
+}
+
 export class LangGraphEngine implements WorkflowEngine {
   readonly #definitions = new Map<string, WorkflowDefinition>();
   readonly #compiled = new Map<string, CompiledGraph>();
@@ -130,6 +141,27 @@ export class LangGraphEngine implements WorkflowEngine {
     // (a sibling answered earlier in a fan-out is done).
     const open = await this.openPauses(workflow, threadId);
     return segmentEnd(workflow, open.length > 0 ? open : interrupts.map(toPause));
+  }
+
+  /**
+   * A thread's current state, read from its checkpointer (read-only): its values, the nodes
+   * that run next, and what it waits for; `null` when the thread has no checkpoint.
+   */
+  async threadState(workflow: WorkflowDefinition, threadId: string): Promise<ThreadState | null> {
+    const stored = storedThreadId(workflow.name, threadId);
+    const graph = this.#graph(workflow.name);
+    const snapshot = (await graph.getState({ configurable: { thread_id: stored } })) as {
+      values: unknown;
+      next?: readonly string[];
+      createdAt?: string;
+    };
+    if (snapshot.createdAt === undefined) return null;
+    return {
+      values: snapshot.values ?? {},
+      next: [...(snapshot.next ?? [])],
+      waiting: await openPausesOf(graph, stored),
+      updatedAt: snapshot.createdAt,
+    };
   }
 
   async openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]> {

@@ -22,6 +22,16 @@ const CONNECT_TIMEOUT_MS = 30_000;
 /** The environment a stdio server inherits when its config sets `env` (as popular clients do). */
 const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'TMPDIR', 'LANG'];
 
+/** An MCP server as `McpConnections.describe()` shows it. */
+export interface McpServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  status: 'connected' | 'failed' | 'starting';
+  /** Why it failed to start or to list its tools. */
+  error: string | null;
+  tools: { name: string; description: string; parameters: Record<string, unknown> }[];
+}
+
 export class McpConnections {
   readonly #connected = new Map<string, MCPServer>();
   readonly #failures = new Map<string, string>();
@@ -85,6 +95,35 @@ export class McpConnections {
       const reason = this.#failures.get(name);
       return reason === undefined ? [] : [{ name, reason }];
     });
+  }
+
+  /**
+   * Every configured server as the studio shows it (#21): its transport, whether it runs (or
+   * why not) and the tools it serves now. Never its command, URL, environment or headers:
+   * they may hold secrets.
+   */
+  async describe(): Promise<McpServerStatus[]> {
+    return Promise.all(
+      [...this.mcp.servers].map(async ([name, config]): Promise<McpServerStatus> => {
+        const transport = isStdioServer(config) ? 'stdio' : 'http';
+        const failure = this.#failures.get(name);
+        if (failure !== undefined) {
+          return { name, transport, status: 'failed', error: failure, tools: [] };
+        }
+        const server = this.#connected.get(name);
+        if (!server) return { name, transport, status: 'starting', error: null, tools: [] };
+        try {
+          const tools = (await server.listTools()).map((t) => ({
+            name: t.name,
+            description: t.description ?? '',
+            parameters: (t.inputSchema ?? {}) as Record<string, unknown>,
+          }));
+          return { name, transport, status: 'connected', error: null, tools };
+        } catch (error) {
+          return { name, transport, status: 'failed', error: errorMessage(error), tools: [] };
+        }
+      }),
+    );
   }
 
   /** The instructions' note on failed servers ('' when all of them run). */

@@ -44,7 +44,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     // No background work: this command plays the one run it answers, nothing else.
     await deck.open({ background: false });
     const held = (await deck.pending()).find((item) => item.runId === runId);
-    if (!held || held.reason !== 'approval') {
+    if (held?.reason !== 'approval') {
       const status = await deck.status(runId);
       throw new Error(
         status === null

@@ -15,6 +15,7 @@ import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
+import { studioRoutes } from './studio.js';
 import { timerRoutes } from './timers.js';
 import { workflowRoutes } from './workflows.js';
 
@@ -43,6 +44,7 @@ export function createApp<C>(
       ...runRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
+      ...studioRoutes(deps, grants),
       metricsRoute(deps),
     ],
     options,

@@ -20,6 +20,7 @@ export const TAGS: Record<Tag, string> = {
   control: 'Pause, cancel and resume a run.',
   timers: 'Wake the sleeping workflow threads that are due, for an external scheduler.',
   schedules: 'Recurring runs: list, pause, resume, trigger.',
+  studio: 'What the studio reads: the catalog, workflow graphs, threads and sessions.',
   metrics: 'Prometheus metrics.',
   openapi: 'This document.',
   native: 'The native surface: canonical events as server-sent events.',

@@ -17,6 +17,7 @@ export type Tag =
   | 'control'
   | 'timers'
   | 'schedules'
+  | 'studio'
   | 'metrics'
   | 'openapi'
   | 'native';

@@ -25,7 +25,7 @@ export function scheduleRoutes(deps: HttpDeps) {
       async handle({ params }) {
         const handle = deck.scheduleHandle(params.name ?? '');
         await (verb === 'pause' ? handle.pause() : handle.resume());
-        return Response.json(view(await handle.describe()));
+        return Response.json(scheduleView(await handle.describe()));
       },
     });
   return [
@@ -36,7 +36,7 @@ export function scheduleRoutes(deps: HttpDeps) {
       tag: 'schedules',
       responses: { 200: { description: 'Every schedule, by name.', schema: ScheduleList } },
       async handle() {
-        return Response.json({ schedules: (await deck.listSchedules()).map(view) });
+        return Response.json({ schedules: (await deck.listSchedules()).map(scheduleView) });
       },
     }),
     pauseOrResume('pause'),
@@ -63,7 +63,7 @@ export function scheduleRoutes(deps: HttpDeps) {
   ];
 }
 
-function view(status: ScheduleStatus) {
+export function scheduleView(status: ScheduleStatus) {
   return {
     name: status.name,
     target: status.target,

@@ -76,8 +76,65 @@ export interface ScheduleHandle {
   trigger(): Promise<{ started: string } | { skipped: string; runId?: string }>;
 }
 
+/** The catalog as `GET /catalog` answers it (its wire form: built by the deck, never a secret). */
+export interface CatalogDescription {
+  agents: {
+    name: string;
+    /** As written; `null` when computed from the context (`instructions_computed`). */
+    instructions: string | null;
+    instructions_computed: boolean;
+    /** The agent's own model; `null`: the deck's default (`OPENAI_MODEL`). */
+    model: string | null;
+    tools: {
+      name: string;
+      kind: 'tool' | 'workflow' | 'skill' | 'built';
+      description: string;
+      /** The JSON schema of its arguments, as the model sees it. */
+      parameters: unknown;
+      /** `conditional`: a function of the call decides. */
+      needs_approval: boolean | 'conditional';
+    }[];
+    skills: string[];
+    mcp_servers: string[];
+    /** Tool names a person approves (the agent's `needsApproval` list). */
+    needs_approval: string[];
+    output_schema: unknown;
+  }[];
+  workflows: {
+    name: string;
+    durable: boolean;
+    state_schema: unknown;
+    graph: {
+      nodes: { id: string }[];
+      edges: { source: string; target: string; conditional: boolean; label: string | null }[];
+    };
+  }[];
+  skills: { name: string; description: string; body: string }[];
+  mcp_servers: {
+    name: string;
+    transport: 'stdio' | 'http';
+    status: 'connected' | 'failed' | 'starting';
+    error: string | null;
+    tools: { name: string; description: string; parameters: Record<string, unknown> }[];
+  }[];
+}
+
+/** A workflow thread's state, read from its checkpointer. */
+export interface ThreadView {
+  values: unknown;
+  next: string[];
+  waiting: { id: string; payload: unknown; wakeAt: string | null }[];
+  updatedAt: string;
+}
+
 /** What the deck grants its own HTTP surface beyond its public methods (SPEC.md rule 9). */
 export interface DeckGrants {
+  /** The catalog, described for the studio; `null` before the deck opens. */
+  catalog?(): Promise<CatalogDescription> | null;
+  /** A workflow thread's state (`null`: no checkpoint); `null` promise before the deck opens. */
+  threadState?(workflow: string, threadId: string): Promise<ThreadView | null> | null;
+  /** The latest `limit` items of a session's history, oldest first; `null` before open. */
+  sessionItems?(sessionId: string, limit: number): Promise<unknown[]> | null;
   /** The open deck's event log, or `null` before it opens. */
   eventLog(): EventLog | null;
   /** Stop a run this process plays now, for a client that left; whether it was playing. */
