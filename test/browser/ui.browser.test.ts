@@ -190,6 +190,21 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     const partial = (await message.textContent()) ?? '';
     expect(partial).not.toContain('word29');
     expect(await page.locator('.entry.t-message .streaming').count()).toBe(1);
+    // While text streams in, nothing on the page jumps (Layout Instability API): only the
+    // "JSON" line under the growing text moves down a line as it wraps (a score near 0.0001;
+    // 0.1 is the "good" limit of Core Web Vitals).
+    await page.evaluate(() => {
+      const shifts = window as unknown as { shifted: number };
+      shifts.shifted = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries())
+          shifts.shifted += (entry as unknown as { value: number }).value;
+      }).observe({ type: 'layout-shift' });
+    });
+    await waitFor(async () => ((await message.textContent()) ?? '').includes('word9 '));
+    expect(
+      await page.evaluate(() => (window as unknown as { shifted: number }).shifted),
+    ).toBeLessThan(0.01);
     await page.reload(); // mid-run: the page reads the stream again from the start
     await waitFor(async () => ((await message.textContent()) ?? '').includes('word6 '));
     expect((await message.textContent()) ?? '').not.toContain('word29');
