@@ -419,6 +419,38 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
+  it('approves a held tool call from the inbox, and the turn runs the tool and completes', async () => {
+    model.push(
+      { toolCalls: [{ name: 'refund', arguments: { order: 'A1', amount: 80 }, callId: 'call_r' }] },
+      { text: 'Refunded.' },
+    );
+    const started = await fetch(
+      `${url}/agents/refunder/chat`,
+      json({ session_id: 'refund-1', message: 'Refund 80 EUR on A1' }),
+    );
+    const runId = started.headers.get('x-run-id') ?? '';
+    await started.text();
+    expect(await runStatus(url, runId)).toBe('waiting_human');
+    await page.goto(`${url}/ui/inbox`);
+    const card = page.locator(`article.card[data-run-id="${runId}"]`);
+    await card.waitFor();
+    expect(await card.locator('.card-head').textContent()).toContain('approval');
+    expect(await card.locator('pre.json').first().textContent()).toContain('"tool": "refund"');
+    const editor = card.getByLabel('Answer (JSON)');
+    expect(JSON.parse(await editor.inputValue())).toEqual({ approved: true, reason: null });
+    await card.getByRole('button', { name: 'Answer' }).click();
+    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
+    await outcome.waitFor({ timeout: 15_000 });
+    expect(await outcome.getAttribute('data-outcome')).toBe('completed');
+    expect(await outcome.textContent()).toContain('Refunded.');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    await page.locator('[data-kind="run.completed"]').waitFor();
+    expect(
+      await page.locator('[data-kind="tool.call.started"] .pair').last().textContent(),
+    ).toContain('refunded 80 EUR on A1');
+    expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
   it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
     const server = await keyed.url;
     await page.goto(`${server}/ui`);
