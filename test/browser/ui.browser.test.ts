@@ -437,7 +437,11 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(await card.locator('.card-head').textContent()).toContain('approval');
     expect(await card.locator('pre.json').first().textContent()).toContain('"tool": "refund"');
     const editor = card.getByLabel('Answer (JSON)');
-    expect(JSON.parse(await editor.inputValue())).toEqual({ approved: true, reason: null });
+    expect(JSON.parse(await editor.inputValue())).toEqual({
+      approved: true,
+      reason: null,
+      call_id: 'call_r',
+    });
     await card.getByRole('button', { name: 'Answer' }).click();
     const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
     await outcome.waitFor({ timeout: 15_000 });
@@ -448,6 +452,12 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(
       await page.locator('[data-kind="tool.call.started"] .pair').last().textContent(),
     ).toContain('refunded 80 EUR on A1');
+    expect(await page.locator('[data-kind="run.interrupted"]').textContent()).toContain(
+      'Tool call refund waits for approval',
+    );
+    expect(await page.locator('[data-kind="run.resumed"]').textContent()).toContain(
+      'Resumed: the call was approved',
+    );
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
