@@ -25,7 +25,7 @@ export function InboxPage() {
           setError(null);
         })
         .catch((e) => {
-          if (!live) return;
+          if (!live || e.status === 401) return; // the key prompt says it
           setError(e.status === 404 ? 'This server has no inbox route (GET /pending).' : e.message);
         });
     load();

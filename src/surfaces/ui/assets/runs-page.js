@@ -83,7 +83,8 @@ export function RunsPage({ search }) {
           return { ...s, ...next, error: null };
         });
       } catch (error) {
-        if (live) setState((s) => ({ ...s, error: error.message }));
+        // A 401 is the key prompt's to say.
+        if (live && error.status !== 401) setState((s) => ({ ...s, error: error.message }));
       }
     };
     load();
