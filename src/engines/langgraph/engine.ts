@@ -6,7 +6,10 @@
  * `updates`, `custom` and `values` modes, turned into event drafts as it runs.
  */
 import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
-import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
+import {
+  DEFAULT_DURABILITY,
+  type WorkflowDefinition,
+} from '../../authoring/workflow-definition.js';
 import { ConfigError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type {
@@ -104,6 +107,7 @@ export class LangGraphEngine implements WorkflowEngine {
     const { workflow, threadId, scope, settings } = request;
     const stream = await graph.stream(input as never, {
       configurable: { thread_id: stored },
+      durability: workflow.durability ?? DEFAULT_DURABILITY,
       ...workflow.runSettings,
       ...settings,
       context: scope,
