@@ -309,7 +309,10 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
   #write(what: string, body: () => void): void {
     this.#ready();
     const group = this.#group;
-    if (group) return this.#guard(what, () => group.transaction(body));
+    if (group) {
+      this.#guard(what, () => group.transaction(body));
+      return;
+    }
     this.#guard(what, () => {
       this.#flush();
       this.#sql.begin.run();
@@ -336,7 +339,10 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
    */
   #writeInGroup(what: string, body: () => void): void {
     const group = this.#group;
-    if (!group) return this.#write(what, body);
+    if (!group) {
+      this.#write(what, body);
+      return;
+    }
     this.#ready();
     this.#guard(what, () => {
       group.grouped(body).durable.catch(() => {});
