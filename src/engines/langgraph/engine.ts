@@ -130,9 +130,14 @@ export class LangGraphEngine implements WorkflowEngine {
       }
     }
     if (interrupts.length === 0) return { type: 'completed', state };
-    // The stream reports this step's interrupts; the checkpointer knows which stay open
-    // (a sibling answered earlier in a fan-out is done).
-    const open = await this.openPauses(workflow, threadId);
+    // A segment started from an input stops at its first interrupting step: every interrupt
+    // the stream reported is open. After an answer, the checkpointer knows which stay open (a
+    // sibling answered earlier in a fan-out is done); reading its state costs a checkpoint
+    // read and LangGraph's state rebuild, so it is asked only then.
+    const open =
+      'input' in request.start
+        ? interrupts.map(toPause)
+        : await this.openPauses(workflow, threadId);
     return segmentEnd(workflow, open.length > 0 ? open : interrupts.map(toPause));
   }
 
