@@ -269,7 +269,7 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
     'ratio against Mastra LibSQL. Raw LangGraph rows use `durability: "exit"` as the deck does by',
     'default, unless they say LangGraph\'s default (`"async"`). Both SQLite engines run WAL with',
     '`synchronous = NORMAL` (Mastra sets it for its workflow storage, the deck for every file). The',
-    "Mastra rows' wall time is well above their CPU time (waiting, not computing): read both columns.",
+    '16-at-once Mastra rows use a Mastra instance and file of their own (workflow-cases.ts says why).',
     '',
     '**3-node durable run, runs/s against Mastra LibSQL:**',
     `- ${runLine('sqlite', 1)}`,
