@@ -7,7 +7,7 @@ import { END, START, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { collect, kinds, openTestDeck } from '../../test/support/decks.js';
-import { type Event, Workflow } from '../index.js';
+import { type Event, InterruptResult, Workflow } from '../index.js';
 
 const State = z.object({ n: z.number(), steps: z.array(z.string()).optional() });
 type S = z.infer<typeof State>;
@@ -85,6 +85,19 @@ describe('pausing a workflow at a node boundary', () => {
       expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i));
       await deck.close();
     }
+  });
+
+  it('deck.run of a workflow paused between nodes resolves to an interrupt with no question', async () => {
+    const { workflow, runs } = slowFirst(150);
+    const { deck } = await openTestDeck({ workflows: [workflow] });
+    const running = deck.run('slow-first', { n: 0 }, { runId: 'wf-run-paused', sessionId: 't-p' });
+    await vi.waitFor(() => expect(runs.slow).toBe(1));
+    await deck.pause('wf-run-paused', { reason: 'maintenance' });
+    // Not a RunCancelledError (an HTTP 500): the same answer POST /workflows/{name} gives.
+    expect(await running).toEqual(new InterruptResult(null, 't-p', 'wf-run-paused'));
+    expect(await deck.status('wf-run-paused')).toBe('paused');
+    await deck.resume('wf-run-paused');
+    expect(await deck.status('wf-run-paused')).toBe('completed');
   });
 
   it('pauses before the first node when asked before it starts', async () => {

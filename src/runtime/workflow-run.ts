@@ -238,9 +238,18 @@ export async function settle(
   first?: IteratorResult<Event, WorkflowOutcome>,
 ): Promise<WorkflowResult> {
   let step = first ?? (await generator.next());
-  while (!step.done) step = await generator.next();
+  let last: Event | undefined;
+  while (!step.done) {
+    last = step.value;
+    step = await generator.next();
+  }
   const outcome = step.value;
   if (outcome.error !== undefined) throw outcome.error;
+  if (outcome.paused && last) {
+    // Stopped between nodes for a pause request: as the HTTP route answers it, an interrupt
+    // with no question; `resume()` goes on.
+    return new InterruptResult(null, last.sessionId ?? last.runId, last.runId);
+  }
   if (outcome.result === undefined) {
     throw new RunCancelledError(
       `the workflow run was cancelled before it finished: ${outcome.cancelled ?? 'its consumer stopped'}`,
