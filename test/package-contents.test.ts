@@ -25,6 +25,10 @@ describe.skipIf(!built)(
       const [pack] = JSON.parse(stdout) as [{ files: { path: string }[] }];
       const files = new Set(pack.files.map((file) => file.path));
       expect(files.has('LICENSE')).toBe(true);
+      // The guides the README links to, and the changelog (not the screenshots: kept small).
+      expect(files.has('docs/getting-started.md')).toBe(true);
+      expect(files.has('CHANGELOG.md')).toBe(true);
+      expect([...files].filter((path) => path.endsWith('.png'))).toEqual([]);
       expect(files.has('dist/index.js')).toBe(true);
       // The run inspector's files, copied beside its compiled module by `npm run build`.
       for (const asset of ['index.html', 'main.js', 'app.css', 'runs-page.js', 'run-page.js']) {

@@ -74,8 +74,8 @@ export async function packAgentdeck(into: string): Promise<{ tarball: string; st
     }
     await cp(join(REPO_ROOT, 'src'), join(from, 'src'), { recursive: true });
     await symlink(join(REPO_ROOT, 'node_modules'), join(from, 'node_modules'), 'dir');
-    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-    await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: from });
+    // The package's own build (tsc, then the run inspector's files beside their module).
+    await run('npm', ['run', 'build'], { cwd: from });
   }
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', into], {
     cwd: from,
