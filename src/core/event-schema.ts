@@ -41,8 +41,17 @@ export const wirePayloads = {
   'run.failed': z.looseObject({ error_type: z.string(), message: z.string() }),
   'run.cancelled': z.looseObject({ reason: nullableString }),
   'run.paused': z.looseObject({ reason: nullableString }),
-  'run.resumed': z.looseObject({ request_id: nullableString }),
-  'run.interrupted': z.looseObject({ payload: z.unknown(), thread_id: z.string() }),
+  'run.resumed': z.looseObject({
+    request_id: nullableString,
+    // A person's answer to the tool call the agent run waited for (#19).
+    answer: z.looseObject({ approved: z.boolean(), reason: nullableString }).optional(),
+  }),
+  'run.interrupted': z.looseObject({
+    payload: z.unknown(),
+    thread_id: z.string(),
+    // `approval`: an agent's tool call waits for a person (#19); absent for a workflow.
+    reason: z.literal('approval').optional(),
+  }),
   'control.requested': z.looseObject({ verb, reason: nullableString, request_id: z.string() }),
   'control.observed': z.looseObject({ verb, request_id: z.string() }),
   'text.delta': z.looseObject({ message_id: z.string(), text: z.string() }),

@@ -13,6 +13,7 @@ import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ApprovalAnswer } from '../runtime/agent-engine.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
+import { pausedRun } from '../runtime/paused-run.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import { settle } from '../runtime/workflow-run.js';
 import type { OpenParts } from './open-parts.js';
@@ -45,6 +46,8 @@ export async function answerRun(
         : `no run '${runId}' in the event log; pass a run id that pending() listed`,
     );
   }
+  // A run that does not wait is said so before its answer is judged.
+  await pausedRun(store, runId, 'waiting_human');
   const answer = approvalAnswer(value, runId);
   const result = await turnOf(
     runtime.resumeAgent(agent, runId, { context, resumeRequestId: null, answer }),
@@ -74,19 +77,21 @@ export async function turnOf(
   return turnResultFrom(events, events[0]?.runId ?? runId ?? '');
 }
 
-/** A person's answer to a tool call held for approval: `{ approved, reason? }`, checked. */
+/** A person's answer to a tool call held for approval: `{ approved, reason?, call_id? }`, checked. */
 export function approvalAnswer(value: unknown, runId: string): ApprovalAnswer {
-  const answer = value as { approved?: unknown; reason?: unknown } | null;
-  const reason = answer?.reason;
+  const answer = value as { approved?: unknown; reason?: unknown; call_id?: unknown } | null;
+  const optionalText = (v: unknown) => v === undefined || v === null || typeof v === 'string';
   if (
     typeof answer !== 'object' ||
     answer === null ||
     typeof answer.approved !== 'boolean' ||
-    (reason !== undefined && reason !== null && typeof reason !== 'string')
+    !optionalText(answer.reason) ||
+    !optionalText(answer.call_id)
   ) {
     throw new InvalidInputError(
-      `run '${runId}' waits for a person to approve a tool call: answer { "approved": true } or { "approved": false, "reason": "..." }, not ${JSON.stringify(value) ?? String(value)}`,
+      `run '${runId}' waits for a person to approve a tool call: answer { "approved": true } or { "approved": false, "reason": "..." } (with the "call_id" pending() showed), not ${JSON.stringify(value) ?? String(value)}`,
     );
   }
-  return { approved: answer.approved, reason: typeof reason === 'string' ? reason : null };
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { approved: answer.approved, reason: text(answer.reason), callId: text(answer.call_id) };
 }

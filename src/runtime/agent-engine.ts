@@ -45,6 +45,12 @@ export interface ApprovalAnswer {
   approved: boolean;
   /** Why it was rejected, told to the model (and recorded). */
   reason?: string | null;
+  /**
+   * The call this answer is for (its `call_id`, as `pending()` showed it). Given, an answer
+   * reaching a run that now asks about another call is refused (ConflictError), so a retried
+   * or doubled answer never approves a call nobody saw.
+   */
+  callId?: string | null;
 }
 
 /** How a turn is paused (SPEC.md "Agent run control"). */

@@ -91,6 +91,9 @@ export async function* playAgentTurn(
     claimKey,
     continuation?.handled ?? [],
     start,
+    // A continued turn looks at once: a cancel may have come while it was at rest, or while
+    // it was stopping (found still running, nobody acted on it).
+    continuation !== undefined,
   );
   const { recorder, controller } = lease;
   // The pause the engine stopped for (it may be withdrawn by a resume while it stops).

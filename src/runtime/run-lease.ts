@@ -96,6 +96,11 @@ export class RunLease {
     handled: readonly string[] = [],
     /** The run's first event, written with the claim when the store can (see `started`). */
     start?: EventDraft,
+    /**
+     * Read the run's control requests at once rather than at the next poll: a continued run
+     * may have been cancelled while at rest (or while stopping, found still running).
+     */
+    lookAtOnce = handled.length > 0,
   ): Promise<RunLease> {
     const timing = heartbeatTiming(deps.staleRunAfterSeconds, deps.heartbeatSeconds);
     let started: Event | null = null;
@@ -123,8 +128,7 @@ export class RunLease {
     }
     deps.liveTurns.add(lease.#live);
     deps.controlWatch.watch(lease.#watched);
-    // A continued run looks at once: a cancel may have come while it was at rest.
-    if (handled.length > 0) await deps.controlWatch.check(identity.runId);
+    if (lookAtOnce) await deps.controlWatch.check(identity.runId);
     return lease;
   }
 

@@ -19,6 +19,7 @@ import { continueIfAsked } from './control/asked-meanwhile.js';
 import { requestControl, resumeRun } from './control/requests.js';
 import { underResumeLock } from './control/resume-lock.js';
 import { ControlWatch, handledUpTo } from './control/watch.js';
+import { answeredHandled } from './held-call.js';
 import { LiveTurns } from './live-turns.js';
 import { notResumableMessage } from './not-resumable.js';
 import { identityOf, pausedRun } from './paused-run.js';
@@ -206,7 +207,7 @@ export class Runtime implements RunPlayer {
         origin: agent.name,
       },
     });
-    if (outcome.paused && !outcome.waiting) this.#continueIfResumed(agent, runId, options.context);
+    if (outcome.paused) this.#continueIfResumed(agent, runId, options.context, outcome.waiting);
     return outcome;
   }
 
@@ -232,10 +233,10 @@ export class Runtime implements RunPlayer {
           `run '${runId}' is ${summary.status} but has no saved continuation to resume from; nothing was changed`,
         );
       }
-      const handled = handledUpTo(
-        await this.#deps.store.readControl(runId),
-        options.resumeRequestId,
-      );
+      const requests = await this.#deps.store.readControl(runId);
+      const handled = options.answer
+        ? await answeredHandled(this.#deps.store, runId, requests, options.answer)
+        : handledUpTo(requests, options.resumeRequestId);
       return yield* playAgentTurn(this.#agentDeps(), {
         agent,
         input: [],
@@ -252,7 +253,7 @@ export class Runtime implements RunPlayer {
         },
       });
     });
-    if (outcome.paused && !outcome.waiting) this.#continueIfResumed(agent, runId, options.context);
+    if (outcome.paused) this.#continueIfResumed(agent, runId, options.context, outcome.waiting);
     return outcome;
   }
 
@@ -261,9 +262,18 @@ export class Runtime implements RunPlayer {
    * found it still running): continue it here, in the background, so it is never left
    * paused with its resume already spent. Whoever resumes first wins; the other does nothing.
    */
-  #continueIfResumed(agent: AgentDefinition, runId: string, context: unknown): void {
-    this.#whenResumed(runId, (resumeRequestId) =>
-      this.resumeAgent(agent, runId, { context, resumeRequestId }),
+  #continueIfResumed(
+    agent: AgentDefinition,
+    runId: string,
+    context: unknown,
+    waiting = false,
+  ): void {
+    // A run waiting for an answer is continued by the answer: only a cancel is acted on here.
+    this.#whenResumed(
+      runId,
+      waiting
+        ? null
+        : (resumeRequestId) => this.resumeAgent(agent, runId, { context, resumeRequestId }),
     );
   }
 
@@ -273,7 +283,7 @@ export class Runtime implements RunPlayer {
     );
   }
 
-  #whenResumed(runId: string, resume: (requestId: string) => AsyncIterable<Event>): void {
+  #whenResumed(runId: string, resume: ((requestId: string) => AsyncIterable<Event>) | null): void {
     if (this.#closed) return;
     this.#track(continueIfAsked(this.#deps.store, runId, this.#staleAfterMs(), resume));
   }

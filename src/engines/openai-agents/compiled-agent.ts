@@ -33,7 +33,7 @@ export interface Compiled {
  * "Agent run control"): approval is asked, and so the engine stops with the call
  * undispatched and a resumable state, exactly when the run's pause is pending. Read through
  * the engine's run context, which is the turn's `RunScope`; a headless run has none and never
- * pauses. On resume the held calls are approved (`turn/safe-points.ts`) and run once.
+ * pauses. On resume the held calls are asked again (`turn/safe-points.ts`) and run once.
  */
 export async function pauseBeforeDispatch(runContext: RunContext<unknown>): Promise<boolean> {
   return asRunScope(runContext.context)?.pauseRequested() ?? false;

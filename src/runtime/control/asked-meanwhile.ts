@@ -1,5 +1,6 @@
 /**
- * A run that just paused may have been asked to resume (or cancel) while it was stopping:
+ * A run that just paused, or stopped to wait for an answer, may have been asked to resume
+ * (or cancel) while it was stopping:
  * the request found it still running, so nobody else will act on it. Act on it here: a
  * cancel ends the run at rest, a resume continues it. Whoever resumes first wins; the other
  * does nothing. Tested through the deck: src/deck/run-control-agents.test.ts ("never leaves
@@ -16,11 +17,12 @@ export function continueIfAsked(
   store: EventStore,
   runId: string,
   staleAfterMs: number,
-  resume: (requestId: string) => AsyncIterable<Event>,
+  /** `null` for a run waiting for an answer: only a cancel is acted on (an answer resumes it). */
+  resume: ((requestId: string) => AsyncIterable<Event>) | null,
 ): Promise<void> {
   return (async () => {
     const requests = await store.readControl(runId);
-    const lastPause = requests.findLastIndex((r) => r.verb === 'pause');
+    const lastPause = resume ? requests.findLastIndex((r) => r.verb === 'pause') : -1;
     const later = requests.slice(lastPause + 1);
     // A cancel that reached the run while it was stopping found it still running.
     const cancel = later.find((r) => r.verb === 'cancel');
@@ -29,7 +31,7 @@ export function continueIfAsked(
       return;
     }
     const request = later.find((r) => r.verb === 'resume');
-    if (!request) return;
+    if (!request || !resume) return;
     for await (const _ of resume(request.requestId));
   })().catch((error: unknown) => {
     if (error instanceof NotFoundError || error instanceof ConflictError) return;

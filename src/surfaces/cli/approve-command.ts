@@ -11,14 +11,21 @@ import { errorMessage } from '../../core/errors.js';
 import { isInterrupt } from '../../core/interrupt-result.js';
 import { Deck } from '../../deck/deck.js';
 
-const USAGE = (program: string) => `Usage: ${program} runs approve <run_id> [--project DIR] [--json]
-       ${program} runs reject <run_id> [--reason TEXT] [--project DIR] [--json]
+const USAGE = (
+  program: string,
+) => `Usage: ${program} runs approve <run_id> [--url URL | --project DIR] [--json]
+       ${program} runs reject <run_id> [--reason TEXT] [--url URL | --project DIR] [--json]
 
 Answer the tool call run <run_id> holds for a person's approval (listed by GET /pending and
 deck.pending()). approve runs the call and the turn goes on; reject does not run it and tells
-the model why (--reason). The turn continues in this process, on the stores SERVICE_EVENTS and
-SERVICE_SESSIONS name, with the project's agents (--project, default ./.agentdeck) and the
-model settings of this environment (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL).`;
+the model why (--reason).
+
+With --url (a server, e.g. http://localhost:8000), the server that serves the agent plays the
+rest of the turn (AGENTDECK_API_KEY is sent as its bearer key when set). Without it, the turn
+goes on in this process, on the stores SERVICE_EVENTS and SERVICE_SESSION name, with the
+project's agents (--project, default ./.agentdeck) and this environment's model settings
+(OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL); a run with a conversation then needs
+SERVICE_SESSION (Redis) shared with the server, or the turn would be lost from it.`;
 
 export async function main(argv: readonly string[], program = 'agentdeck'): Promise<number> {
   let options: Parsed;
@@ -34,6 +41,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
   }
   const { runId, approved } = options;
   try {
+    if (options.url !== undefined) return await answerOverHttp(options);
     const project = options.project ?? '.agentdeck';
     if (!existsSync(project)) {
       throw new Error(
@@ -54,8 +62,17 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
             : `run '${runId}' does not wait for an approval (its status is ${status}); nothing was changed`,
       );
     }
+    if (held.sessionId !== null && !process.env.SERVICE_SESSION) {
+      throw new Error(
+        `run '${runId}' belongs to conversation '${held.sessionId}', which lives in the memory of the server that played it (SERVICE_SESSION is unset): answer it on that server, with --url http://<host>:<port>, or share SERVICE_SESSION (redis://...) between the server and this command`,
+      );
+    }
     const call = held.payload as { tool?: string; call_id?: string };
-    const result = await deck.answer(runId, { approved, reason: options.reason ?? null });
+    const result = await deck.answer(runId, {
+      approved,
+      reason: options.reason ?? null,
+      call_id: call.call_id ?? null,
+    });
     const status = await deck.status(runId);
     const next = isInterrupt(result)
       ? (result.payload as { tool?: string; call_id?: string })
@@ -65,13 +82,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
       console.log(JSON.stringify({ run_id: runId, status, output, pending: next }, null, 2));
       return 0;
     }
-    const verb = approved ? 'approved' : 'rejected';
-    console.log(`${verb} tool '${call.tool}' (call ${call.call_id}) of run ${runId}`);
-    console.log(
-      next
-        ? `the run waits again: approve or reject tool '${next.tool}' (call ${next.call_id})`
-        : `the run is ${status}${output === null ? '' : `: ${typeof output === 'string' ? output : JSON.stringify(output)}`}`,
-    );
+    printOutcome(options, call, next, status ?? '', output);
     return 0;
   } catch (error) {
     console.error(`${program}: ${errorMessage(error)}`);
@@ -85,7 +96,79 @@ interface Parsed {
   approved: boolean;
   reason: string | undefined;
   project: string | undefined;
+  url: string | undefined;
   json: boolean;
+}
+
+/** Answer through a server's `GET /pending` and `POST /runs/{run_id}/answer`. */
+async function answerOverHttp(options: Parsed): Promise<number> {
+  const base = (options.url ?? '').replace(/\/+$/, '');
+  const key = process.env.AGENTDECK_API_KEY;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+  };
+  const call = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${base}${path}`, { ...init, headers });
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (!response.ok) {
+      throw new Error(`${response.status} from ${base}${path}: ${String(body.detail ?? '')}`);
+    }
+    return body;
+  };
+  const inbox = (await call('/pending')) as {
+    items?: { run_id: string; reason: string; payload: unknown }[];
+  };
+  const held = inbox.items?.find((item) => item.run_id === options.runId);
+  if (held?.reason !== 'approval') {
+    throw new Error(
+      `run '${options.runId}' does not wait for an approval on ${base}; list what waits with: curl ${base}/pending`,
+    );
+  }
+  const asked = held.payload as { tool?: string; call_id?: string };
+  const value = {
+    approved: options.approved,
+    reason: options.reason ?? null,
+    call_id: asked.call_id,
+  };
+  const answered = (await call(`/runs/${encodeURIComponent(options.runId)}/answer`, {
+    method: 'POST',
+    body: JSON.stringify({ value }),
+  })) as {
+    status?: string;
+    result?: { output?: unknown } | null;
+    pending?: { payload?: unknown } | null;
+  };
+  const next = (answered.pending?.payload ?? null) as { tool?: string; call_id?: string } | null;
+  const output = answered.result?.output ?? null;
+  if (options.json) {
+    console.log(
+      JSON.stringify(
+        { run_id: options.runId, status: answered.status, output, pending: next },
+        null,
+        2,
+      ),
+    );
+    return 0;
+  }
+  printOutcome(options, asked, next, answered.status ?? '', output);
+  return 0;
+}
+
+function printOutcome(
+  options: Parsed,
+  call: { tool?: string; call_id?: string },
+  next: { tool?: string; call_id?: string } | null,
+  status: string,
+  output: unknown,
+): void {
+  const verb = options.approved ? 'approved' : 'rejected';
+  console.log(`${verb} tool '${call.tool}' (call ${call.call_id}) of run ${options.runId}`);
+  console.log(
+    next
+      ? `the run waits again: approve or reject tool '${next.tool}' (call ${next.call_id})`
+      : `the run is ${status}${output === null ? '' : `: ${typeof output === 'string' ? output : JSON.stringify(output)}`}`,
+  );
 }
 
 function parse(argv: readonly string[]): Parsed {
@@ -95,6 +178,7 @@ function parse(argv: readonly string[]): Parsed {
     options: {
       reason: { type: 'string' },
       project: { type: 'string' },
+      url: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -102,13 +186,24 @@ function parse(argv: readonly string[]): Parsed {
   const [group, action, runId, ...rest] = positionals;
   const approved = action === 'approve';
   if (values.help) {
-    return { help: true, runId: '', approved, reason: undefined, project: undefined, json: false };
+    return {
+      help: true,
+      runId: '',
+      approved,
+      reason: undefined,
+      project: undefined,
+      url: undefined,
+      json: false,
+    };
   }
   if (group !== 'runs' || (action !== 'approve' && action !== 'reject')) {
     throw new Error(`unexpected arguments '${positionals.join(' ')}'`);
   }
   if (!runId) throw new Error(`${action} needs a run id`);
   if (rest.length > 0) throw new Error(`unexpected arguments '${rest.join(' ')}'`);
+  if (values.url !== undefined && values.project !== undefined) {
+    throw new Error('--url and --project exclude each other: the server at --url has its project');
+  }
   if (approved && values.reason !== undefined) {
     throw new Error('--reason goes with reject: an approval needs none');
   }
@@ -118,6 +213,7 @@ function parse(argv: readonly string[]): Parsed {
     approved,
     reason: values.reason,
     project: values.project,
+    url: values.url,
     json: values.json ?? false,
   };
 }

@@ -5,6 +5,7 @@
  * a malformed answer a 422; two concurrent answers: one plays, the other is a 409.
  */
 import type { z } from 'zod';
+import { errorMessage, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import { isInterrupt } from '../../core/interrupt-result.js';
 import type { HttpDeps } from './deps.js';
@@ -94,7 +95,14 @@ export function inboxRoutes(deps: HttpDeps) {
             `Run '${runId}' is not waiting for an answer (its status is ${run.status}).`,
           );
         }
-        const result = await deck.answer(runId, body.value, await deps.runContext(request));
+        let result: Awaited<ReturnType<typeof deck.answer>>;
+        try {
+          result = await deck.answer(runId, body.value, await deps.runContext(request));
+        } catch (error) {
+          // It waited a moment ago: another caller answered it meanwhile.
+          if (error instanceof NotFoundError) throw new HttpError(409, errorMessage(error));
+          throw error;
+        }
         const status = await deck.status(runId);
         const pending = isInterrupt(result)
           ? pendingToWire({

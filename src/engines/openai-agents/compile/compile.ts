@@ -59,13 +59,16 @@ export function compileAgent(
     ownToolsOnly = false;
     return gatedTool(def, checkBuilt(def, t, i));
   });
-  if (skills.length > 0) tools.push(wrapTool(def.name, loadSkillTool(def.name, skills), false));
+  if (skills.length > 0) {
+    const listed = listedForApproval(def, 'load_skill');
+    tools.push(wrapTool(def.name, loadSkillTool(def.name, skills), listed));
+  }
   checkToolNames(def.name, tools);
   checkApprovalNames(def, tools);
   const model = def.model ?? defaultModel;
   let agent: EngineAgent<RunScope | undefined>;
   try {
-    agent = new GatedAgent<RunScope | undefined>(def, {
+    agent = new GatedAgent<RunScope | undefined>(def, toolNames(def, tools), {
       name: def.name,
       instructions: instructionsFor(def, skillsSection(skills), catalog),
       tools,
@@ -87,17 +90,43 @@ export function compileAgent(
  */
 class GatedAgent<T> extends EngineAgent<T> {
   readonly #def: AgentDefinition;
-  constructor(def: AgentDefinition, config: ConstructorParameters<typeof EngineAgent<T>>[0]) {
+  /** The names of the agent's own tools (and workflows), known at compile time. */
+  readonly #ownNames: ReadonlySet<string>;
+  constructor(
+    def: AgentDefinition,
+    ownNames: ReadonlySet<string>,
+    config: ConstructorParameters<typeof EngineAgent<T>>[0],
+  ) {
     super(config);
     this.#def = def;
+    this.#ownNames = ownNames;
   }
 
   override async getMcpTools(
     ...args: Parameters<EngineAgent<T>['getMcpTools']>
   ): ReturnType<EngineAgent<T>['getMcpTools']> {
     const tools = await super.getMcpTools(...args);
+    // A listed name no tool has is a typo that would let calls run unapproved: refused here,
+    // once the MCP tools are known, as build() refuses it for an agent without MCP servers.
+    const known = new Set([...this.#ownNames, ...tools.map((t) => t.name)]);
+    const unknown = (this.#def.needsApproval ?? []).filter((name) => !known.has(name));
+    if (unknown.length > 0 && this.mcpServers.length === this.#def.mcpServers.length) {
+      throw new ConfigError(
+        `agent '${this.#def.name}' lists ${unknown.map((n) => `'${n}'`).join(', ')} in needsApproval, but neither its tools nor its MCP servers' tools have that name (they have: ${[...known].join(', ')}); fix the name`,
+      );
+    }
     return tools.map((t) => gatedTool(this.#def, t as never));
   }
+}
+
+/** The names an agent's `needsApproval` may use for its own tools: tool names, workflow names. */
+function toolNames(
+  def: AgentDefinition,
+  tools: readonly Tool<RunScope | undefined>[],
+): ReadonlySet<string> {
+  const names = new Set<string>(tools.map((t) => (t as { name: string }).name));
+  for (const t of def.tools) if (isWorkflowDefinition(t)) names.add(t.name);
+  return names;
 }
 
 /**
@@ -107,8 +136,7 @@ class GatedAgent<T> extends EngineAgent<T> {
  */
 function checkApprovalNames(def: AgentDefinition, tools: readonly Tool<RunScope | undefined>[]) {
   if (def.mcpServers.length > 0) return;
-  const names = new Set<string>(tools.map((t) => (t as { name: string }).name));
-  for (const t of def.tools) if (isWorkflowDefinition(t)) names.add(t.name);
+  const names = toolNames(def, tools);
   for (const name of def.needsApproval ?? []) {
     if (!names.has(name)) {
       throw new ConfigError(

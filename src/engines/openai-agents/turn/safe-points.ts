@@ -4,7 +4,7 @@
  * - before a tool is dispatched: our tools carry an approval policy that asks for approval
  *   exactly when a pause is pending (`pauseBeforeDispatch`, `../compiled-agent.ts`), so the
  *   engine stops with the call undispatched and a resumable state (its own human-approval
- *   mechanism); on resume the held calls are approved and run once;
+ *   mechanism); on resume the held calls are asked again (no pause now: they run, once);
  * - before each model call (after a batch of tool outputs): on the streamed loop the engine
  *   asks `ModelCallGate` (its `callModelInputFilter`), which lets our reader catch up with the
  *   events the engine already produced (they would be dropped by an abort), then aborts the
@@ -186,9 +186,9 @@ export function saveInputContinuation(
 }
 
 /**
- * What to continue a paused turn from: the engine state bound to this run's scope, calls
- * held at a pause approved (they run now, once); or the input of the model call it stopped
- * before. A turn waiting for a person continues with `answer` applied to the first call it
+ * What to continue a paused turn from: the engine state bound to this run's scope (a call
+ * held at a pause is asked again, and runs now, once, unless its policy now wants a person);
+ * or the input of the model call it stopped before. A turn waiting for a person continues with `answer` applied to the first call it
  * waits for; the others still wait (marked in the run's ledger, so they are asked again).
  */
 export async function restoreContinuation(
@@ -254,9 +254,12 @@ export async function restoreContinuation(
         // Recorded here, once, on either loop (the plain loop's tool hook never sees it).
         ledger.recorded.add(callId);
       }
-    } else if (callId === undefined || !ledger.awaiting.has(callId)) {
-      state.approve(held); // held for a pause only
+    } else if (!isFunctionCall(held)) {
+      // A hosted tool's own approval (not ours to ask): a resume approves it, as before.
+      state.approve(held);
     }
+    // A function call held only for a pause is left undecided: the engine asks its gate again,
+    // so the tool's policy as it is now decides (it may now need a person), never a blind yes.
   }
   return {
     state,
@@ -264,6 +267,10 @@ export async function restoreContinuation(
     history: continuation.history ?? [],
     rejected,
   };
+}
+
+function isFunctionCall(held: { rawItem?: unknown }): boolean {
+  return (held.rawItem as { type?: unknown } | undefined)?.type === 'function_call';
 }
 
 /** What the model is told of a call a person rejected (and what `tool.call.completed` records). */

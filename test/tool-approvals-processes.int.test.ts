@@ -7,6 +7,7 @@
  * one never ran.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,7 +29,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function setUp() {
+/**
+ * `shared`: conversations in the shared Redis (under a key prefix of this test), as several
+ * processes answering one conversation need; otherwise each process keeps its own.
+ */
+async function setUp(shared = true) {
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-approvals-'));
   const model: ScriptedModelServer = await scriptedModelServer([]);
   cleanups.push(
@@ -41,6 +46,13 @@ async function setUp() {
     OPENAI_API_KEY: 'sk-test',
     OPENAI_USE_RESPONSES: 'false',
     PAYER_LOG: log,
+    ...(shared
+      ? {
+          SERVICE_SESSION: 'redis://127.0.0.1:6379',
+          SERVICE_SESSION_KEY_PREFIX: `agentdeck-approvals-${randomUUID()}:`,
+          SERVICE_SESSION_TTL_SECONDS: '600',
+        }
+      : {}),
   };
   /** A `service-serve` process on the shared store (the default file in `dir`). */
   const server = async () => {
@@ -111,6 +123,12 @@ describe('tool approvals across processes', () => {
     });
     expect(payments()).toEqual(['paid INV-1 120']);
     expect((await (await fetch(`${a.url}/runs/${held.run_id}`)).json()).status).toBe('completed');
+    // The conversation holds the whole answered turn, for the next turn on server A too.
+    model.push({ text: 'You paid INV-1.' });
+    await post(a.url, '/agents/payer/chat', { session_id: 's-ab', message: 'What did I pay?' });
+    const history = JSON.stringify(model.requests.at(-1)?.body);
+    expect(history).toContain('paid 120 on INV-1');
+    expect(history).toContain('Done with INV-1.');
     model.assertConsumed();
   });
 
@@ -172,5 +190,22 @@ describe('tool approvals across processes', () => {
       code: 1,
       stderr: expect.stringContaining('does not wait for an approval'),
     });
+  });
+
+  it('without shared conversations the command refuses, and --url answers on the server', async () => {
+    const { server, service, payments, askToPay } = await setUp(false);
+    const { url } = await server();
+    const held = await askToPay(url, 's-url', 'INV-5');
+    await expect(
+      service('runs', 'approve', held.run_id, '--project', PROJECT),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--url'),
+    });
+    expect(payments()).toEqual([]);
+    const approval = await service('runs', 'approve', held.run_id, '--url', url);
+    expect(approval.stdout).toContain(`approved tool 'pay'`);
+    expect(approval.stdout).toContain('the run is completed: Done with INV-5.');
+    expect(payments()).toEqual(['paid INV-5 120']);
   });
 });
