@@ -145,12 +145,13 @@ function FollowedRun({ started }) {
               html`<li key=${e.seq}><code>${e.payload.node}</code> <span class="mono muted">${JSON.stringify(e.payload.delta)}</span></li>`,
           )}
       </ol>
-      ${answers.map((a, i) => html`<p key=${i} class="answered-line">Answered <code>${JSON.stringify(a.value)}</code>: the run is now <span class=${`status s-${a.status}`}>${a.status}</span></p>`)}
+      ${answers.map((a, i) => html`<p key=${i} class="answered-line">Answered <code>${JSON.stringify(a.value)}</code>: the run is now <span class=${`status s-${a.status}`}>${a.status}</span>${a.timer ? ' on a timer' : ''}</p>`)}
       ${
         asking && progress.stands !== 'completed' && progress.stands !== 'failed'
           ? html`<${AnswerForm} key=${JSON.stringify(waiting.payload)} runId=${started.runId} payload=${waiting.payload}
               onAnswered=${(value, outcome) => {
-                setAnswers((all) => [...all, { value, status: outcome.status }]);
+                const timer = outcome.pending?.payload?.type === TIMER;
+                setAnswers((all) => [...all, { value, status: outcome.status, timer }]);
                 setWaiting(outcome.pending ? { payload: outcome.pending.payload } : null);
               }} />`
           : null
