@@ -41,7 +41,7 @@ export {
   tool,
 } from './authoring/tool.js';
 export { Workflow, type WorkflowOptions } from './authoring/workflow.js';
-export type { GraphBuilder } from './authoring/workflow-definition.js';
+export type { CheckpointDurability, GraphBuilder } from './authoring/workflow-definition.js';
 export {
   type AgentInput,
   AudioBlock,

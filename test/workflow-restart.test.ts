@@ -193,6 +193,9 @@ async function answerAndCheck(box: Sandbox, sessionId: string, runId: string): P
       threadId: sessionId,
       payload: { question: 'approve?', amount: 120 },
       invocable: APPROVAL,
+      kind: 'workflow',
+      reason: 'interrupt',
+      sessionId,
     },
   ]);
   expect(output(second, 'status-before')).toBe('waiting_human');

@@ -16,6 +16,25 @@ export interface WorkflowRunSettings {
   maxConcurrency?: number;
 }
 
+/** When a workflow's checkpoints are written: LangGraph's `durability` (see `WorkflowOptions`). */
+export type CheckpointDurability = 'exit' | 'async' | 'sync';
+
+/** The durability a workflow's runs use unless it declares one. */
+export const DEFAULT_DURABILITY: CheckpointDurability = 'exit';
+
+const DURABILITIES: readonly CheckpointDurability[] = ['exit', 'async', 'sync'];
+
+/** Check a declared durability; `where` names the workflow in the error. */
+export function checkDurability(where: string, value: unknown): CheckpointDurability {
+  if (value === undefined) return DEFAULT_DURABILITY;
+  if (!DURABILITIES.includes(value as CheckpointDurability)) {
+    throw new InvalidInputError(
+      `${where}: \`durability\` must be one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value as CheckpointDurability;
+}
+
 /** What the engine and runtime read of a workflow. */
 export interface WorkflowDefinition {
   /** The brand that tells a workflow from a tool in an agent's `tools`. */
@@ -26,6 +45,8 @@ export interface WorkflowDefinition {
   readonly graph: (state: unknown) => GraphBuilder;
   /** The LangGraph run settings its calls use unless a run overrides them. */
   readonly runSettings: Readonly<WorkflowRunSettings>;
+  /** When its checkpoints are written; {@link DEFAULT_DURABILITY} when absent. */
+  readonly durability?: CheckpointDurability;
 }
 
 /**

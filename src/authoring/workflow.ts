@@ -7,6 +7,8 @@ import { ConfigError } from '../core/errors.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { resumeWorkflowHeadless, runWorkflowHeadless } from '../engines/langgraph/headless.js';
 import {
+  type CheckpointDurability,
+  checkDurability,
   checkRunSettings,
   checkWorkflowInput,
   type GraphBuilder,
@@ -42,6 +44,18 @@ export interface WorkflowOptions<S = unknown> {
    * or parallel branches); a run may override it. @default no limit (LangGraph's)
    */
   maxConcurrency?: number;
+  /**
+   * When the workflow's checkpoints are written (LangGraph's `durability`). `'exit'` writes
+   * one checkpoint when a segment ends (completed, interrupted, sleeping, paused or failed),
+   * before its end is recorded: the fastest, and what a crash loses is the progress of the
+   * segment in flight, which the deck closes as failed anyway. `'async'` and `'sync'` also
+   * write one after every step (LangGraph's default is `'async'`): choose one when something
+   * reads a thread's progress while it runs (`getState` on the checkpointer), at a cost per
+   * node. An interrupted or sleeping thread, and a completed run, are durable in every mode
+   * (docs/internals/workflow-durability.md).
+   * @default 'exit'
+   */
+  durability?: CheckpointDurability;
 }
 
 /**
@@ -64,6 +78,7 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
   readonly durable: boolean;
   readonly graph: (state: unknown) => GraphBuilder;
   readonly runSettings: Readonly<WorkflowRunSettings>;
+  readonly durability: CheckpointDurability;
 
   constructor(options: WorkflowOptions<S>) {
     if (typeof options?.name !== 'string' || options.name.trim() === '') {
@@ -83,6 +98,7 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
     this.graph = options.graph as (state: unknown) => GraphBuilder;
     try {
       this.runSettings = Object.freeze(checkRunSettings(`workflow '${options.name}'`, options));
+      this.durability = checkDurability(`workflow '${options.name}'`, options.durability);
     } catch (error) {
       throw new ConfigError((error as Error).message);
     }

@@ -190,6 +190,21 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     const partial = (await message.textContent()) ?? '';
     expect(partial).not.toContain('word29');
     expect(await page.locator('.entry.t-message .streaming').count()).toBe(1);
+    // While text streams in, nothing on the page jumps (Layout Instability API): only the
+    // "JSON" line under the growing text moves down a line as it wraps (a score near 0.0001;
+    // 0.1 is the "good" limit of Core Web Vitals).
+    await page.evaluate(() => {
+      const shifts = window as unknown as { shifted: number };
+      shifts.shifted = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries())
+          shifts.shifted += (entry as unknown as { value: number }).value;
+      }).observe({ type: 'layout-shift' });
+    });
+    await waitFor(async () => ((await message.textContent()) ?? '').includes('word9 '));
+    expect(
+      await page.evaluate(() => (window as unknown as { shifted: number }).shifted),
+    ).toBeLessThan(0.01);
     await page.reload(); // mid-run: the page reads the stream again from the start
     await waitFor(async () => ((await message.textContent()) ?? '').includes('word6 '));
     expect((await message.textContent()) ?? '').not.toContain('word29');
@@ -401,6 +416,48 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(await runStatus(url, runId)).toBe('completed');
     await page.goto(`${url}/ui/runs/${runId}`);
     await page.locator('[data-kind="run.completed"]').waitFor();
+    expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
+  it('approves a held tool call from the inbox, and the turn runs the tool and completes', async () => {
+    model.push(
+      { toolCalls: [{ name: 'refund', arguments: { order: 'A1', amount: 80 }, callId: 'call_r' }] },
+      { text: 'Refunded.' },
+    );
+    const started = await fetch(
+      `${url}/agents/refunder/chat`,
+      json({ session_id: 'refund-1', message: 'Refund 80 EUR on A1' }),
+    );
+    const runId = started.headers.get('x-run-id') ?? '';
+    await started.text();
+    expect(await runStatus(url, runId)).toBe('waiting_human');
+    await page.goto(`${url}/ui/inbox`);
+    const card = page.locator(`article.card[data-run-id="${runId}"]`);
+    await card.waitFor();
+    expect(await card.locator('.card-head').textContent()).toContain('approval');
+    expect(await card.locator('pre.json').first().textContent()).toContain('"tool": "refund"');
+    const editor = card.getByLabel('Answer (JSON)');
+    expect(JSON.parse(await editor.inputValue())).toEqual({
+      approved: true,
+      reason: null,
+      call_id: 'call_r',
+    });
+    await card.getByRole('button', { name: 'Answer' }).click();
+    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
+    await outcome.waitFor({ timeout: 15_000 });
+    expect(await outcome.getAttribute('data-outcome')).toBe('completed');
+    expect(await outcome.textContent()).toContain('Refunded.');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    await page.locator('[data-kind="run.completed"]').waitFor();
+    expect(
+      await page.locator('[data-kind="tool.call.started"] .pair').last().textContent(),
+    ).toContain('refunded 80 EUR on A1');
+    expect(await page.locator('[data-kind="run.interrupted"]').textContent()).toContain(
+      'Tool call refund waits for approval',
+    );
+    expect(await page.locator('[data-kind="run.resumed"]').textContent()).toContain(
+      'Resumed: the call was approved',
+    );
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 

@@ -6,7 +6,10 @@
  * `updates`, `custom` and `values` modes, turned into event drafts as it runs.
  */
 import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
-import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
+import {
+  DEFAULT_DURABILITY,
+  type WorkflowDefinition,
+} from '../../authoring/workflow-definition.js';
 import { ConfigError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import type {
@@ -115,6 +118,7 @@ export class LangGraphEngine implements WorkflowEngine {
     const { workflow, threadId, scope, settings } = request;
     const stream = await graph.stream(input as never, {
       configurable: { thread_id: stored },
+      durability: workflow.durability ?? DEFAULT_DURABILITY,
       ...workflow.runSettings,
       ...settings,
       context: scope,
@@ -137,9 +141,14 @@ export class LangGraphEngine implements WorkflowEngine {
       }
     }
     if (interrupts.length === 0) return { type: 'completed', state };
-    // The stream reports this step's interrupts; the checkpointer knows which stay open
-    // (a sibling answered earlier in a fan-out is done).
-    const open = await this.openPauses(workflow, threadId);
+    // A segment started from an input stops at its first interrupting step: every interrupt
+    // the stream reported is open. After an answer, the checkpointer knows which stay open (a
+    // sibling answered earlier in a fan-out is done); reading its state costs a checkpoint
+    // read and LangGraph's state rebuild, so it is asked only then.
+    const open =
+      'input' in request.start
+        ? interrupts.map(toPause)
+        : await this.openPauses(workflow, threadId);
     return segmentEnd(workflow, open.length > 0 ? open : interrupts.map(toPause));
   }
 

@@ -6,7 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Command, MemorySaver } from '@langchain/langgraph';
-import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
+import {
+  DEFAULT_DURABILITY,
+  type WorkflowDefinition,
+} from '../../authoring/workflow-definition.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { InterruptResult, type WorkflowResult } from '../../core/interrupt-result.js';
 import type { OpenPause, WorkflowState } from '../../runtime/workflow-engine.js';
@@ -47,7 +50,11 @@ async function play(
 ): Promise<WorkflowResult> {
   const graph = graphOf(workflow);
   const config = { configurable: { thread_id: threadId } };
-  await graph.invoke(input, { ...config, ...workflow.runSettings });
+  await graph.invoke(input, {
+    ...config,
+    durability: workflow.durability ?? DEFAULT_DURABILITY,
+    ...workflow.runSettings,
+  });
   const [pause] = await openPausesOf(graph, threadId);
   if (pause) return new InterruptResult(pause.payload, threadId, null);
   return (await graph.getState(config)).values as WorkflowState;

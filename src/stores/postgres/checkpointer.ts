@@ -102,9 +102,12 @@ export function guardedPostgresSaver(
     ): Promise<RunnableConfig> {
       try {
         const saved = await super.put(config, checkpoint, metadata, newVersions);
-        // A new checkpoint means the thread moved on: its old interrupts are answered.
-        const { thread_id, checkpoint_ns } = config.configurable ?? {};
-        await pool.query(WAKEUP_SQL.clearStale, [thread_id, checkpoint_ns ?? '', checkpoint.id]);
+        // A new checkpoint means the thread moved on: its old interrupts are answered. A
+        // thread's first checkpoint (no parent) has none older, so no round trip for it.
+        const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable ?? {};
+        if (checkpoint_id) {
+          await pool.query(WAKEUP_SQL.clearStale, [thread_id, checkpoint_ns ?? '', checkpoint.id]);
+        }
         return saved;
       } catch (error) {
         throw fail('save a checkpoint', error);

@@ -62,13 +62,13 @@ export interface PostgresEventStoreOptions {
    */
   schema?: string | null;
   /**
-   * Write streamed `text.delta` and `thought.delta` events behind: their `append` resolves
-   * at once and they are written at the end of the event-loop turn, gathered, one statement
-   * per run (see group-commit.ts). It trades: a process crash loses the deltas not yet
-   * written (at most one write in flight plus what gathered since, never more than 1,000
-   * events), and other processes see a delta one write later. Every other event is durable,
-   * with everything appended before it, when its `append` resolves. `false` makes every
-   * append one round trip.
+   * Write streamed `text.delta` and `thought.delta` events, and workflows' `node.updated`,
+   * behind: their `append` resolves at once and they are written at the end of the
+   * event-loop turn, gathered, one statement per run (see group-commit.ts). It trades: a
+   * process crash loses the held events not yet written (at most one write in flight plus
+   * what gathered since, never more than 1,000 events), and other processes see one a write
+   * later. Every other event is durable, with everything appended before it, when its
+   * `append` resolves. `false` makes every append one round trip.
    * @default true
    */
   groupCommit?: boolean;

@@ -1,5 +1,6 @@
 /**
- * Group commit for the Postgres event store: streamed token deltas written behind. Against
+ * Group commit for the Postgres event store: streamed token deltas (and workflows' node
+ * updates, {@link GROUPABLE_KINDS}) written behind. Against
  * a server every commit is a network round trip (and a WAL flush), so a streamed turn that
  * awaited one per token would run at the round-trip rate. Instead, a `text.delta` or
  * `thought.delta` for a run whose tail this store knows (it wrote the run's previous event,
@@ -29,8 +30,12 @@ import { ENDED_SQL, envSql } from './migrations.js';
 /** Most events held at once; an append beyond waits for them to be written. */
 export const GROUP_COMMIT_MAX_EVENTS = 1_000;
 
-/** The kinds that may be held: a streamed turn's token deltas. */
-const GROUPABLE_KINDS = new Set(['text.delta', 'thought.delta']);
+/**
+ * The kinds that may be held: a streamed turn's token deltas, and a workflow's node updates
+ * (a round trip and a WAL flush per node would cost a 3-node run more than LangGraph's work;
+ * the run's end still waits for them, invariant 7 of docs/internals/postgres-write-behind.md).
+ */
+const GROUPABLE_KINDS = new Set(['text.delta', 'thought.delta', 'node.updated']);
 
 /** Runs whose tail a store remembers, to hold their deltas. */
 const TAIL_CACHE_SIZE = 1_024;

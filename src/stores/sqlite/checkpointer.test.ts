@@ -224,6 +224,35 @@ describe('SqliteCheckpointer', () => {
     expect(components.map((row) => row.component)).toEqual(['checkpoints', 'events']);
   });
 
+  it("on the event store's connection, writes a checkpoint in its group: committed with the run's end", async () => {
+    const path = tempFile();
+    const store = new SqliteEventStore({ path });
+    const shared = store.connection as DatabaseSync;
+    const saver = new SqliteCheckpointer(path, { database: shared });
+    const other = new DatabaseSync(path); // another process's view of the file
+    const stored = () => other.prepare('SELECT count(*) AS n FROM lg_checkpoints').get()?.n;
+    const envelope = { runId: 'r1', sessionId: null, namespace: null, origin: 'test' };
+    await store.append([
+      { ...envelope, kind: 'run.started', payload: { invocableType: 'workflow', input: [] } },
+    ]);
+    const config = await saver.put(
+      { configurable: { thread_id: 't1' } },
+      { ...emptyCheckpoint(), id: uuid6(-1) },
+      meta,
+      {},
+    );
+    expect(shared.isTransaction, 'the put opened a group, not a commit of its own').toBe(true);
+    expect(await saver.getTuple(config), 'this connection reads its own group').toBeDefined();
+    expect(stored()).toBe(0);
+    const ended = await store.append([
+      { ...envelope, kind: 'run.completed', payload: { output: [], usage: null } },
+    ]);
+    expect(ended).toHaveLength(1);
+    expect(stored(), 'durable once the run end resolves').toBe(1);
+    other.close();
+    await Promise.all([store.close(), saver.close()]);
+  });
+
   it('gives the pages of a deleted thread back to the file system', async () => {
     const path = tempFile();
     const db = openDatabaseFile(path, 5_000);

@@ -51,7 +51,7 @@ import {
   wakeupChange,
 } from './checkpointer-schema.js';
 import { openDatabaseFile, prepareAll } from './database.js';
-import { flushGroupCommits } from './group-commit.js';
+import { flushGroupCommits, type GroupCommit, groupCommitOf } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { RECLAIM_PAGES_PER_STEP, reclaimFreePages } from './vacuum.js';
 
@@ -94,6 +94,8 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
   readonly #sql: CheckpointStatements;
   readonly #listStatements = new Map<string, StatementSync>();
   readonly #ownsDatabase: boolean;
+  /** The event store's group commit on the shared connection, whose groups writes join. */
+  readonly #group: GroupCommit | null;
   readonly #reclaimPages: number;
   #closed = false;
 
@@ -109,6 +111,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
       migrate(db, CHECKPOINT_COMPONENT, CHECKPOINT_MIGRATIONS);
       this.#sql = prepareAll(db, CHECKPOINT_SQL) as CheckpointStatements;
       this.#db = db;
+      this.#group = options.database ? (groupCommitOf(options.database) ?? null) : null;
     } catch (error) {
       if (this.#ownsDatabase) db?.close();
       throw new StoreError(
@@ -164,7 +167,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     const ns = namespaceOf(config);
     const parentId = getCheckpointId(config) || null;
     const encoded = await encodeCheckpoint(this.serde, checkpoint, metadata, newVersions);
-    this.#write(`put a checkpoint of thread '${threadId}'`, () => {
+    this.#writeInGroup(`put a checkpoint of thread '${threadId}'`, () => {
       for (const blob of encoded.blobs) this.#sql.insertBlob.run(threadId, ns, ...blob);
       this.#sql.upsertCheckpoint.run(
         ...[threadId, ns, checkpoint.id, parentId, ...encoded.checkpoint],
@@ -196,7 +199,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     const ns = namespaceOf(config);
     const wakeup = wakeupChange(writes); // from the values as the task raised them
     const rows = await encodeWrites(this.serde, writes);
-    this.#write(`put writes for thread '${threadId}'`, () => {
+    this.#writeInGroup(`put writes for thread '${threadId}'`, () => {
       for (const [idx, ...row] of rows) {
         const statement = idx < 0 ? this.#sql.upsertWrite : this.#sql.insertWrite;
         statement.run(threadId, ns, checkpointId, taskId, idx, ...row, taskPath);
@@ -305,6 +308,11 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
   /** Run `body` in one write transaction (see {@link #read} for the flush). */
   #write(what: string, body: () => void): void {
     this.#ready();
+    const group = this.#group;
+    if (group) {
+      this.#guard(what, () => group.transaction(body));
+      return;
+    }
     this.#guard(what, () => {
       this.#flush();
       this.#sql.begin.run();
@@ -318,9 +326,37 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
     });
   }
 
-  /** An open group commit holds the file's write lock; commit it rather than wait it out. */
+  /**
+   * Write a checkpoint or a task's writes. On the event store's connection, inside its open
+   * group (opening one), under a savepoint: committed with the events of this event-loop
+   * turn, at its end or with the next `run.*` event, whichever comes first, rather than in
+   * a commit of its own. The deck records a segment's end only after LangGraph awaited
+   * these writes, and that `run.*` event resolves only once its group has committed, so
+   * the checkpoint a run ends on is durable when its end is. What it trades: this resolves
+   * before the commit, so a process crash in the same turn loses it, as it loses the turn's
+   * held events (docs/internals/workflow-durability.md). A failed group commit is
+   * reported to the events waiting on it, not here.
+   */
+  #writeInGroup(what: string, body: () => void): void {
+    const group = this.#group;
+    if (!group) {
+      this.#write(what, body);
+      return;
+    }
+    this.#ready();
+    this.#guard(what, () => {
+      group.grouped(body).durable.catch(() => {});
+    });
+  }
+
+  /**
+   * An open group commit holds the file's write lock; commit it rather than wait it out.
+   * The group of the shared connection is this connection's own transaction: its writes
+   * are visible here already, and a write that is not grouped commits it (`transaction`).
+   */
   #flush(): void {
-    if (this.path !== ':memory:') flushGroupCommits(this.path);
+    if (this.#group) this.#group.flushOthers();
+    else if (this.path !== ':memory:') flushGroupCommits(this.path);
   }
 
   /** Run a driver call, turning a driver failure into a `StoreError` that names the file. */

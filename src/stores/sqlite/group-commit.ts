@@ -40,6 +40,17 @@ export const GROUPABLE_KINDS: ReadonlySet<string> = new Set([
   'node.updated',
 ]);
 
+/**
+ * Each connection's GroupCommit, so another writer sharing the connection (the workflow
+ * checkpointer, checkpointer.ts) can write inside its groups rather than commit them.
+ */
+const byConnection = new WeakMap<DatabaseSync, GroupCommit>();
+
+/** The group commit of a store's connection, if a store made one for it. */
+export function groupCommitOf(db: DatabaseSync): GroupCommit | undefined {
+  return byConnection.get(db);
+}
+
 /** Connections with an open group commit, by database file, so one can flush the others. */
 const openGroups = new Map<string, Set<GroupCommit>>();
 
@@ -100,6 +111,7 @@ export class GroupCommit {
     this.#enabled = enabled;
     this.#onLost = onLost;
     this.#onCommitted = onCommitted;
+    byConnection.set(connection.db, this);
   }
 
   /**

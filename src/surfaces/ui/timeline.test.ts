@@ -63,6 +63,20 @@ describe('the timeline fold', () => {
     expect(entries[1]?.observed).toBe('2026-11-25T03:00:00.000Z');
   });
 
+  it('keeps a call that starts again after a hold in one entry', () => {
+    const start = { call_id: 'c2', name: 'refund', arguments: { amount: 80 } };
+    const entries = foldAll([
+      event('tool.call.started', start),
+      event('run.interrupted', { payload: { tool: 'refund' }, thread_id: 's' }),
+      event('run.resumed', { request_id: null }),
+      event('tool.call.started', start),
+      event('tool.call.completed', { call_id: 'c2', name: 'refund', output: 'ok', error: null }),
+    ]);
+    expect(entries.map((e) => e.type)).toEqual(['tool', 'run.interrupted', 'run.resumed']);
+    expect(entries[0]).toMatchObject({ done: true, output: 'ok' });
+    expect(entries[0]?.events).toHaveLength(3);
+  });
+
   it('keeps every event: an unknown kind is an entry of its own', () => {
     const events = [
       event('node.updated', { node: 'ask', delta: { approved: true } }),

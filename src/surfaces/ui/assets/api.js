@@ -62,6 +62,9 @@ export function unauthorized() {
 
 /** Call the API; resolves with the JSON body (null for 204), rejects with an ApiError. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
+  // Waiting for a key: ask nothing more (each refusal is a console error); the page reloads
+  // with the key once it is typed.
+  if (keyWanted) throw new ApiError(401, 'an API key is needed');
   const headers = authHeaders({ accept: 'application/json' });
   const init = { method, headers, signal, cache: 'no-store' };
   if (body !== undefined) {

@@ -5,7 +5,7 @@
  * caller gets every event exactly once, in order. It ends at the run's terminal event or at
  * the server's 204 (the run ended and nothing comes after the last seq).
  */
-import { authHeaders, unauthorized } from './api.js';
+import { authHeaders, keyNeeded, unauthorized } from './api.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 
@@ -26,6 +26,7 @@ export function followEvents(runId, onEvent, onState) {
   (async () => {
     let delay = 250;
     while (!stop.signal.aborted) {
+      if (keyNeeded()) return onState('refused'); // the page reloads once a key is typed
       onState(lastSeq < 0 ? 'connecting' : 'reconnecting');
       try {
         const headers = authHeaders({ accept: 'text/event-stream' });

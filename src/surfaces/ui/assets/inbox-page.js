@@ -25,7 +25,7 @@ export function InboxPage() {
           setError(null);
         })
         .catch((e) => {
-          if (!live) return;
+          if (!live || e.status === 401) return; // the key prompt says it
           setError(e.status === 404 ? 'This server has no inbox route (GET /pending).' : e.message);
         });
     load();
@@ -134,10 +134,13 @@ function Waiting({ item, onAnswered }) {
 
 /**
  * What the editor starts with: a workflow's question itself (edit it into the answer), or
- * for a held tool call the approval it takes (`{"approved": true}`; false rejects).
+ * for a held tool call the approval it takes (`{"approved": true, ...}`; false rejects).
  */
 function prefill(item) {
-  if (item.reason === 'approval') return { approved: true, reason: null };
+  // Naming the call makes a retry safe: a second answer is a 409, never the next call's.
+  if (item.reason === 'approval') {
+    return { approved: true, reason: null, call_id: item.payload?.call_id ?? null };
+  }
   return item.payload === undefined ? null : item.payload;
 }
 

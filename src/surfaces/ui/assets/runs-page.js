@@ -83,7 +83,8 @@ export function RunsPage({ search }) {
           return { ...s, ...next, error: null };
         });
       } catch (error) {
-        if (live) setState((s) => ({ ...s, error: error.message }));
+        // A 401 is the key prompt's to say.
+        if (live && error.status !== 401) setState((s) => ({ ...s, error: error.message }));
       }
     };
     load();
@@ -174,7 +175,7 @@ export function RunsPage({ search }) {
           state.next
             ? html`<button type="button" onClick=${loadOlder}>Older runs</button>`
             : state.rows !== null && rows.length > 0
-              ? html`<span class="muted">All ${rows.length} runs shown.</span>`
+              ? html`<span class="muted">${rows.length === 1 ? 'The only run is shown.' : `All ${rows.length} runs shown.`}</span>`
               : null
         }
       </div>
@@ -219,8 +220,8 @@ function RunTable({ rows, usage, loading }) {
         <thead>
           <tr>
             <th class="c-status">Status</th><th class="c-id">Run</th><th>Origin</th>
-            <th>Session / thread</th><th class="c-time">Started</th>
-            <th class="num">Duration</th><th class="num">Tokens</th><th class="num">Cost</th>
+            <th class="opt">Session / thread</th><th class="c-time opt">Started</th>
+            <th class="num">Duration</th><th class="num opt">Tokens</th><th class="num opt">Cost</th>
           </tr>
         </thead>
         <tbody>
@@ -231,11 +232,11 @@ function RunTable({ rows, usage, loading }) {
               <td class="mono"><a href=${`/ui/runs/${encodeURIComponent(run.run_id)}`}
                 title=${run.run_id}>${shortId(run.run_id)}</a></td>
               <td>${run.origin}</td>
-              <td class="mono ellipsis" title=${run.session_id ?? ''}>${run.session_id ?? '–'}</td>
-              <td title=${run.started_at}>${when(run.started_at)}</td>
+              <td class="mono ellipsis opt" title=${run.session_id ?? ''}>${run.session_id ?? '–'}</td>
+              <td class="opt" title=${run.started_at}>${when(run.started_at)}</td>
               <td class="num">${runDuration(run)}</td>
-              <td class="num">${tokens(usage[run.run_id])}</td>
-              <td class="num">${cost(usage[run.run_id])}</td>
+              <td class="num opt">${tokens(usage[run.run_id])}</td>
+              <td class="num opt">${cost(usage[run.run_id])}</td>
             </tr>`,
           )}
         </tbody>

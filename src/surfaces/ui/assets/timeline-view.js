@@ -98,10 +98,18 @@ function describe(e) {
     case 'run.paused':
       return ['Paused', 'control', p.reason ? html`<p>${p.reason}</p>` : null];
     case 'run.resumed':
-      return ['Resumed', 'control', null];
+      return p.answer
+        ? [
+            `Resumed: the call was ${p.answer.approved ? 'approved' : 'rejected'}`,
+            p.answer.approved ? 'good' : 'bad',
+            p.answer.reason ? html`<p>${p.answer.reason}</p>` : null,
+          ]
+        : ['Resumed', 'control', null];
     case 'run.interrupted':
       return [
-        html`Interrupt on thread <code>${p.thread_id}</code>: waiting for an answer`,
+        p.reason === 'approval'
+          ? html`Tool call <code>${p.payload?.tool}</code> waits for approval`
+          : html`Interrupt on thread <code>${p.thread_id}</code>: waiting for an answer`,
         'wait',
         json(p.payload),
       ];

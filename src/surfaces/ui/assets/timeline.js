@@ -9,7 +9,7 @@
 /** Add `event` to `entries` (the timeline so far); returns the new timeline. */
 export function fold(entries, event) {
   const p = event.payload ?? {};
-  const by = (type, id) => entries.findIndex((e) => e.type === type && e.id === id);
+  const by = (type, id) => entries.findLastIndex((e) => e.type === type && e.id === id);
   const update = (index, change) =>
     entries.map((e, i) => (i === index ? { ...e, ...change(e), events: [...e.events, event] } : e));
   const add = (entry) => [...entries, { ...entry, seq: event.seq, ts: event.ts, events: [event] }];
@@ -30,8 +30,12 @@ export function fold(entries, event) {
       // The completed content is the authority: it replaces what the deltas assembled.
       return update(at, (e) => ({ text: text || e.text, done: true, content: p.content }));
     }
-    case 'tool.call.started':
+    case 'tool.call.started': {
+      // A call held (for an approval, a pause) and played after the answer may start twice.
+      const at = by('tool', p.call_id);
+      if (at >= 0 && !entries[at].done) return update(at, () => ({ args: p.arguments }));
       return add({ type: 'tool', id: p.call_id, name: p.name, args: p.arguments, done: false });
+    }
     case 'tool.call.completed': {
       const at = by('tool', p.call_id);
       const result = { output: p.output, error: p.error ?? null, done: true };

@@ -1,0 +1,382 @@
+/**
+ * The cases of `bench:workflow` and what they run on. A phase is one deck (one per process)
+ * with the raw LangGraph graphs compiled on the same kind of checkpointer: `sqlite` (the
+ * deck on the SQLite default, events and checkpoints in one file; raw LangGraph on a
+ * `SqliteCheckpointer` file of its own) or `postgres` (the deck on a scratch database; raw
+ * LangGraph on LangGraph's `PostgresSaver` in that database). Mastra, opened once for the
+ * whole bench, is measured in every phase, so each phase's ratios are taken side by side.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Command, MemorySaver } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { Mastra } from '@mastra/core';
+import { LibSQLStore } from '@mastra/libsql';
+import { Hono } from 'hono';
+import { Deck, InterruptResult } from '../../src/index.js';
+import { SqliteCheckpointer } from '../../src/stores/sqlite/index.js';
+import {
+  Approval,
+  approvalGraph,
+  Counter,
+  check,
+  checkApproved,
+  checkThreeSteps,
+  DECK_WORKFLOWS,
+  mastraWorkflows,
+  threeStepsGraph,
+} from './workflow-shapes.js';
+
+export type Phase = 'sqlite' | 'postgres';
+/** `run`: a 3-node run; `cycle`: interrupt + answer; `http`: a non-durable run over HTTP. */
+export type Group = 'run' | 'cycle' | 'http';
+/** Who the case is, for the ratios: each group's rows are set against `raw` and `mastra`. */
+export type Role = 'raw' | 'mastra' | 'deck' | 'other';
+
+/** One iteration: run `i` (its own thread). */
+export type Iterate = (i: number) => Promise<void>;
+
+export interface Case {
+  name: string;
+  group: Group;
+  phase: Phase;
+  /** Runs in flight at once. */
+  concurrency: number;
+  role: Role;
+  iterate(open: PhaseResources): Iterate;
+}
+
+interface Graph {
+  invoke(input: unknown, options?: Record<string, unknown>): Promise<unknown>;
+}
+
+export interface MastraEngines {
+  libsql: Mastra;
+  /**
+   * The 16-at-once rows' own instance and file: after concurrent runs, later runs of the same
+   * Mastra instance stay about 3x slower (measured here: 0.5 ms to 1.9 ms per run), which
+   * would charge Mastra's sequential rows for the concurrent ones.
+   */
+  libsqlConcurrent: Mastra;
+  memory: Mastra;
+}
+
+export interface PhaseResources {
+  deck: Deck;
+  /** Raw LangGraph on the phase's checkpointer. */
+  threeSteps: Graph;
+  approval: Graph;
+  /** Raw LangGraph with no checkpointer at all: LangGraph's own floor. */
+  bare: Graph;
+  /** The deck's HTTP app, and a hand-written Hono route invoking the same graph. */
+  deckApp: { request(path: string, init: RequestInit): Promise<Response> | Response };
+  honoApp: { request(path: string, init: RequestInit): Promise<Response> | Response };
+  mastra: MastraEngines;
+  /** A prefix for thread ids, new per phase opening (Postgres keeps its tables across rounds). */
+  prefix: string;
+}
+
+/** Both durable modes a row can run raw LangGraph with; the deck's default is `'exit'`. */
+const EXIT = { durability: 'exit' } as const;
+
+const postJson = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+const deckRun =
+  (workflow: string): Case['iterate'] =>
+  ({ deck, prefix }) =>
+  async (i) => {
+    checkThreeSteps(await deck.run(workflow, { n: 0 }, { sessionId: `${prefix}d${i}` }));
+  };
+
+const rawRun =
+  (durability: Record<string, string>): Case['iterate'] =>
+  ({ threeSteps, prefix }) =>
+  async (i) => {
+    const config = { configurable: { thread_id: `${prefix}r${i}` }, ...durability };
+    checkThreeSteps(await threeSteps.invoke({ n: 0 }, config));
+  };
+
+const mastraRun =
+  (which: keyof MastraEngines): Case['iterate'] =>
+  ({ mastra }) =>
+  async () => {
+    const run = await mastra[which].getWorkflow('threeSteps').createRun();
+    const result = await run.start({ inputData: { n: 0, steps: [] } });
+    check(result.status === 'success', `mastra run succeeded, got ${result.status}`);
+    checkThreeSteps((result as { result: unknown }).result);
+  };
+
+const rawCycle =
+  (durability: Record<string, string>): Case['iterate'] =>
+  ({ approval, prefix }) =>
+  async (i) => {
+    const config = { configurable: { thread_id: `${prefix}a${i}` }, ...durability };
+    const paused = (await approval.invoke({ amount: i }, config)) as Record<string, unknown>;
+    check(Array.isArray(paused.__interrupt__), 'raw graph paused on the interrupt');
+    checkApproved(await approval.invoke(new Command({ resume: { approved: true } }), config), i);
+  };
+
+const deckCycle: Case['iterate'] =
+  ({ deck, prefix }) =>
+  async (i) => {
+    const paused = await deck.run('approval', { amount: i }, { sessionId: `${prefix}c${i}` });
+    check(paused instanceof InterruptResult && paused.runId !== null, 'deck interrupted');
+    checkApproved(
+      await deck.answer((paused as InterruptResult).runId as string, { approved: true }),
+      i,
+    );
+  };
+
+const mastraCycle: Case['iterate'] =
+  ({ mastra }) =>
+  async (i) => {
+    const workflow = mastra.libsql.getWorkflow('approval');
+    const run = await workflow.createRun();
+    const paused = await run.start({ inputData: { amount: i } });
+    check(paused.status === 'suspended', `mastra suspended, got ${paused.status}`);
+    // As an answer arriving later would: a new handle on the stored run, by its id.
+    const later = await workflow.createRun({ runId: run.runId });
+    const done = await later.resume({ step: 'ask', resumeData: { approved: true } });
+    check(done.status === 'success', `mastra resumed, got ${done.status}`);
+    checkApproved((done as { result: unknown }).result, i);
+  };
+
+const overHttp =
+  (app: 'deckApp' | 'honoApp', path: string): Case['iterate'] =>
+  (open) =>
+  async () => {
+    const response = await open[app].request(path, postJson({ n: 0 }));
+    check(response.status === 200, `HTTP 200, got ${response.status}`);
+    checkThreeSteps(await response.json());
+  };
+
+function phaseCases(phase: Phase, store: string, concurrency: number): Case[] {
+  const c = { phase, concurrency };
+  const at = concurrency > 1 ? `, ${concurrency} at once` : '';
+  return [
+    {
+      ...c,
+      group: 'run',
+      role: 'raw',
+      name: `raw LangGraph \`invoke\`, ${store}, exit${at}`,
+      iterate: rawRun(EXIT),
+    },
+    {
+      ...c,
+      group: 'run',
+      role: 'deck',
+      name: `**deck \`deck.run\`, ${store}**${at}`,
+      iterate: deckRun('three-steps'),
+    },
+    {
+      ...c,
+      group: 'run',
+      role: 'mastra',
+      name: `Mastra \`run.start\`, LibSQL${at}`,
+      iterate: mastraRun(concurrency > 1 ? 'libsqlConcurrent' : 'libsql'),
+    },
+  ];
+}
+
+export const CASES: Case[] = [
+  ...phaseCases('sqlite', 'SQLite', 1),
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'run',
+    role: 'other',
+    name: 'raw LangGraph `invoke`, SQLite, async (LangGraph default)',
+    iterate: rawRun({}),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'run',
+    role: 'other',
+    name: 'deck `deck.run`, SQLite, `durability: async`',
+    iterate: deckRun('three-steps-async'),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'run',
+    role: 'other',
+    name: 'raw LangGraph `invoke`, no checkpointer (the floor)',
+    iterate:
+      ({ bare }) =>
+      async () =>
+        checkThreeSteps(await bare.invoke({ n: 0 })),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'run',
+    role: 'other',
+    name: 'Mastra `run.start`, in memory',
+    iterate: mastraRun('memory'),
+  },
+  ...phaseCases('sqlite', 'SQLite', 16),
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'raw',
+    name: 'raw LangGraph `invoke` + `invoke(Command)`, SQLite, exit',
+    iterate: rawCycle(EXIT),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'other',
+    name: 'raw LangGraph, same, SQLite, async (LangGraph default)',
+    iterate: rawCycle({}),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'deck',
+    name: '**deck `deck.run` + `deck.answer`, SQLite**',
+    iterate: deckCycle,
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'mastra',
+    name: 'Mastra `start` + `resume`, LibSQL',
+    iterate: mastraCycle,
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'http',
+    role: 'raw',
+    name: 'hand-written Hono route, `graph.invoke`, MemorySaver',
+    iterate: overHttp('honoApp', '/run'),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'http',
+    role: 'deck',
+    name: '**deck app `POST /workflows/{name}`, not durable**',
+    iterate: overHttp('deckApp', '/workflows/three-steps-local'),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 16,
+    group: 'http',
+    role: 'raw',
+    name: 'hand-written Hono route, 16 at once',
+    iterate: overHttp('honoApp', '/run'),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 16,
+    group: 'http',
+    role: 'deck',
+    name: '**deck app, not durable, 16 at once**',
+    iterate: overHttp('deckApp', '/workflows/three-steps-local'),
+  },
+  ...phaseCases('postgres', 'Postgres', 1),
+  ...phaseCases('postgres', 'Postgres', 16),
+  {
+    phase: 'postgres',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'raw',
+    name: 'raw LangGraph `invoke` + `invoke(Command)`, Postgres, exit',
+    iterate: rawCycle(EXIT),
+  },
+  {
+    phase: 'postgres',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'deck',
+    name: '**deck `deck.run` + `deck.answer`, Postgres**',
+    iterate: deckCycle,
+  },
+  {
+    phase: 'postgres',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'mastra',
+    name: 'Mastra `start` + `resume`, LibSQL (Postgres phase)',
+    iterate: mastraCycle,
+  },
+];
+
+export async function openMastra(dir: string): Promise<MastraEngines> {
+  const storage = (file: string) => new LibSQLStore({ id: file, url: `file:${join(dir, file)}` });
+  return {
+    libsql: new Mastra({
+      workflows: mastraWorkflows(),
+      storage: storage('mastra.db'),
+      logger: false,
+    }),
+    libsqlConcurrent: new Mastra({
+      workflows: mastraWorkflows(),
+      storage: storage('mastra-concurrent.db'),
+      logger: false,
+    }),
+    memory: new Mastra({ workflows: mastraWorkflows(), logger: false }),
+  };
+}
+
+/**
+ * Open a phase: the deck from the environment (`SERVICE_EVENTS`, checkpoints beside the
+ * events), raw graphs on a checkpointer of the same kind, and the two HTTP apps.
+ */
+export async function openPhase(
+  phase: Phase,
+  where: { dir: string; postgresUrl: string },
+  mastra: MastraEngines,
+) {
+  const prefix = `${randomUUID().slice(0, 8)}-`;
+  let checkpointer: SqliteCheckpointer | PostgresSaver;
+  if (phase === 'sqlite') {
+    checkpointer = new SqliteCheckpointer(join(where.dir, `raw-${prefix}.db`));
+    process.env.SERVICE_EVENTS = `sqlite://${join(where.dir, `deck-${prefix}.db`)}`;
+  } else {
+    checkpointer = PostgresSaver.fromConnString(where.postgresUrl);
+    await checkpointer.setup();
+    process.env.SERVICE_EVENTS = where.postgresUrl;
+  }
+  delete process.env.SERVICE_CHECKPOINT;
+  delete process.env.SERVICE_SESSION;
+  const deck = await new Deck({ workflows: DECK_WORKFLOWS }).open();
+  const local = new MemorySaver();
+  const localGraph = threeStepsGraph(Counter).compile({ checkpointer: local }) as Graph;
+  const honoApp = new Hono().post('/run', async (c) => {
+    const threadId = randomUUID();
+    const state = await localGraph.invoke(await c.req.json(), {
+      configurable: { thread_id: threadId },
+      ...EXIT,
+    });
+    // As the deck does for a thread named by its run id: dropped when the run ends.
+    await local.deleteThread(threadId);
+    return c.json(state);
+  });
+  const resources: PhaseResources = {
+    deck,
+    threeSteps: threeStepsGraph(Counter).compile({ checkpointer }) as unknown as Graph,
+    approval: approvalGraph(Approval).compile({ checkpointer }) as unknown as Graph,
+    bare: threeStepsGraph(Counter).compile() as unknown as Graph,
+    deckApp: deck.app({ log: () => {} }),
+    honoApp,
+    mastra,
+    prefix,
+  };
+  const close = async () => {
+    await deck.close();
+    if (checkpointer instanceof SqliteCheckpointer) await checkpointer.close();
+    else await checkpointer.end();
+  };
+  return { resources, close };
+}
