@@ -22,7 +22,8 @@ export function CatalogPage() {
         setCatalog(body);
         setError(null);
       })
-      .catch((e) => setError(e.message));
+      // A 401 is the key prompt's to say.
+      .catch((e) => e.status === 401 || setError(e.message));
   useEffect(() => {
     load();
   }, []);

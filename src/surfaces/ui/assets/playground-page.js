@@ -14,7 +14,7 @@ export function PlaygroundPage({ search }) {
   useEffect(() => {
     catalogOnce()
       .then(setCatalog)
-      .catch((e) => setError(e.message));
+      .catch((e) => e.status === 401 || setError(e.message)); // a 401: the key prompt says it
   }, []);
   const params = new URLSearchParams(search);
   return html`

@@ -26,7 +26,7 @@ function usePolled(paths) {
           setValues(read);
           setError(null);
         })
-        .catch((e) => live && setError(e.message));
+        .catch((e) => live && e.status !== 401 && setError(e.message));
     load();
     const timer = setInterval(() => document.hidden || load(), REFRESH_MS);
     return () => {
@@ -100,7 +100,7 @@ export function SessionPage({ sessionId }) {
     `/runs${query({ session_id: sessionId, limit: 100 })}`,
   ]);
   const [history, runList] = read ?? [];
-  const failed = history?.failed ?? runList?.failed;
+  const failed = [history?.failed, runList?.failed].find((e) => e && e.status !== 401); // a 401: the key prompt
   const turns = history && !history.failed ? turnsOf(history.items) : [];
   // Oldest first; the history may hold only the latest turns, so turns and runs pair from the end.
   const runs = runList && !runList.failed ? [...runList.runs].reverse() : [];
@@ -150,7 +150,7 @@ export function ThreadPage({ workflow, threadId }) {
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       ${!read ? html`<p class="muted">Loading…</p>` : null}
       ${
-        state?.failed
+        state?.failed && state.failed.status !== 401
           ? html`<p class="error" role="alert">${state.failed.status === 404 ? `No state for this thread (${state.failed.message})` : state.failed.message}</p>`
           : null
       }
