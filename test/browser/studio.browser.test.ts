@@ -19,7 +19,10 @@ import { killServers, type ServerProcess, startServer } from '../support/server-
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/project/.agentdeck');
-/** The approval fixture's `payer`, the scale fixture's `approval` workflow, and a schedule. */
+/**
+ * The approval fixture's `payer`, the scale fixture's `approval` workflow, a workflow that
+ * fails on demand (`checker`) and a schedule.
+ */
 const STUDIO = join(ROOT, 'test/fixtures/studio/.agentdeck');
 const skip = existsSync(CHROMIUM)
   ? null
@@ -382,6 +385,21 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     await page.locator(`tr[data-run-id="${runId}"]`).waitFor();
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
+
+  it('marks the node a run failed at', async () => {
+    await page.goto(`${studio}/ui/playground?workflow=checker`);
+    await page.locator('#initial-state').fill('{"fail": true}');
+    await page.locator('input[name="thread"]').fill('studio-fails');
+    await page.getByRole('button', { name: 'Start' }).click();
+    // The start answers 500 (the run failed), naming the run: the page follows it.
+    const run = page.locator('section.followed-run[data-stands="failed"]');
+    await run.waitFor();
+    await run.locator('g.node[data-node="verify"][data-mark="failed"]').waitFor();
+    expect(await run.locator('g.node[data-node="load"]').getAttribute('data-mark')).toBe('done');
+    expect(await run.locator('p.error').textContent()).toBe('Failed: Error verification failed');
+    expect(await page.locator('form[aria-label="Start a workflow"] .error').count()).toBe(0);
+    expect(consoleErrors().filter((text) => !/status of 500/.test(text))).toEqual([]);
+  }, 30_000);
 
   it('pauses and resumes a schedule from the catalog', async () => {
     await page.goto(`${studio}/ui/catalog`);

@@ -155,7 +155,7 @@ function fromRunEvent(turn, event, seen) {
     case 'run.completed':
       return turn.status === 'done' ? {} : { status: 'done', output: textOf(p.output) };
     case 'run.failed':
-      return { status: 'failed', error: p.errorType ?? p.error_type ?? 'failed' };
+      return { status: 'failed', error: p.error_type ?? 'failed' };
     case 'run.cancelled':
       return { status: 'cancelled' };
     default:

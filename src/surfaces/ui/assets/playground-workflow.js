@@ -55,8 +55,13 @@ export function PlaygroundWorkflow({ workflows, initialWorkflow }) {
       );
       if (response.status === 401) unauthorized();
       const body = await response.json().catch(() => null);
-      if (!response.ok) throw new ApiError(response.status, body?.detail ?? response.statusText);
-      setStarted({ runId: response.headers.get('x-run-id'), workflow: name, thread, first: body });
+      const runId = response.headers.get('x-run-id');
+      // A run that started and then failed (a 500 naming its run) is followed like any other:
+      // its events say where and why it failed.
+      if (!response.ok && !runId) {
+        throw new ApiError(response.status, body?.detail ?? response.statusText);
+      }
+      setStarted({ runId, workflow: name, thread, first: response.ok ? body : null });
       setThread(newThread()); // the next start is a thread of its own unless one is typed
     } catch (e) {
       setRefused(`${e.status ?? ''} ${e.message}`.trim());
@@ -157,7 +162,7 @@ function FollowedRun({ started }) {
           : null
       }
       ${waiting?.payload?.type === TIMER && progress.stands !== 'completed' ? html`<p class="muted">Sleeping until ${waiting.payload.wake_at}: the run goes on by itself.</p>` : null}
-      ${failed ? html`<p class="error" role="alert">Failed: ${failed.payload.errorType ?? ''} ${failed.payload.message ?? ''}</p>` : null}
+      ${failed ? html`<p class="error" role="alert">Failed: ${failed.payload.error_type ?? ''} ${failed.payload.message ?? ''}</p>` : null}
       ${finalState ? html`<h4>Final state</h4><pre class="json final-state">${pretty(finalState)}</pre>` : null}
     </section>
   `;
