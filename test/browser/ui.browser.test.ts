@@ -149,11 +149,12 @@ async function act(verb: 'Pause' | 'Resume' | 'Cancel') {
 }
 
 describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
-  it('is announced by service-serve with its address', () => {
-    expect(served.out()).toContain(`agentdeck: run inspector at ${url}/ui\n`);
-    expect(readOnlyServer.out()).toContain(
-      `agentdeck: run inspector at ${readOnly}/ui (read-only)`,
-    );
+  it('is announced by service-serve with its address', async () => {
+    // Printed right after the line that gives the URL, maybe in a later chunk of stdout.
+    const announced = (server: ServerProcess, line: string) =>
+      waitFor(() => server.out().includes(line), 5_000);
+    await announced(served, `agentdeck: run inspector at ${url}/ui\n`);
+    await announced(readOnlyServer, `agentdeck: run inspector at ${readOnly}/ui (read-only)\n`);
   });
 
   it('shows a new run in the list without a reload, and its status as it changes', async () => {
