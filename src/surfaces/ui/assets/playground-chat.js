@@ -18,7 +18,10 @@ const newSession = () => `playground-${Math.random().toString(36).slice(2, 8)}`;
 const OPEN = new Set(['sending', 'streaming', 'waiting']);
 
 export function PlaygroundChat({ agents, initialAgent }) {
-  const [agent, setAgent] = useState(initialAgent ?? agents[0]?.name ?? '');
+  // `?agent=` names one of the catalog's, or the first is chosen.
+  const [agent, setAgent] = useState(() =>
+    agents.some((a) => a.name === initialAgent) ? initialAgent : (agents[0]?.name ?? ''),
+  );
   const [sessionId, setSessionId] = useState(newSession);
   const [message, setMessage] = useState('');
   const [turns, setTurns] = useState([]);

@@ -27,7 +27,12 @@ export function stateProblems(workflow, text) {
 }
 
 export function PlaygroundWorkflow({ workflows, initialWorkflow }) {
-  const [name, setName] = useState(initialWorkflow ?? workflows[0]?.name ?? '');
+  // `?workflow=` names one of the catalog's, or the first is chosen.
+  const [name, setName] = useState(() =>
+    workflows.some((w) => w.name === initialWorkflow)
+      ? initialWorkflow
+      : (workflows[0]?.name ?? ''),
+  );
   const workflow = workflows.find((w) => w.name === name);
   const [thread, setThread] = useState(newThread);
   const [text, setText] = useState('');
