@@ -109,6 +109,13 @@ beforeEach(() => {
 
 const consoleErrors = () => session.consoleErrors.splice(0);
 
+/** What a chat turn's answer shows, in order: text pieces, tool calls, approvals. */
+async function answerPieces(turn: ReturnType<Page['locator']>) {
+  return turn
+    .locator('.bubble.assistant > :is(.part-text, .tool-call, .approval)')
+    .evaluateAll((nodes) => nodes.map((node) => node.className.split(' ').at(-1)));
+}
+
 /** A full-page screenshot from the top (the sticky top bar stays where it belongs). */
 async function screenshot(name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -219,6 +226,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     await page.locator('li.turn[data-status="done"]').waitFor();
     expect(await call.locator('pre').nth(1).textContent()).toMatch(/\d{2}:\d{2}/); // its result
     const texts = await turn.locator('.part-text').allTextContents();
+    expect(await answerPieces(turn)).toEqual(['part-text', 'tool-call', 'part-text']);
     expect(texts).toEqual([
       Array.from({ length: 12 }, (_, i) => `tok${i} `).join(''),
       'It is tea time.',
@@ -339,6 +347,12 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
       (await page.locator('.part-text').allTextContents()).includes('Paid INV-9.'),
     );
     expect(readFileSync(payerLog, 'utf8')).toContain('paid INV-9 12');
+    expect(await answerPieces(page.locator('li.turn'))).toEqual([
+      'part-text',
+      'tool-call',
+      'approval',
+      'part-text',
+    ]);
     // The session's page: the turn in order, with its run.
     await page.getByRole('link', { name: 'Its history' }).click();
     await page.getByRole('heading', { name: /Session/ }).waitFor();

@@ -6,6 +6,10 @@
  * Reject (`POST /runs/{id}/answer` naming the call); the chat stream ends there, so the rest
  * of the turn (the call's result, the text after it) is read from the run's events: text
  * deltas from that stream are used only after a `run.resumed`, when the chat stream is over.
+ *
+ * The two streams run at their own pace, so a tool call is placed by the length of the text
+ * before it in the run's events (the same deltas as the chat's), not by when it arrives: the
+ * turn is one text and calls at offsets into it, and the text is cut at those offsets.
  */
 import { api, CAN_ACT } from './api.js';
 import { streamChat } from './chat-stream.js';
@@ -42,10 +46,19 @@ export function PlaygroundChat({ agents, initialAgent }) {
     const text = message.trim();
     if (!text || !agent || busy) return;
     const index = turns.length;
-    setTurns((all) => [...all, { agent, sessionId, message: text, parts: [], status: 'sending' }]);
+    setTurns((all) => [
+      ...all,
+      { agent, sessionId, message: text, text: '', parts: [], status: 'sending' },
+    ]);
     setMessage('');
-    const seen = { resumed: false };
-    const onEvent = (ev) => change(index, (turn) => fromRunEvent(turn, ev, seen));
+    // Read from the run's events as they come: where the text stands, whether it resumed.
+    const seen = { resumed: false, textLength: 0 };
+    const onEvent = (ev) => {
+      const at = { offset: seen.textLength, resumed: seen.resumed || ev.kind === 'run.resumed' };
+      if (ev.kind === 'text.delta') seen.textLength += ev.payload.text.length;
+      seen.resumed = at.resumed;
+      change(index, (turn) => fromRunEvent(turn, ev, at));
+    };
     try {
       await streamChat(agent, sessionId, text, {
         onRun: (runId) => {
@@ -111,11 +124,11 @@ export function PlaygroundChat({ agents, initialAgent }) {
 function fromChatFrame(turn, { event, data }) {
   switch (event) {
     case 'message':
-      return typeof data.delta === 'string' ? { parts: withText(turn.parts, data.delta) } : {};
+      return typeof data.delta === 'string' ? { text: turn.text + data.delta } : {};
     case 'done':
       return { status: 'done', output: data.output };
     case 'approval':
-      return withApproval(turn, data);
+      return withApproval(turn, data, turn.text.length);
     case 'paused':
     case 'waiting':
       return { status: data.status === 'waiting_human' ? 'waiting' : 'paused' };
@@ -126,35 +139,40 @@ function fromChatFrame(turn, { event, data }) {
   }
 }
 
-/** The turn after one of its run's events (tool calls; text once the chat stream is over). */
-function fromRunEvent(turn, event, seen) {
+/**
+ * The turn after one of its run's events (tool calls; text once the chat stream is over).
+ * `at`: the length of the run's text before this event, and whether the run resumed yet.
+ */
+function fromRunEvent(turn, event, at) {
   const p = event.payload ?? {};
   switch (event.kind) {
-    case 'tool.call.started':
+    case 'tool.call.started': {
       if (turn.parts.some((part) => part.type === 'tool' && part.callId === p.call_id)) return {};
-      return {
-        parts: [
-          ...turn.parts,
-          { type: 'tool', callId: p.call_id, name: p.name, args: p.arguments },
-        ],
-      };
+      const call = { type: 'tool', callId: p.call_id, name: p.name, args: p.arguments };
+      return { parts: placed(turn.parts, { ...call, offset: at.offset }) };
+    }
     case 'tool.call.completed': {
       const done = { output: p.output, error: p.error ?? null, done: true };
-      const at = turn.parts.findIndex((part) => part.type === 'tool' && part.callId === p.call_id);
-      if (at < 0)
-        return {
-          parts: [...turn.parts, { type: 'tool', callId: p.call_id, name: p.name, ...done }],
-        };
-      return { parts: turn.parts.map((part, i) => (i === at ? { ...part, ...done } : part)) };
+      const found = turn.parts.findIndex(
+        (part) => part.type === 'tool' && part.callId === p.call_id,
+      );
+      if (found < 0) {
+        const call = { type: 'tool', callId: p.call_id, name: p.name, offset: at.offset };
+        return { parts: placed(turn.parts, { ...call, ...done }) };
+      }
+      return { parts: turn.parts.map((part, i) => (i === found ? { ...part, ...done } : part)) };
     }
     case 'run.resumed':
-      seen.resumed = true;
       return turn.status === 'paused' ? { status: 'streaming' } : {};
     case 'text.delta':
-      return seen.resumed ? { parts: withText(turn.parts, p.text) } : {};
+      return at.resumed ? { text: turn.text + p.text } : {};
     case 'run.interrupted':
       if (p.reason !== 'approval') return {};
-      return withApproval(turn, { run_id: event.run_id, reason: 'approval', payload: p.payload });
+      return withApproval(
+        turn,
+        { run_id: event.run_id, reason: 'approval', payload: p.payload },
+        at.offset,
+      );
     case 'run.completed':
       return turn.status === 'done' ? {} : { status: 'done', output: textOf(p.output) };
     case 'run.failed':
@@ -166,20 +184,34 @@ function fromRunEvent(turn, event, seen) {
   }
 }
 
-function withText(parts, text) {
-  const last = parts.at(-1);
-  if (last?.type === 'text') return [...parts.slice(0, -1), { ...last, text: last.text + text }];
-  return [...parts, { type: 'text', text }];
+/** A call's part among the others: by its offset into the text, a call before its approval. */
+function placed(parts, part) {
+  const rank = (p) => p.offset * 2 + (p.type === 'approval' ? 1 : 0);
+  return [...parts, part].sort((a, b) => rank(a) - rank(b));
 }
 
 /** The turn waiting on `item` (a held tool call), shown once however many times it is heard of. */
-function withApproval(turn, item) {
+function withApproval(turn, item, offset) {
   const callId = item.payload?.call_id;
   const known = turn.parts.some((part) => part.type === 'approval' && part.callId === callId);
   return {
     status: 'waiting',
-    parts: known ? turn.parts : [...turn.parts, { type: 'approval', callId, item }],
+    parts: known ? turn.parts : placed(turn.parts, { type: 'approval', callId, item, offset }),
   };
+}
+
+/** The turn's text cut at its calls' offsets: `[{ type: 'text', text }, call, ...]`. */
+function pieces(turn) {
+  const out = [];
+  let from = 0;
+  for (const part of turn.parts) {
+    const to = Math.max(from, Math.min(part.offset, turn.text.length));
+    if (to > from) out.push({ type: 'text', text: turn.text.slice(from, to) });
+    out.push(part);
+    from = to;
+  }
+  if (turn.text.length > from) out.push({ type: 'text', text: turn.text.slice(from) });
+  return out;
 }
 
 function Turn({ turn, onAnswered }) {
@@ -191,10 +223,10 @@ function Turn({ turn, onAnswered }) {
         <span class="who">${turn.agent}
           ${turn.runId ? html` · <a class="mono" href=${`/ui/runs/${encodeURIComponent(turn.runId)}`} title=${turn.runId}>run ${shortId(turn.runId)}</a>` : null}
           ${' '}<span class=${`status s-${statusClass(turn.status)}`}>${turn.status}</span></span>
-        ${turn.parts.map((part, i) => html`<${Part} key=${i} part=${part} runId=${turn.runId} onAnswered=${onAnswered} />`)}
+        ${pieces(turn).map((part, i) => html`<${Part} key=${part.callId ? `${part.type}-${part.callId}` : `text-${i}`} part=${part} runId=${turn.runId} onAnswered=${onAnswered} />`)}
         ${turn.status === 'streaming' ? html`<span class="streaming">streaming…</span>` : null}
         ${turn.error ? html`<p class="error" role="alert">${turn.error}</p>` : null}
-        ${ended && turn.status === 'done' && !turn.parts.some((p) => p.type === 'text') && turn.output ? html`<div class="message-text">${typeof turn.output === 'string' ? turn.output : pretty(turn.output)}</div>` : null}
+        ${ended && turn.status === 'done' && turn.text === '' && turn.output ? html`<div class="message-text">${typeof turn.output === 'string' ? turn.output : pretty(turn.output)}</div>` : null}
       </div>
     </li>
   `;
