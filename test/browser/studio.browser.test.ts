@@ -365,6 +365,34 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
+  it('rejects a held tool call inline with a reason: the tool does not run', async () => {
+    model.push(
+      {
+        toolCalls: [
+          { name: 'pay', arguments: { invoice: 'INV-13', amount: 99 }, callId: 'call_p13' },
+        ],
+      },
+      { text: ['Not paid.'] },
+    );
+    await page.goto(`${studio}/ui/playground?agent=payer`);
+    await page.locator('#chat-message').fill('Pay INV-13');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const approval = page.locator('.approval[data-call-id="call_p13"]');
+    await approval.waitFor();
+    await approval.getByLabel('Reason to reject').fill('not this month');
+    await approval.getByRole('button', { name: 'Reject' }).click();
+    await page.locator('li.turn[data-status="done"]').waitFor();
+    expect(await approval.getAttribute('data-answer')).toBe('rejected');
+    await waitFor(async () =>
+      (await page.locator('.part-text').allTextContents()).includes('Not paid.'),
+    );
+    // The model was told why (its next request carries the rejection), and nothing was paid.
+    const told = JSON.stringify(model.requests.at(-1)?.body ?? {});
+    expect(told).toContain('not this month');
+    expect(existsSync(payerLog) ? readFileSync(payerLog, 'utf8') : '').not.toContain('INV-13');
+    expect(consoleErrors()).toEqual([]);
+  }, 30_000);
+
   it("shows where a workflow run is on its page's graph, live; and its thread", async () => {
     const response = await fetch(`${studio}/workflows/approval?thread_id=studio-graph`, {
       method: 'POST',
