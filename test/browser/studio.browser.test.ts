@@ -431,8 +431,12 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
   }, 40_000);
 
   it('marks the node a run failed at', async () => {
-    await page.goto(`${studio}/ui/playground?workflow=checker`);
-    await page.locator('#initial-state').fill('{"fail": true}');
+    await page.goto(`${studio}/ui/playground`);
+    const state = page.locator('#initial-state');
+    expect(JSON.parse(await state.inputValue())).toEqual({ amount: 0 }); // approval's sample
+    await page.locator('select[name="workflow"]').selectOption('checker');
+    expect(JSON.parse(await state.inputValue())).toEqual({ fail: false }); // checker's
+    await state.fill('{"fail": true}');
     await page.locator('input[name="thread"]').fill('studio-fails');
     await page.getByRole('button', { name: 'Start' }).click();
     // The start answers 500 (the run failed), naming the run: the page follows it.

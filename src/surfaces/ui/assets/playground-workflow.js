@@ -35,11 +35,14 @@ export function PlaygroundWorkflow({ workflows, initialWorkflow }) {
   );
   const workflow = workflows.find((w) => w.name === name);
   const [thread, setThread] = useState(newThread);
-  const [text, setText] = useState('');
+  const sampleFor = (chosen) => {
+    const found = workflows.find((w) => w.name === chosen);
+    return found ? pretty(sampleOf(found.state_schema)) : '';
+  };
+  const [text, setText] = useState(() => sampleFor(name));
   const [started, setStarted] = useState(null); // { runId, workflow, thread, first }
   const [refused, setRefused] = useState(null);
   const [sending, setSending] = useState(false);
-  useEffect(() => setText(workflow ? pretty(sampleOf(workflow.state_schema)) : ''), [name]);
 
   if (!workflow) return html`<p class="muted">This service has no workflows.</p>`;
   const problems = stateProblems(workflow, text);
@@ -78,7 +81,11 @@ export function PlaygroundWorkflow({ workflows, initialWorkflow }) {
     <form class="playground-form" aria-label="Start a workflow" onSubmit=${start}>
       <div class="row">
         <label>Workflow
-          <select name="workflow" value=${name} onChange=${(e) => setName(e.currentTarget.value)}>
+          <select name="workflow" value=${name} onChange=${(e) => {
+            // Another workflow: its own sample replaces the editor's text.
+            setName(e.currentTarget.value);
+            setText(sampleFor(e.currentTarget.value));
+          }}>
             ${workflows.map((w) => html`<option value=${w.name}>${w.name}</option>`)}
           </select>
         </label>
