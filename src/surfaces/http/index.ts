@@ -4,6 +4,8 @@
  */
 import '../../node-check.js'; // first: an older Node.js stops with a clear message
 
+/** `AppOptions.ui`: the run inspector at `/ui` (`SERVICE_UI`). */
+export type { UiMode } from '../ui/ui-app.js';
 export type { DeckApp } from './build.js';
 export { type CatalogNames, catalogNames } from './health.js';
 export {
