@@ -417,7 +417,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(await graph.locator('g.node[data-node="__end__"]').getAttribute('data-mark')).toBe(
       'done',
     );
-    await page.goto(`${studio}/ui/threads/approval/studio-graph`);
+    await page.getByRole('link', { name: "its thread's state" }).click();
     const values = page.locator('pre.thread-values');
     await values.waitFor();
     expect(JSON.parse((await values.textContent()) ?? '')).toMatchObject({
@@ -449,8 +449,11 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors().filter((text) => !/status of 500/.test(text))).toEqual([]);
   }, 30_000);
 
-  it('pauses and resumes a schedule from the catalog', async () => {
+  it('pauses and resumes a schedule from the catalog, and badges a tool that needs approval', async () => {
     await page.goto(`${studio}/ui/catalog`);
+    const pay = page.locator('article[data-agent="payer"] li.tool[data-tool="pay"]');
+    await pay.waitFor();
+    expect(await pay.locator('.badge').textContent()).toBe('needs approval');
     const row = page.locator('tr[data-schedule="nightly-approval"]');
     await row.waitFor();
     expect(await row.getAttribute('data-paused')).toBe('false');

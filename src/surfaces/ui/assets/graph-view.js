@@ -97,7 +97,7 @@ export function runProgress(events) {
  * `workflow`'s graph with the run of `events` marked on it. The node a stopped run waits at
  * (or failed at) is the thread's `next`, read from the checkpointer each time the run stops.
  */
-export function WorkflowGraph({ workflow, events }) {
+export function WorkflowGraph({ workflow, events, threadLink = true }) {
   const [graph, setGraph] = useState(null);
   const [problem, setProblem] = useState(null);
   const [next, setNext] = useState({ seq: -1, nodes: [] });
@@ -146,6 +146,11 @@ export function WorkflowGraph({ workflow, events }) {
       <figcaption class="graph-legend muted">
         <span class="key k-done">done</span> <span class="key k-waiting">waiting</span>
         <span class="key k-failed">failed</span> <span class="key k-conditional">conditional edge</span>
+        ${
+          threadLink && progress.thread
+            ? html`<a href=${`/ui/threads/${encodeURIComponent(workflow)}/${encodeURIComponent(progress.thread)}`}>its thread's state</a>`
+            : null
+        }
       </figcaption>
     </figure>
   `;

@@ -153,7 +153,7 @@ function FollowedRun({ started }) {
         ${started.runId ? html`<a class="mono" href=${`/ui/runs/${encodeURIComponent(started.runId)}`} title=${started.runId}>run ${shortId(started.runId)}</a>` : null}
         <a href=${`/ui/threads/${encodeURIComponent(started.workflow)}/${encodeURIComponent(started.thread)}`}>thread <span class="mono">${started.thread}</span></a>
       </div>
-      <${WorkflowGraph} workflow=${started.workflow} events=${events} />
+      <${WorkflowGraph} workflow=${started.workflow} events=${events} threadLink=${false} />
       <ol class="node-updates" aria-label="Node updates">
         ${events
           .filter((e) => e.kind === 'node.updated')
