@@ -227,6 +227,9 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(await call.locator('pre').nth(1).textContent()).toMatch(/\d{2}:\d{2}/); // its result
     const texts = await turn.locator('.part-text').allTextContents();
     expect(await answerPieces(turn)).toEqual(['part-text', 'tool-call', 'part-text']);
+    // The scripted usage: 10 tokens in and 5 out per model request.
+    await waitFor(async () => (await turn.locator('.turn-usage').count()) === 1);
+    expect(await turn.locator('.turn-usage').textContent()).toBe('30 tokens, 2 model requests');
     expect(texts).toEqual([
       Array.from({ length: 12 }, (_, i) => `tok${i} `).join(''),
       'It is tea time.',
@@ -347,6 +350,11 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
       (await page.locator('.part-text').allTextContents()).includes('Paid INV-9.'),
     );
     expect(readFileSync(payerLog, 'utf8')).toContain('paid INV-9 12');
+    // The usage of the whole turn, the requests after the approval included.
+    await waitFor(async () => (await page.locator('li.turn .turn-usage').count()) === 1);
+    expect(await page.locator('li.turn .turn-usage').textContent()).toBe(
+      '30 tokens, 2 model requests',
+    );
     expect(await answerPieces(page.locator('li.turn'))).toEqual([
       'part-text',
       'tool-call',

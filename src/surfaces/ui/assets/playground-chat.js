@@ -126,7 +126,7 @@ function fromChatFrame(turn, { event, data }) {
     case 'message':
       return typeof data.delta === 'string' ? { text: turn.text + data.delta } : {};
     case 'done':
-      return { status: 'done', output: data.output };
+      return { status: 'done', output: data.output, usage: data.usage };
     case 'approval':
       return withApproval(turn, data, turn.text.length);
     case 'paused':
@@ -174,7 +174,9 @@ function fromRunEvent(turn, event, at) {
         at.offset,
       );
     case 'run.completed':
-      return turn.status === 'done' ? {} : { status: 'done', output: textOf(p.output) };
+      // Its usage is the whole turn's, approvals included (the chat's `done` may not come).
+      if (turn.status === 'done') return { usage: p.usage ?? turn.usage };
+      return { status: 'done', output: textOf(p.output), usage: p.usage ?? turn.usage };
     case 'run.failed':
       return { status: 'failed', error: p.error_type ?? 'failed' };
     case 'run.cancelled':
@@ -226,6 +228,7 @@ function Turn({ turn, onAnswered }) {
         ${pieces(turn).map((part, i) => html`<${Part} key=${part.callId ? `${part.type}-${part.callId}` : `text-${i}`} part=${part} runId=${turn.runId} onAnswered=${onAnswered} />`)}
         ${turn.status === 'streaming' ? html`<span class="streaming">streaming…</span>` : null}
         ${turn.error ? html`<p class="error" role="alert">${turn.error}</p>` : null}
+        ${turn.usage ? html`<p class="muted turn-usage">${turn.usage.total_tokens} tokens, ${turn.usage.requests} model request${turn.usage.requests === 1 ? '' : 's'}</p>` : null}
         ${ended && turn.status === 'done' && turn.text === '' && turn.output ? html`<div class="message-text">${typeof turn.output === 'string' ? turn.output : pretty(turn.output)}</div>` : null}
       </div>
     </li>
