@@ -150,6 +150,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     // The workflow: durable, its state schema, its graph.
     const workflow = page.locator('article[data-workflow="expense-approval"]');
     expect(await workflow.locator('.badge').first().textContent()).toBe('durable');
+    expect(await workflow.locator('.card-head').textContent()).toContain('3 nodes');
     await workflow.locator('details.schema summary').click();
     const schema = JSON.parse((await workflow.locator('details.schema pre').textContent()) ?? '');
     expect(schema.required).toEqual(['employee', 'amount']);

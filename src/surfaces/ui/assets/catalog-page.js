@@ -7,6 +7,7 @@
  */
 import { api, CAN_ACT } from './api.js';
 import { pretty, shortId, statusLabel, when } from './format.js';
+import { END, START } from './graph-layout.js';
 import { GraphSvg } from './graph-view.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
@@ -159,7 +160,7 @@ function WorkflowCard({ workflow }) {
       <div class="card-head">
         <a class="item-name" href=${runsOf(workflow.name)} title="Its runs">${workflow.name}</a>
         <span class=${`badge ${workflow.durable ? 'b-durable' : ''}`}>${workflow.durable ? 'durable' : 'not durable'}</span>
-        <span class="muted">${workflow.graph.nodes.length - 2} nodes</span>
+        <span class="muted">${workflow.graph.nodes.filter((n) => n.id !== START && n.id !== END).length} nodes</span>
         <a class="side-link" href=${`#${graphId}`}>Its graph</a>
         <a class="side-link" href=${`/ui/playground?workflow=${encodeURIComponent(workflow.name)}`}>Start in the playground</a>
       </div>
