@@ -62,6 +62,22 @@ describe('schemaErrors', () => {
     ]);
   });
 
+  it("follows a $ref to the schema's own $defs (a recursive state)", () => {
+    interface Step {
+      name: string;
+      next?: Step | undefined;
+    }
+    const Step: z.ZodType<Step> = z.lazy(() =>
+      z.object({ name: z.string(), next: Step.optional() }),
+    );
+    const Plan = z.toJSONSchema(z.object({ first: Step }), { io: 'input' });
+    expect(JSON.stringify(Plan)).toContain('$ref');
+    expect(schemaErrors(Plan, { first: { name: 'a', next: { name: 'b' } } })).toEqual([]);
+    expect(schemaErrors(Plan, { first: { name: 'a', next: { name: 2 } } })).toEqual([
+      { path: 'first.next.name', message: 'expected string, got integer' },
+    ]);
+  });
+
   it('starts from the required fields, each with a value of its type', () => {
     expect(sampleOf(Expense)).toEqual({ employee: '', amount: 1 });
   });

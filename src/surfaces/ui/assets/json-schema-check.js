@@ -2,15 +2,16 @@
  * A JSON-schema check for what zod's `toJSONSchema` emits for a workflow's state: `type`
  * (one or a list; `integer` too), `properties`, `required`, `enum`, `const`, `items`,
  * `additionalProperties`, `anyOf`/`oneOf`, `minimum`/`maximum` and their exclusive forms,
- * `minLength`/`maxLength`. Enough for the playground to show what is wrong with a state
- * before sending it: the server checks again with zod itself, so this errs on the side of
- * accepting (an unknown keyword is ignored, `$ref` is not followed).
+ * `minLength`/`maxLength`, and `$ref` to the schema's own `$defs` (zod's named or recursive
+ * schemas). Enough for the playground to show what is wrong with a state before sending it:
+ * the server checks again with zod itself, so this errs on the side of accepting (an unknown
+ * keyword, or a `$ref` elsewhere, is ignored).
  */
 
 /** Problems of `value` against `schema`, as `{ path, message }` (empty when it passes). */
 export function schemaErrors(schema, value) {
   const errors = [];
-  check(schema, value, '', errors);
+  check(schema, value, '', errors, schema);
   return errors;
 }
 
@@ -25,7 +26,21 @@ function matchesType(expected, actual) {
   return expected === actual || (expected === 'number' && actual === 'integer');
 }
 
-function check(schema, value, path, errors) {
+/** `#/$defs/<name>` of `root`, or undefined (anything, for a reference it cannot follow). */
+function resolve(ref, root) {
+  const found = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
+  return found
+    ? root?.[found[1]]?.[found[2].replaceAll('~1', '/').replaceAll('~0', '~')]
+    : undefined;
+}
+
+function check(schema, value, path, errors, root) {
+  if (typeof schema?.$ref === 'string') {
+    check(resolve(schema.$ref, root), value, path, errors, root);
+    const { $ref: _, ...rest } = schema;
+    if (Object.keys(rest).length === 0) return;
+    schema = rest; // keywords beside a reference apply too (JSON Schema 2019+)
+  }
   if (schema === true || schema === undefined || schema === null) return;
   if (schema === false) {
     errors.push({ path, message: 'no value is allowed here' });
@@ -47,7 +62,12 @@ function check(schema, value, path, errors) {
     errors.push({ path, message: `expected ${show(schema.const)}` });
   }
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives && !alternatives.some((option) => schemaErrors(option, value).length === 0)) {
+  const passes = (option) => {
+    const found = [];
+    check(option, value, path, found, root);
+    return found.length === 0;
+  };
+  if (alternatives && !alternatives.some(passes)) {
     errors.push({ path, message: 'matches none of the allowed shapes' });
   }
   if (actual === 'number' || actual === 'integer') checkNumber(schema, value, path, errors);
@@ -61,7 +81,7 @@ function check(schema, value, path, errors) {
   }
   if (actual === 'array' && schema.items && !Array.isArray(schema.items)) {
     value.forEach((item, index) => {
-      check(schema.items, item, `${path}[${index}]`, errors);
+      check(schema.items, item, `${path}[${index}]`, errors, root);
     });
   }
   if (actual === 'object') {
@@ -70,11 +90,11 @@ function check(schema, value, path, errors) {
       if (!(name in value)) errors.push({ path: at(name), message: 'required' });
     }
     for (const [name, item] of Object.entries(value)) {
-      if (name in properties) check(properties[name], item, at(name), errors);
+      if (name in properties) check(properties[name], item, at(name), errors, root);
       else if (schema.additionalProperties === false) {
         errors.push({ path: at(name), message: 'not a field of this state' });
       } else if (typeof schema.additionalProperties === 'object') {
-        check(schema.additionalProperties, item, at(name), errors);
+        check(schema.additionalProperties, item, at(name), errors, root);
       }
     }
   }
