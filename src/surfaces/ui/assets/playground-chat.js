@@ -77,7 +77,8 @@ export function PlaygroundChat({ agents, initialAgent }) {
 
   const answered = (index, outcome) =>
     change(index, (turn) => {
-      if (outcome.pending) return withApproval(turn, outcome.pending);
+      // The next held call, placed after the text so far (its run.interrupted places it exactly).
+      if (outcome.pending) return withApproval(turn, outcome.pending, turn.text.length);
       if (outcome.status === 'completed') return { status: 'done', output: outcome.result?.output };
       return { status: outcome.status === 'waiting_human' ? 'waiting' : outcome.status };
     });
@@ -172,6 +173,7 @@ function fromRunEvent(turn, event, at) {
         turn,
         { run_id: event.run_id, reason: 'approval', payload: p.payload },
         at.offset,
+        true,
       );
     case 'run.completed':
       // Its usage is the whole turn's, approvals included (the chat's `done` may not come).
@@ -192,14 +194,21 @@ function placed(parts, part) {
   return [...parts, part].sort((a, b) => rank(a) - rank(b));
 }
 
-/** The turn waiting on `item` (a held tool call), shown once however many times it is heard of. */
-function withApproval(turn, item, offset) {
+/**
+ * The turn waiting on `item` (a held tool call), shown once however many times it is heard
+ * of; `exact`: the offset is from the run's events, which moves one placed by a guess.
+ */
+function withApproval(turn, item, offset, exact = false) {
+  // Heard of late (the run's events lag the answer's response): the turn may be over already.
+  const status = OPEN.has(turn.status) || turn.status === 'paused' ? 'waiting' : turn.status;
   const callId = item.payload?.call_id;
-  const known = turn.parts.some((part) => part.type === 'approval' && part.callId === callId);
-  return {
-    status: 'waiting',
-    parts: known ? turn.parts : placed(turn.parts, { type: 'approval', callId, item, offset }),
-  };
+  const known = turn.parts.find((part) => part.type === 'approval' && part.callId === callId);
+  if (!known) {
+    return { status, parts: placed(turn.parts, { type: 'approval', callId, item, offset }) };
+  }
+  if (!exact || known.offset === offset) return { status };
+  const others = turn.parts.filter((part) => part !== known);
+  return { status, parts: placed(others, { ...known, offset }) };
 }
 
 /** The turn's text cut at its calls' offsets: `[{ type: 'text', text }, call, ...]`. */
