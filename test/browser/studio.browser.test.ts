@@ -402,6 +402,46 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 30_000);
 
+  it('answers two held calls of one turn, each in its place', async () => {
+    const pay = (invoice: string) => ({
+      toolCalls: [{ name: 'pay', arguments: { invoice, amount: 1 }, callId: `call_${invoice}` }],
+    });
+    model.push(
+      { text: ['First. '], ...pay('A1') },
+      { text: ['Second. '], ...pay('A2') },
+      { text: ['Both paid.'] },
+    );
+    await page.goto(`${studio}/ui/playground?agent=payer`);
+    await page.locator('#chat-message').fill('Pay A1 then A2');
+    await page.getByRole('button', { name: 'Send' }).click();
+    for (const invoice of ['A1', 'A2']) {
+      const approval = page.locator(`.approval[data-call-id="call_${invoice}"]`);
+      await approval.getByRole('button', { name: 'Approve' }).click();
+      await page
+        .locator(`.approval[data-call-id="call_${invoice}"][data-answer="approved"]`)
+        .waitFor();
+    }
+    const turn = page.locator('li.turn[data-status="done"]');
+    await turn.waitFor();
+    await waitFor(async () => (await turn.locator('.part-text').allTextContents()).length === 3);
+    expect(await answerPieces(turn)).toEqual([
+      'part-text',
+      'tool-call',
+      'approval',
+      'part-text',
+      'tool-call',
+      'approval',
+      'part-text',
+    ]);
+    expect(await turn.locator('.part-text').allTextContents()).toEqual([
+      'First. ',
+      'Second. ',
+      'Both paid.',
+    ]);
+    expect(readFileSync(payerLog, 'utf8')).toMatch(/paid A1 1\npaid A2 1\n/);
+    expect(consoleErrors()).toEqual([]);
+  }, 30_000);
+
   it("shows where a workflow run is on its page's graph, live; and its thread", async () => {
     const response = await fetch(`${studio}/workflows/approval?thread_id=studio-graph`, {
       method: 'POST',
