@@ -16,27 +16,22 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
 import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
-import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
+import { killServers, type ServerProcess } from '../support/server-process.js';
+import {
+  answerPieces,
+  catalogOf,
+  screenshotFromTop,
+  serveWithModel,
+  waitFor,
+} from '../support/studio-pages.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/project/.agentdeck');
-/**
- * The approval fixture's `payer`, the scale fixture's `approval` workflow, a workflow that
- * fails on demand (`checker`) and a schedule.
- */
+/** `payer` (its tool needs approval), `approval`, `checker` (fails on demand), a schedule. */
 const STUDIO = join(ROOT, 'test/fixtures/studio/.agentdeck');
 const skip = existsSync(CHROMIUM)
   ? null
   : `(skipped: no Chromium at ${CHROMIUM}; apt-get install chromium)`;
-
-interface Catalog {
-  agents: { name: string; tools: { name: string }[] }[];
-  workflows: {
-    name: string;
-    graph: { nodes: { id: string }[]; edges: { conditional: boolean }[] };
-  }[];
-  mcp_servers: { name: string; status: string; tools: { name: string }[] }[];
-}
 
 let session: BrowserSession;
 let page: Page;
@@ -49,31 +44,9 @@ const KEY = 'studio-test-key-7c2e';
 let payerLog: string;
 
 async function serve(project: string, env: Record<string, string> = {}): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-studio-'));
-  const server = startServer(
-    project,
-    {
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_USE_RESPONSES: 'false',
-      ...env,
-    },
-    dir,
-  );
+  const server = serveWithModel(project, model.url, env);
   servers.push(server);
   return server.url;
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
-    await new Promise((wait) => setTimeout(wait, 50));
-  }
-}
-
-async function catalogOf(server: string): Promise<Catalog> {
-  return (await (await fetch(`${server}/catalog`)).json()) as Catalog;
 }
 
 beforeAll(async () => {
@@ -109,18 +82,8 @@ beforeEach(() => {
 
 const consoleErrors = () => session.consoleErrors.splice(0);
 
-/** What a chat turn's answer shows, in order: text pieces, tool calls, approvals. */
-async function answerPieces(turn: ReturnType<Page['locator']>) {
-  return turn
-    .locator('.bubble.assistant > :is(.part-text, .tool-call, .approval)')
-    .evaluateAll((nodes) => nodes.map((node) => node.className.split(' ').at(-1)));
-}
-
-/** A full-page screenshot from the top (the sticky top bar stays where it belongs). */
-async function screenshot(name: string) {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: join(ROOT, `docs/${name}`), fullPage: true });
-}
+/** A full-page screenshot from the top, into docs/. */
+const screenshot = (name: string) => screenshotFromTop(page, join(ROOT, `docs/${name}`));
 
 describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
   it('lists what the example project declares in the catalog', async () => {
