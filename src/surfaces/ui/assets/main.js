@@ -7,12 +7,21 @@ import { CAN_ACT, keyNeeded, onKeyNeeded } from './api.js';
 import { KeyPrompt } from './key-prompt.js';
 import { navigate } from './nav.js';
 import { RunsPage, readEarly } from './runs-page.js';
+import {
+  STUDIO_TABS,
+  STUDIO_TITLES,
+  StudioLinks,
+  studioPages,
+  studioRoute,
+} from './studio-routes.js';
 import { html, render, useEffect, useState } from './vendor/preact-htm.mjs';
 
 function route(path) {
   const run = /^\/ui\/runs\/([^/]+)\/?$/.exec(path);
   if (run) return { page: 'run', runId: decodeURIComponent(run[1]) };
   if (/^\/ui\/inbox\/?$/.test(path)) return { page: 'inbox' };
+  const studio = studioRoute(path);
+  if (studio) return studio;
   if (/^\/ui(\/|\/runs\/?)?$/.test(path)) return { page: 'runs' };
   return { page: 'missing' };
 }
@@ -30,6 +39,7 @@ document.addEventListener('click', (event) => {
 const lazy = {
   run: () => import('./run-page.js').then((m) => m.RunPage),
   inbox: () => import('./inbox-page.js').then((m) => m.InboxPage),
+  ...studioPages,
 };
 
 function App() {
@@ -59,16 +69,18 @@ function App() {
     }
   }, [Page, where.page]);
   useEffect(() => {
-    document.title = { runs: 'Runs', run: 'Run', inbox: 'Inbox' }[where.page] ?? 'agentdeck';
+    document.title =
+      { runs: 'Runs', run: 'Run', inbox: 'Inbox', ...STUDIO_TITLES }[where.page] ?? 'agentdeck';
     document.title += ' · agentdeck';
   }, [where.page]);
-  const tab = where.page === 'run' ? 'runs' : where.page;
+  const tab = where.page === 'run' ? 'runs' : (STUDIO_TABS[where.page] ?? where.page);
   return html`
     <header class="top">
       <a class="brand" href="/ui">agentdeck</a>
       <nav aria-label="Pages">
         <a href="/ui" aria-current=${tab === 'runs' ? 'page' : undefined}>Runs</a>
         <a href="/ui/inbox" aria-current=${tab === 'inbox' ? 'page' : undefined}>Inbox</a>
+        <${StudioLinks} tab=${tab} />
       </nav>
       ${CAN_ACT ? null : html`<span class="mode" title="SERVICE_UI=read-only">read-only</span>`}
     </header>

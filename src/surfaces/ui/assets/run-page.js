@@ -8,6 +8,7 @@ import { api } from './api.js';
 import { childRuns } from './child-runs.js';
 import { followEvents } from './event-stream.js';
 import { cost, ENDED, runDuration, statusLabel, when } from './format.js';
+import { WorkflowGraph } from './graph-view.js';
 import { RunActions } from './run-actions.js';
 import { fold } from './timeline.js';
 import { Timeline } from './timeline-view.js';
@@ -92,6 +93,7 @@ export function RunPage({ runId }) {
       <p class="crumbs"><a href="/ui">Runs</a> / <span class="mono">${runId}</span></p>
       <${RunHeader} run=${run} started=${started} stream=${stream} children=${children} />
       ${run ? html`<${RunActions} run=${run} events=${timeline.events} />` : null}
+      ${run && started.invocable_type === 'workflow' ? html`<h2>Graph</h2><${WorkflowGraph} workflow=${run.origin} events=${timeline.events} />` : null}
       <h2>Timeline <span class="muted count">${timeline.events.length} events</span></h2>
       <${Timeline} entries=${timeline.entries} />
     </section>

@@ -1,0 +1,44 @@
+/**
+ * The studio's pages in the shell (main.js): their paths, their lazily loaded modules (none
+ * is on the first page: each loads when first opened), titles and top-bar links. Kept here so
+ * the shell names them in a few lines.
+ */
+import { html } from './vendor/preact-htm.mjs';
+
+/** `{ page, ...params }` for a studio path, or null. */
+export function studioRoute(path) {
+  if (/^\/ui\/catalog\/?$/.test(path)) return { page: 'catalog' };
+  if (/^\/ui\/playground\/?$/.test(path)) return { page: 'playground' };
+  const session = /^\/ui\/sessions\/([^/]+)\/?$/.exec(path);
+  if (session) return { page: 'session', sessionId: decodeURIComponent(session[1]) };
+  const thread = /^\/ui\/threads\/([^/]+)\/([^/]+)\/?$/.exec(path);
+  if (thread) {
+    const [, workflow, threadId] = thread.map(decodeURIComponent);
+    return { page: 'thread', workflow, threadId };
+  }
+  return null;
+}
+
+export const studioPages = {
+  catalog: () => import('./catalog-page.js').then((m) => m.CatalogPage),
+  playground: () => import('./playground-page.js').then((m) => m.PlaygroundPage),
+  session: () => import('./sessions-page.js').then((m) => m.SessionPage),
+  thread: () => import('./sessions-page.js').then((m) => m.ThreadPage),
+};
+
+export const STUDIO_TITLES = {
+  catalog: 'Catalog',
+  playground: 'Playground',
+  session: 'Session',
+  thread: 'Thread',
+};
+
+/** The tab a page is under: a session is the playground's, a thread the catalog's. */
+export const STUDIO_TABS = { session: 'playground', thread: 'catalog' };
+
+export function StudioLinks({ tab }) {
+  return html`
+    <a href="/ui/catalog" aria-current=${tab === 'catalog' ? 'page' : undefined}>Catalog</a>
+    <a href="/ui/playground" aria-current=${tab === 'playground' ? 'page' : undefined}>Playground</a>
+  `;
+}
