@@ -14,7 +14,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
 import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
 import { cuttableProxy } from '../support/cuttable-proxy.js';
+import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
+import { runStatus, waitFor } from '../support/studio-pages.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PROJECT = join(ROOT, 'test/fixtures/ui/.agentdeck');
@@ -87,17 +89,11 @@ function unexpectedErrors(expected: RegExp[] = []): string[] {
   return session.consoleErrors.splice(0).filter((text) => !expected.some((re) => re.test(text)));
 }
 
-const json = (body: unknown) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
-
 /** Start an agent turn as a streaming client would; resolves its run id at once. */
 async function chat(agent: string, sessionId: string, message: string) {
   const response = await fetch(
     `${url}/agents/${agent}/chat?stream=true`,
-    json({ session_id: sessionId, message }),
+    postJson({ session_id: sessionId, message }),
   );
   const runId = response.headers.get('x-run-id') ?? '';
   const ended = response.text(); // read to its end, as its client would
@@ -105,26 +101,16 @@ async function chat(agent: string, sessionId: string, message: string) {
 }
 
 async function startApproval(thread: string, amount = 5): Promise<string> {
-  const response = await fetch(`${url}/workflows/approval?thread_id=${thread}`, json({ amount }));
+  const response = await fetch(
+    `${url}/workflows/approval?thread_id=${thread}`,
+    postJson({ amount }),
+  );
   await response.text();
   return response.headers.get('x-run-id') ?? '';
 }
 
-async function runStatus(server: string, runId: string): Promise<string> {
-  const body = (await (await fetch(`${server}/runs/${runId}`)).json()) as { status: string };
-  return body.status;
-}
-
 const bookerLines = () =>
   existsSync(bookerLog) ? readFileSync(bookerLog, 'utf8').trim().split('\n') : [];
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
-    await new Promise((wait) => setTimeout(wait, 50));
-  }
-}
 
 /** Every event of the run once, in order: the page's count is the log's, each seq shows once. */
 async function expectEveryEventOnce(runId: string) {
@@ -427,7 +413,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     );
     const started = await fetch(
       `${url}/agents/refunder/chat`,
-      json({ session_id: 'refund-1', message: 'Refund 80 EUR on A1' }),
+      postJson({ session_id: 'refund-1', message: 'Refund 80 EUR on A1' }),
     );
     const runId = started.headers.get('x-run-id') ?? '';
     await started.text();
@@ -493,7 +479,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
   it('shows no control that changes a run in read-only mode', async () => {
     const response = await fetch(
       `${readOnly}/workflows/approval?thread_id=read-only`,
-      json({ amount: 1 }),
+      postJson({ amount: 1 }),
     );
     const runId = response.headers.get('x-run-id') ?? '';
     await response.text();

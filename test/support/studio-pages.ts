@@ -40,6 +40,12 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
   }
 }
 
+/** A run's status, read from `GET /runs/{run_id}`. */
+export async function runStatus(server: string, runId: string): Promise<string> {
+  const body = (await (await fetch(`${server}/runs/${runId}`)).json()) as { status: string };
+  return body.status;
+}
+
 export async function catalogOf(server: string): Promise<Catalog> {
   return (await (await fetch(`${server}/catalog`)).json()) as Catalog;
 }
