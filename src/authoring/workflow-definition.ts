@@ -3,6 +3,7 @@
  * facade (workflow.ts), and the checks of its input and run settings.
  */
 import { InvalidInputError } from '../core/errors.js';
+import { isStateSchema, stateSchemaProblems } from './state-schema.js';
 
 /** An uncompiled graph (a LangGraph `StateGraph`); the deck compiles it. */
 export interface GraphBuilder {
@@ -73,7 +74,8 @@ export function checkRunSettings(
 
 /**
  * Check an initial state before anything runs or is recorded: a plain object, and, when
- * the state is a zod object schema, valid for it (fields may be missing; nodes fill them).
+ * the state is a zod object schema or a LangGraph `StateSchema`, valid for it (fields may be
+ * missing; nodes fill them).
  */
 export function checkWorkflowInput(
   workflow: WorkflowDefinition,
@@ -85,6 +87,15 @@ export function checkWorkflowInput(
         Array.isArray(input) ? 'an array' : input === null ? 'null' : typeof input
       }`,
     );
+  }
+  if (isStateSchema(workflow.state)) {
+    const problems = stateSchemaProblems(workflow.state, input as Record<string, unknown>);
+    if (problems.length > 0) {
+      throw new InvalidInputError(
+        `invalid initial state for workflow '${workflow.name}': ${problems.join('; ')}`,
+      );
+    }
+    return input as Record<string, unknown>;
   }
   const partial = partialSchema(workflow.state);
   if (partial) {

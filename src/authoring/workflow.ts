@@ -19,7 +19,12 @@ import {
 export interface WorkflowOptions<S = unknown> {
   /** Unique name in the deck's catalog (shared namespace with agents). */
   name: string;
-  /** The state schema: a zod object schema or a LangGraph Annotation. Initial states are checked against it. */
+  /**
+   * The state schema: a zod object schema, a LangGraph `StateSchema` or a LangGraph Annotation.
+   * Initial states are checked against a zod object or a `StateSchema` (fields may be missing).
+   * A `StateSchema` of the same zod fields costs less per node: LangGraph checks each update
+   * field by field instead of building partial zod schemas (docs/workflows.md "State").
+   */
   state: S;
   /**
    * Durable threads live in the deck's checkpointer (`SERVICE_CHECKPOINT`) and survive the

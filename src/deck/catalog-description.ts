@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Skill } from '../authoring/skills.js';
+import { isStateSchema, stateSchemaJson } from '../authoring/state-schema.js';
 import { isDeckTool } from '../authoring/tool.js';
 import type { Workflow } from '../authoring/workflow.js';
 import { isWorkflowDefinition } from '../authoring/workflow-definition.js';
@@ -30,7 +31,9 @@ export async function describeCatalog(sources: CatalogSources): Promise<CatalogD
     [...sources.workflows.values()].map(async (workflow) => ({
       name: workflow.name,
       durable: workflow.durable,
-      state_schema: jsonSchemaOf(workflow.state),
+      state_schema: isStateSchema(workflow.state)
+        ? stateSchemaJson(workflow.state)
+        : jsonSchemaOf(workflow.state),
       graph: await graphShapeOf(workflow),
     })),
   );

@@ -22,6 +22,7 @@ import { ControlWatch, handledUpTo } from './control/watch.js';
 import { answeredHandled } from './held-call.js';
 import { LiveTurns } from './live-turns.js';
 import { notResumableMessage } from './not-resumable.js';
+import { OpenPausesMemo } from './open-pauses-memo.js';
 import { identityOf, pausedRun } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
@@ -51,6 +52,7 @@ const CLOSE_GRACE_MS = 2_000;
 
 export class Runtime implements RunPlayer {
   readonly #liveTurns = new LiveTurns();
+  readonly #openPauses = new OpenPausesMemo();
   readonly #controlWatch: ControlWatch;
   readonly #endings: PendingEndings;
   /** Continuations this Runtime started on its own (see `#whenResumed`). */
@@ -417,7 +419,9 @@ export class Runtime implements RunPlayer {
       // Checked again under the lock: another caller may have resumed it meanwhile.
       const summary = await pausedRun(this.#deps.store, runId, expected);
       const threadId = summary.sessionId ?? runId;
-      const open = await this.#deps.workflowEngine.openPauses(workflow, threadId);
+      const open =
+        this.#openPauses.take(runId, summary.lastSeq) ??
+        (await this.#deps.workflowEngine.openPauses(workflow, threadId));
       const values = addressResume(open, resume);
       if (!values)
         throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
@@ -467,6 +471,7 @@ export class Runtime implements RunPlayer {
     return {
       store: this.#deps.store,
       engine: this.#deps.workflowEngine,
+      openPauses: this.#openPauses,
       staleRunAfterSeconds: this.#deps.settings.staleRunAfterSeconds,
       heartbeatSeconds: this.#deps.settings.heartbeatSeconds,
       taps: this.#taps,

@@ -51,9 +51,18 @@ export interface SegmentRequest {
 export type SegmentEnd =
   | { type: 'completed'; state: WorkflowState }
   /** A node called `interrupt(payload)`: waiting for a person's answer. */
-  | { type: 'interrupted'; payload: unknown }
+  | ({ type: 'interrupted'; payload: unknown } & KnownPauses)
   /** A node called `sleepUntil(when)`: waiting for `tick()` at or after `wakeAt`. */
-  | { type: 'sleeping'; wakeAt: string };
+  | ({ type: 'sleeping'; wakeAt: string } & KnownPauses);
+
+interface KnownPauses {
+  /**
+   * Every pause the thread waits on now, as `openPauses` would read them from the
+   * checkpointer, when the engine knows them without a read: the runtime then addresses the
+   * next resume from them (runtime/open-pauses-memo.ts).
+   */
+  open?: readonly OpenPause[];
+}
 
 /** A thread whose timer is due. */
 export interface DueThread {

@@ -18,6 +18,7 @@ import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.j
 import type { ControlRequest } from '../core/store.js';
 import { sleepingReason, timerPayload } from '../core/wakeups.js';
 import { recordEnding, recordPause } from './control/events.js';
+import type { OpenPausesMemo } from './open-pauses-memo.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { createRunScope } from './run-scope.js';
@@ -25,6 +26,8 @@ import type { OpenPause, SegmentEnd, SegmentStart, WorkflowEngine } from './work
 
 export interface WorkflowRunDeps extends LeaseDeps {
   engine: WorkflowEngine;
+  /** Where a paused run's open pauses are kept for its resume in this process. */
+  openPauses?: OpenPausesMemo;
 }
 
 export interface WorkflowSegmentRequest {
@@ -187,6 +190,7 @@ export async function* playWorkflowSegment(
           : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
       );
       paused = true;
+      if (end.open) deps.openPauses?.remember(identity.runId, pausedEvent.seq, end.open);
       await lease.keep();
       yield pausedEvent;
       return { result: segmentResult(end, threadId, identity.runId) };

@@ -27,6 +27,7 @@ import {
   graphBuilderOf,
   type Interrupt,
   openPausesOf,
+  orderPauses,
   toPause,
 } from './graph.js';
 import { LocalThreads } from './local-threads.js';
@@ -147,9 +148,10 @@ export class LangGraphEngine implements WorkflowEngine {
     // read and LangGraph's state rebuild, so it is asked only then.
     const open =
       'input' in request.start
-        ? interrupts.map(toPause)
+        ? orderPauses(interrupts.map(toPause))
         : await this.openPauses(workflow, threadId);
-    return segmentEnd(workflow, open.length > 0 ? open : interrupts.map(toPause));
+    if (open.length > 0) return segmentEnd(workflow, open, open);
+    return segmentEnd(workflow, orderPauses(interrupts.map(toPause)));
   }
 
   /**
@@ -226,9 +228,15 @@ function isInterruptChunk(data: unknown): boolean {
   return typeof data === 'object' && data !== null && INTERRUPT in data;
 }
 
-function segmentEnd(workflow: WorkflowDefinition, pauses: readonly OpenPause[]): SegmentEnd {
+/** `known`: the thread's open pauses, when they are exactly what `openPauses` would read. */
+function segmentEnd(
+  workflow: WorkflowDefinition,
+  pauses: readonly OpenPause[],
+  known?: readonly OpenPause[],
+): SegmentEnd {
+  const open = known ? { open: known } : {};
   const question = pauses.find((p) => p.wakeAt === null);
-  if (question) return { type: 'interrupted', payload: question.payload };
+  if (question) return { type: 'interrupted', payload: question.payload, ...open };
   const wakeAt = pauses
     .map((p) => p.wakeAt as string)
     .sort()
@@ -239,5 +247,5 @@ function segmentEnd(workflow: WorkflowDefinition, pauses: readonly OpenPause[]):
         `must survive the process; declare it with durable: true (and run it with a sessionId)`,
     );
   }
-  return { type: 'sleeping', wakeAt };
+  return { type: 'sleeping', wakeAt, ...open };
 }

@@ -114,7 +114,7 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-/** The pauses a stored thread waits on, questions first; `[]` when it is not paused. */
+/** The pauses a stored thread waits on, in {@link orderPauses}' order; `[]` when it is not paused. */
 export async function openPausesOf(
   graph: CompiledGraph,
   storedThreadId: string,
@@ -124,7 +124,20 @@ export async function openPausesOf(
   const open = state.tasks
     .filter((task) => task.result === undefined)
     .flatMap((task) => task.interrupts.map(toPause));
-  return [...open.filter((p) => p.wakeAt === null), ...open.filter((p) => p.wakeAt !== null)];
+  return orderPauses(open);
+}
+
+/**
+ * Questions first, then timers, each by interrupt id: an order the same from the stream that
+ * ended a segment and from the checkpointer, so the question a caller is shown (the first) is
+ * the one an answer goes to, whichever process answers.
+ */
+export function orderPauses(pauses: readonly OpenPause[]): OpenPause[] {
+  const byId = (a: OpenPause, b: OpenPause) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return [
+    ...pauses.filter((p) => p.wakeAt === null).sort(byId),
+    ...pauses.filter((p) => p.wakeAt !== null).sort(byId),
+  ];
 }
 
 export function toPause(interrupt: Interrupt): OpenPause {

@@ -6,6 +6,7 @@
 import { tool as engineTool, type RunContext, type Tool } from '@openai/agents-core';
 import { z } from 'zod';
 import type { Skill } from '../../../authoring/skills.js';
+import { isStateSchema, stateSchemaJson } from '../../../authoring/state-schema.js';
 import { tool } from '../../../authoring/tool.js';
 import type { WorkflowDefinition } from '../../../authoring/workflow-definition.js';
 import { InterruptResult } from '../../../core/interrupt-result.js';
@@ -45,10 +46,13 @@ export function skillsSection(skills: readonly Skill[]): string {
 }
 
 /**
- * The JSON schema of a workflow's state, for the model: a zod object's own (fields the
- * nodes fill are optional there too, so this is not strict), else any object.
+ * The JSON schema of a workflow's state, for the model: a zod object's own or a LangGraph
+ * `StateSchema`'s (fields the nodes fill are optional there too, so this is not strict), else
+ * any object.
  */
 function parametersOf(state: unknown): Record<string, unknown> {
+  const declared = isStateSchema(state) ? stateSchemaJson(state) : null;
+  if (declared) return { ...declared, additionalProperties: true };
   const candidate = state as { _zod?: { def?: { type?: string } } } | null;
   if (candidate?._zod?.def?.type === 'object') {
     const { $schema: _, ...schema } = z.toJSONSchema(state as z.ZodObject, { io: 'input' });
