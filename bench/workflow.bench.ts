@@ -169,13 +169,15 @@ async function main(): Promise<void> {
 
 function report(samples: Map<Case, Sample[]>, load: string[]): void {
   const wallOf = (test: Case) => samples.get(test)?.map((s) => s.msPerIteration) ?? [];
+  // Mastra has one way to state its schemas; the deck and raw LangGraph two (`Case.state`).
   const peer = (test: Case, role: Case['role']) =>
     CASES.find(
       (c) =>
         c.role === role &&
         c.group === test.group &&
         c.phase === test.phase &&
-        c.concurrency === test.concurrency,
+        c.concurrency === test.concurrency &&
+        (role === 'mastra' || c.state === test.state),
     );
   /** Per round: this case's time over `other`'s, measured in the same phase of the same round. */
   const timeRatio = (test: Case, other: Case | undefined) => {
@@ -200,18 +202,19 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
   });
   for (const row of rows) console.log(row.join(' | '));
 
-  const subject = (group: Group, phase: Phase, concurrency = 1) =>
+  const subject = (group: Group, phase: Phase, concurrency = 1, state?: 'fields') =>
     CASES.find(
       (c) =>
         c.role === 'deck' &&
         c.group === group &&
         c.phase === phase &&
-        c.concurrency === concurrency,
+        c.concurrency === concurrency &&
+        c.state === state,
     ) as Case;
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
   const versusMastra = (test: Case) => 1 / timeRatio(test, peer(test, 'mastra'));
-  const runLine = (phase: Phase, concurrency: number) => {
-    const test = subject('run', phase, concurrency);
+  const runLine = (phase: Phase, concurrency: number, state?: 'fields') => {
+    const test = subject('run', phase, concurrency, state);
     const ratio = versusMastra(test);
     const mastra = peer(test, 'mastra') as Case;
     return (
@@ -220,8 +223,8 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
       `(${x(ratio)}; ${verdict(ratio >= GOALS.versusMastra)}); ${x(timeRatio(test, peer(test, 'raw')))} the time of raw LangGraph on the same checkpointer.`
     );
   };
-  const cycle = (phase: Phase) => {
-    const test = subject('cycle', phase);
+  const cycle = (phase: Phase, state?: 'fields') => {
+    const test = subject('cycle', phase, 1, state);
     const vsRaw = timeRatio(test, peer(test, 'raw'));
     const vsMastra = versusMastra(test);
     const langGraphDefault = CASES.find(
@@ -241,7 +244,8 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
     const ratio = 1 / timeRatio(test, peer(test, 'raw'));
     return `${concurrency > 1 ? `${concurrency} at once` : 'one at a time'}: ${x(ratio)} the requests/s of the hand-written route (goal at least ${x(GOALS.httpVersusHono)}: ${verdict(ratio >= GOALS.httpVersusHono)})`;
   };
-  const floor = CASES.find((c) => c.name.includes('no checkpointer')) as Case;
+  const floor = CASES.find((c) => c.name.includes('no checkpointer') && !c.state) as Case;
+  const fieldsFloor = CASES.find((c) => c.name.includes('no checkpointer') && c.state) as Case;
   const mastraSqlite = peer(subject('run', 'sqlite'), 'mastra') as Case;
 
   writeSection('workflow.bench', [
@@ -277,13 +281,20 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
     `- ${runLine('sqlite', 16)}`,
     `- ${runLine('postgres', 16)}`,
     '',
+    '**The same with the state as a LangGraph `StateSchema` of the same zod fields** (`state: new',
+    'StateSchema(Counter.shape)`; LangGraph then checks updates field by field, docs/workflows.md):',
+    `- ${runLine('sqlite', 1, 'fields')}`,
+    `- ${runLine('postgres', 1, 'fields')}`,
+    `- Interrupt + answer cycle, ${cycle('sqlite', 'fields')}`,
+    '',
     `**Interrupt + answer cycle:** ${cycle('sqlite')} ${cycle('postgres')}`,
     '',
     `**Not durable over HTTP:** ${http(1)}; ${http(16)}.`,
     '',
     `**LangGraph's floor:** raw LangGraph with no checkpointer at all takes ${ms(median(wallOf(floor)))} ms per ` +
       `3-node run, against ${ms(median(wallOf(mastraSqlite)))} ms for Mastra with LibSQL ` +
-      `(${x(timeRatio(floor, mastraSqlite))} the time).`,
+      `(${x(timeRatio(floor, mastraSqlite))} the time); with a \`StateSchema\` state ` +
+      `${ms(median(wallOf(fieldsFloor)))} ms (${x(timeRatio(fieldsFloor, mastraSqlite))}).`,
     '',
     machineLine(load),
     '',

@@ -17,8 +17,10 @@ import { Deck, InterruptResult } from '../../src/index.js';
 import { SqliteCheckpointer } from '../../src/stores/sqlite/index.js';
 import {
   Approval,
+  ApprovalFields,
   approvalGraph,
   Counter,
+  CounterFields,
   check,
   checkApproved,
   checkThreeSteps,
@@ -43,6 +45,11 @@ export interface Case {
   /** Runs in flight at once. */
   concurrency: number;
   role: Role;
+  /**
+   * `fields`: the workflow's state is a LangGraph `StateSchema` of the same zod fields; such a
+   * row is set against the raw LangGraph row of the same state.
+   */
+  state?: 'fields';
   iterate(open: PhaseResources): Iterate;
 }
 
@@ -63,11 +70,14 @@ export interface MastraEngines {
 
 export interface PhaseResources {
   deck: Deck;
-  /** Raw LangGraph on the phase's checkpointer. */
+  /** Raw LangGraph on the phase's checkpointer; `Fields`: the state as a `StateSchema`. */
   threeSteps: Graph;
+  threeStepsFields: Graph;
   approval: Graph;
+  approvalFields: Graph;
   /** Raw LangGraph with no checkpointer at all: LangGraph's own floor. */
   bare: Graph;
+  bareFields: Graph;
   /** The deck's HTTP app, and a hand-written Hono route invoking the same graph. */
   deckApp: { request(path: string, init: RequestInit): Promise<Response> | Response };
   honoApp: { request(path: string, init: RequestInit): Promise<Response> | Response };
@@ -93,11 +103,12 @@ const deckRun =
   };
 
 const rawRun =
-  (durability: Record<string, string>): Case['iterate'] =>
-  ({ threeSteps, prefix }) =>
+  (durability: Record<string, string>, fields = false): Case['iterate'] =>
+  (open) =>
   async (i) => {
-    const config = { configurable: { thread_id: `${prefix}r${i}` }, ...durability };
-    checkThreeSteps(await threeSteps.invoke({ n: 0 }, config));
+    const config = { configurable: { thread_id: `${open.prefix}r${i}` }, ...durability };
+    const graph = fields ? open.threeStepsFields : open.threeSteps;
+    checkThreeSteps(await graph.invoke({ n: 0 }, config));
   };
 
 const mastraRun =
@@ -111,19 +122,21 @@ const mastraRun =
   };
 
 const rawCycle =
-  (durability: Record<string, string>): Case['iterate'] =>
-  ({ approval, prefix }) =>
+  (durability: Record<string, string>, fields = false): Case['iterate'] =>
+  ({ approval: zodState, approvalFields, prefix }) =>
   async (i) => {
+    const approval = fields ? approvalFields : zodState;
     const config = { configurable: { thread_id: `${prefix}a${i}` }, ...durability };
     const paused = (await approval.invoke({ amount: i }, config)) as Record<string, unknown>;
     check(Array.isArray(paused.__interrupt__), 'raw graph paused on the interrupt');
     checkApproved(await approval.invoke(new Command({ resume: { approved: true } }), config), i);
   };
 
-const deckCycle: Case['iterate'] =
+const deckCycle =
+  (workflow: string): Case['iterate'] =>
   ({ deck, prefix }) =>
   async (i) => {
-    const paused = await deck.run('approval', { amount: i }, { sessionId: `${prefix}c${i}` });
+    const paused = await deck.run(workflow, { amount: i }, { sessionId: `${prefix}c${i}` });
     check(paused instanceof InterruptResult && paused.runId !== null, 'deck interrupted');
     checkApproved(
       await deck.answer((paused as InterruptResult).runId as string, { approved: true }),
@@ -182,6 +195,25 @@ function phaseCases(phase: Phase, store: string, concurrency: number): Case[] {
   ];
 }
 
+/** The 3-node run with its state as a `StateSchema`: raw LangGraph and the deck. */
+function fieldsCases(phase: Phase, store: string): Case[] {
+  const c = { phase, concurrency: 1, group: 'run', state: 'fields' } as const;
+  return [
+    {
+      ...c,
+      role: 'raw',
+      name: `raw LangGraph \`invoke\`, ${store}, exit, \`StateSchema\` state`,
+      iterate: rawRun(EXIT, true),
+    },
+    {
+      ...c,
+      role: 'deck',
+      name: `deck \`deck.run\`, ${store}, \`StateSchema\` state`,
+      iterate: deckRun('three-steps-fields'),
+    },
+  ];
+}
+
 export const CASES: Case[] = [
   ...phaseCases('sqlite', 'SQLite', 1),
   {
@@ -219,6 +251,19 @@ export const CASES: Case[] = [
     name: 'Mastra `run.start`, in memory',
     iterate: mastraRun('memory'),
   },
+  ...fieldsCases('sqlite', 'SQLite'),
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'run',
+    role: 'other',
+    state: 'fields',
+    name: 'raw LangGraph `invoke`, no checkpointer, `StateSchema` state',
+    iterate:
+      ({ bareFields }) =>
+      async () =>
+        checkThreeSteps(await bareFields.invoke({ n: 0 })),
+  },
   ...phaseCases('sqlite', 'SQLite', 16),
   {
     phase: 'sqlite',
@@ -242,7 +287,7 @@ export const CASES: Case[] = [
     group: 'cycle',
     role: 'deck',
     name: '**deck `deck.run` + `deck.answer`, SQLite**',
-    iterate: deckCycle,
+    iterate: deckCycle('approval'),
   },
   {
     phase: 'sqlite',
@@ -251,6 +296,24 @@ export const CASES: Case[] = [
     role: 'mastra',
     name: 'Mastra `start` + `resume`, LibSQL',
     iterate: mastraCycle,
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'raw',
+    state: 'fields',
+    name: 'raw LangGraph, same, SQLite, exit, `StateSchema` state',
+    iterate: rawCycle(EXIT, true),
+  },
+  {
+    phase: 'sqlite',
+    concurrency: 1,
+    group: 'cycle',
+    role: 'deck',
+    state: 'fields',
+    name: 'deck `deck.run` + `deck.answer`, SQLite, `StateSchema` state',
+    iterate: deckCycle('approval-fields'),
   },
   {
     phase: 'sqlite',
@@ -285,6 +348,7 @@ export const CASES: Case[] = [
     iterate: overHttp('deckApp', '/workflows/three-steps-local'),
   },
   ...phaseCases('postgres', 'Postgres', 1),
+  ...fieldsCases('postgres', 'Postgres'),
   ...phaseCases('postgres', 'Postgres', 16),
   {
     phase: 'postgres',
@@ -300,7 +364,7 @@ export const CASES: Case[] = [
     group: 'cycle',
     role: 'deck',
     name: '**deck `deck.run` + `deck.answer`, Postgres**',
-    iterate: deckCycle,
+    iterate: deckCycle('approval'),
   },
   {
     phase: 'postgres',
@@ -366,8 +430,11 @@ export async function openPhase(
   const resources: PhaseResources = {
     deck,
     threeSteps: threeStepsGraph(Counter).compile({ checkpointer }) as unknown as Graph,
+    threeStepsFields: threeStepsGraph(CounterFields).compile({ checkpointer }) as unknown as Graph,
     approval: approvalGraph(Approval).compile({ checkpointer }) as unknown as Graph,
+    approvalFields: approvalGraph(ApprovalFields).compile({ checkpointer }) as unknown as Graph,
     bare: threeStepsGraph(Counter).compile() as unknown as Graph,
+    bareFields: threeStepsGraph(CounterFields).compile() as unknown as Graph,
     deckApp: deck.app({ log: () => {} }),
     honoApp,
     mastra,

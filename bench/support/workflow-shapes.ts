@@ -6,21 +6,23 @@
  * states checked by the same zod schemas. Each run's result is checked, so no engine can
  * skip work.
  */
-import { END, START, StateGraph } from '@langchain/langgraph';
+import { END, START, StateGraph, StateSchema } from '@langchain/langgraph';
 import { createStep, createWorkflow } from '@mastra/core/workflows';
 import { z } from 'zod';
 import { type GraphBuilder, interrupt, Workflow } from '../../src/index.js';
 
 export const Counter = z.object({ n: z.number(), steps: z.array(z.string()).optional() });
 type CounterState = z.infer<typeof Counter>;
+/** The same fields as a LangGraph `StateSchema`: LangGraph checks updates field by field. */
+export const CounterFields = new StateSchema(Counter.shape);
 
 const add = (name: string) => (s: CounterState) => ({
   n: s.n + 1,
   steps: [...(s.steps ?? []), name],
 });
 
-export const threeStepsGraph = (state: typeof Counter): GraphBuilder =>
-  new StateGraph(state)
+export const threeStepsGraph = (state: typeof Counter | typeof CounterFields): GraphBuilder =>
+  new StateGraph(state as typeof Counter)
     .addNode('one', add('one'))
     .addNode('two', add('two'))
     .addNode('three', add('three'))
@@ -35,14 +37,15 @@ export const Approval = z.object({
   note: z.string().optional(),
 });
 type ApprovalState = z.infer<typeof Approval>;
+export const ApprovalFields = new StateSchema(Approval.shape);
 
 const prepare = (s: ApprovalState) => ({ note: `amount ${s.amount}` });
 const finish = (s: ApprovalState) => ({
   note: `${s.note} ${s.approved ? 'approved' : 'rejected'}`,
 });
 
-export const approvalGraph = (state: typeof Approval): GraphBuilder =>
-  new StateGraph(state)
+export const approvalGraph = (state: typeof Approval | typeof ApprovalFields): GraphBuilder =>
+  new StateGraph(state as typeof Approval)
     .addNode('prepare', prepare)
     .addNode('ask', (s: ApprovalState) => {
       const answer = interrupt<{ approved: boolean }>({ question: 'approve?', amount: s.amount });
@@ -56,7 +59,8 @@ export const approvalGraph = (state: typeof Approval): GraphBuilder =>
 
 /**
  * The deck's catalog: the two durable workflows (the deck's default durability, `'exit'`),
- * the 3-node one with LangGraph's default (`'async'`), and not durable (for HTTP).
+ * the 3-node one with LangGraph's default (`'async'`), both with their state as a `StateSchema`,
+ * and not durable (for HTTP).
  */
 export const DECK_WORKFLOWS = [
   new Workflow({ name: 'three-steps', state: Counter, durable: true, graph: threeStepsGraph }),
@@ -68,6 +72,18 @@ export const DECK_WORKFLOWS = [
     graph: threeStepsGraph,
   }),
   new Workflow({ name: 'approval', state: Approval, durable: true, graph: approvalGraph }),
+  new Workflow({
+    name: 'three-steps-fields',
+    state: CounterFields,
+    durable: true,
+    graph: threeStepsGraph,
+  }),
+  new Workflow({
+    name: 'approval-fields',
+    state: ApprovalFields,
+    durable: true,
+    graph: approvalGraph,
+  }),
   new Workflow({ name: 'three-steps-local', state: Counter, graph: threeStepsGraph }),
 ];
 
