@@ -36,7 +36,9 @@ export async function answerRun(
   const summary = await store.getRun(runId);
   const workflow = summary ? workflows.get(summary.origin) : undefined;
   if (summary && workflow) {
-    return settle(runtime.resumeWorkflow(workflow, runId, { answer: value }, { context }));
+    return settle(
+      runtime.resumeWorkflow(workflow, runId, { answer: value }, { context, checked: summary }),
+    );
   }
   const agent = summary ? agents.get(summary.origin) : undefined;
   if (!summary || !agent) {

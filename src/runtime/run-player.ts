@@ -9,6 +9,7 @@ import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import type { AgentInput } from '../core/blocks.js';
 import type { RunTrigger } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
+import type { RunSummary } from '../core/store.js';
 import type { TurnOutcome } from './agent-turn.js';
 import type { WorkflowOutcome, WorkflowResume } from './workflow-run.js';
 
@@ -64,8 +65,14 @@ export interface RunPlayer {
     workflow: WorkflowDefinition,
     runId: string,
     resume: WorkflowResume,
-    options?: { context?: unknown },
+    options?: ResumeWorkflowOptions,
   ): AsyncGenerator<Event, WorkflowOutcome, undefined>;
   /** A control request for `runId` was just recorded: a run playing here looks at it now. */
   controlRecorded(runId: string): Promise<void>;
+}
+
+export interface ResumeWorkflowOptions {
+  context?: unknown;
+  /** The run as the caller just read it (its status is the check before the resume lock). */
+  checked?: RunSummary;
 }

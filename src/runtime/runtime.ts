@@ -10,7 +10,7 @@ import type { ControlVerb } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { foldStatus, type RunStatus } from '../core/status.js';
-import type { ControlRequest } from '../core/store.js';
+import type { ControlRequest, RunSummary } from '../core/store.js';
 import type { ApprovalAnswer } from './agent-engine.js';
 import { type AgentTurnDeps, playAgentTurn, type TurnOutcome } from './agent-turn.js';
 import { type BackgroundOptions, BackgroundWork } from './background.js';
@@ -28,7 +28,7 @@ import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
 import { type PruneOptions, type PruneReport, pruneEnded } from './retention.js';
 import { optionalId, reserveRunId } from './run-id-reservation.js';
-import type { RunOptions, RunPlayer, StartOptions } from './run-player.js';
+import type { ResumeWorkflowOptions, RunOptions, RunPlayer, StartOptions } from './run-player.js';
 import {
   dropEndedThread,
   type RuntimeCatalog,
@@ -295,12 +295,14 @@ export class Runtime implements RunPlayer {
     runId: string,
     expected: RunStatus,
     body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
+    checked?: RunSummary,
   ): AsyncGenerator<Event, R, undefined> {
     return underResumeLock(
       {
         store: this.#deps.store,
         runId,
         expected,
+        ...(checked ? { checked } : {}),
         staleAfterMs: this.#staleAfterMs(),
         closed: () => this.#closed,
       },
@@ -412,27 +414,32 @@ export class Runtime implements RunPlayer {
     workflow: WorkflowDefinition,
     runId: string,
     resume: WorkflowResume,
-    options: { context?: unknown } = {},
+    options: ResumeWorkflowOptions = {},
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
-    return yield* this.#underResumeLock(runId, expected, async function* (this: Runtime) {
-      // Checked again under the lock: another caller may have resumed it meanwhile.
-      const summary = await pausedRun(this.#deps.store, runId, expected);
-      const threadId = summary.sessionId ?? runId;
-      const open =
-        this.#openPauses.take(runId, summary.lastSeq) ??
-        (await this.#deps.workflowEngine.openPauses(workflow, threadId));
-      const values = addressResume(open, resume);
-      if (!values)
-        throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
-      return yield* playWorkflowSegment(this.#workflowDeps(), {
-        workflow,
-        threadId,
-        start: { resume: values },
-        context: options.context,
-        identity: identityOf(summary),
-      });
-    });
+    return yield* this.#underResumeLock(
+      runId,
+      expected,
+      async function* (this: Runtime) {
+        // Checked again under the lock: another caller may have resumed it meanwhile.
+        const summary = await pausedRun(this.#deps.store, runId, expected);
+        const threadId = summary.sessionId ?? runId;
+        const open =
+          this.#openPauses.take(runId, summary.lastSeq) ??
+          (await this.#deps.workflowEngine.openPauses(workflow, threadId));
+        const values = addressResume(open, resume);
+        if (!values)
+          throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
+        return yield* playWorkflowSegment(this.#workflowDeps(), {
+          workflow,
+          threadId,
+          start: { resume: values },
+          context: options.context,
+          identity: identityOf(summary),
+        });
+      },
+      options.checked,
+    );
   }
 
   /**

@@ -184,14 +184,16 @@ export async function* playWorkflowSegment(
         yield completed;
         return { result: end.state };
       }
-      const pausedEvent = await recorder.record(
-        end.type === 'interrupted'
-          ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }
-          : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
+      // The thread stays the run's: its claim is kept while the pause event is written.
+      const pausedEvent = await lease.keepWhile(
+        recorder.record(
+          end.type === 'interrupted'
+            ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }
+            : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
+        ),
       );
       paused = true;
       if (end.open) deps.openPauses?.remember(identity.runId, pausedEvent.seq, end.open);
-      await lease.keep();
       yield pausedEvent;
       return { result: segmentResult(end, threadId, identity.runId) };
     } catch (error) {

@@ -41,6 +41,22 @@ export function describeCoordinationContract(current: () => EventStore): void {
       });
     });
 
+    it('keeps keys and run ids with quotes, backslashes and dollar signs exactly', async () => {
+      // A backend may send them inside its statements' text (Postgres escapes them as literals).
+      const odd = `'; DROP TABLE claims; --\\ $1 $& $' "x"`;
+      const key = uid(`session:${odd}`);
+      const runId = `run-${odd}`;
+      expect(await store.claim({ key, runId, staleAfterMs: 60_000, leaseMs: 30_000 })).toEqual({
+        acquired: true,
+        tookOverFrom: null,
+      });
+      expect(await store.claimHolder(key)).toMatchObject({ runId, leaseMs: 30_000 });
+      const busy = await store.claim({ key, runId: `${runId}2`, staleAfterMs: 60_000 });
+      expect(busy).toMatchObject({ acquired: false, holder: { runId } });
+      expect(await store.claimHolder(uid(`session:${odd}`))).toBeNull();
+      expect(await store.release(key, runId)).toBe(true);
+    });
+
     it('lets the holder claim again, renewing the claim', async () => {
       const key = uid('thread');
       await store.claim({ key, runId: 'run-a', staleAfterMs: 60_000 });

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import type { RunStatus } from '../../core/status.js';
-import type { EventStore } from '../../core/store.js';
+import type { EventStore, RunSummary } from '../../core/store.js';
 import { pausedRun } from '../paused-run.js';
 import { RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
 
@@ -19,6 +19,11 @@ export interface ResumeLockRequest {
   runId: string;
   /** The status the run must have, checked before the lock is taken. */
   expected: RunStatus;
+  /**
+   * The run as the caller just read it, when it did: that read is the check before the lock
+   * (one read less on the answer path). It is checked again under the lock either way.
+   */
+  checked?: RunSummary;
   staleAfterMs: number;
   /** Whether the deck closed: nothing is resumed then. */
   closed: () => boolean;
@@ -32,7 +37,9 @@ export async function* underResumeLock<R>(
   const { store, runId } = request;
   const closed = () => new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
   if (request.closed()) throw closed();
-  await pausedRun(store, runId, request.expected);
+  if (request.checked?.status !== request.expected || request.checked.runId !== runId) {
+    await pausedRun(store, runId, request.expected);
+  }
   const lockKey = resumeLockKey(runId);
   const lockHolder = randomUUID();
   const lock = await store.claim({
