@@ -6,6 +6,7 @@
  * on it, including for a key no row holds yet (which a row lock could not cover).
  */
 import type { Pool, PoolClient, QueryResult } from 'pg';
+import { StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
 import { isStale } from '../../core/store.js';
@@ -48,7 +49,11 @@ export async function claimThen<T>(
       open = false;
       // Refused: held by another run that is not stale (read under the same lock).
       const current = holder ?? (await claimHolderOn(client, request.key));
-      if (!current) throw new Error(`claim '${request.key}' was refused with no holder`);
+      if (!current) {
+        throw new StoreError(
+          `claim '${request.key}' was refused, yet no run holds it; retry the claim`,
+        );
+      }
       return { claim: { acquired: false, holder: current }, written: null };
     }
     // A holder read as live that let go before the write (a release takes no lock) was not taken over.
