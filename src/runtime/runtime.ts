@@ -293,10 +293,11 @@ export class Runtime implements RunPlayer {
   /** Play `body` holding the run's resume lock (control/resume-lock.ts). */
   #underResumeLock<R>(
     runId: string,
-    expected: RunStatus,
+    /** The status expected, and the run as the caller just read it, if it did. */
+    check: RunStatus | { expected: RunStatus; checked: RunSummary | undefined },
     body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
-    checked?: RunSummary,
   ): AsyncGenerator<Event, R, undefined> {
+    const { expected, checked } = typeof check === 'string' ? { expected: check } : check;
     return underResumeLock(
       {
         store: this.#deps.store,
@@ -417,29 +418,25 @@ export class Runtime implements RunPlayer {
     options: ResumeWorkflowOptions = {},
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
-    return yield* this.#underResumeLock(
-      runId,
-      expected,
-      async function* (this: Runtime) {
-        // Checked again under the lock: another caller may have resumed it meanwhile.
-        const summary = await pausedRun(this.#deps.store, runId, expected);
-        const threadId = summary.sessionId ?? runId;
-        const open =
-          this.#openPauses.take(runId, summary.lastSeq) ??
-          (await this.#deps.workflowEngine.openPauses(workflow, threadId));
-        const values = addressResume(open, resume);
-        if (!values)
-          throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
-        return yield* playWorkflowSegment(this.#workflowDeps(), {
-          workflow,
-          threadId,
-          start: { resume: values },
-          context: options.context,
-          identity: identityOf(summary),
-        });
-      },
-      options.checked,
-    );
+    const check = { expected, checked: options.checked };
+    return yield* this.#underResumeLock(runId, check, async function* (this: Runtime) {
+      // Checked again under the lock: another caller may have resumed it meanwhile.
+      const summary = await pausedRun(this.#deps.store, runId, expected);
+      const threadId = summary.sessionId ?? runId;
+      const open =
+        this.#openPauses.take(runId, summary.lastSeq) ??
+        (await this.#deps.workflowEngine.openPauses(workflow, threadId));
+      const values = addressResume(open, resume);
+      if (!values)
+        throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
+      return yield* playWorkflowSegment(this.#workflowDeps(), {
+        workflow,
+        threadId,
+        start: { resume: values },
+        context: options.context,
+        identity: identityOf(summary),
+      });
+    });
   }
 
   /**
