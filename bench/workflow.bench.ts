@@ -10,8 +10,10 @@
  *    `start` to `suspend()` then `resume` on a new handle of the stored run.
  * 3. The 3-node workflow not durable over HTTP: the deck's `POST /workflows/{name}` against a
  *    hand-written Hono route invoking the same graph, both through `app.request()`.
+ * 4. The same deck rows with the deck's event log in memory (its checkpoints still on SQLite):
+ *    the share of the deck's cost that is its log on disk.
  *
- * Each round opens each phase (SQLite, then Postgres, alternating which comes first) on fresh
+ * Each round opens each phase (SQLite, log in memory, Postgres; reversed every other round) on fresh
  * files, and runs its cases in interleaved blocks whose order rotates, so that noise on a
  * shared machine falls on all of them alike. Medians over the rounds are reported; ratios are
  * the medians of the per-round ratios, each taken within one phase of one round.
@@ -30,10 +32,9 @@ import {
   type Case,
   type Group,
   type MastraEngines,
-  openMastra,
-  openPhase,
   type Phase,
 } from './support/workflow-cases.js';
+import { openMastra, openPhase } from './support/workflow-phases.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 /** Iterations per case per round (runs, cycles or requests). */
@@ -44,6 +45,7 @@ const CASE_BUDGET_MS = 4_000;
 /** Blocks per measurement: each case runs `RUNS / BLOCKS` at a time, in turn. */
 const BLOCKS = 12;
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PHASES: readonly Phase[] = ['sqlite', 'log-in-memory', 'postgres'];
 
 const GOALS = {
   /** The deck's runs/s over Mastra LibSQL's, at least. */
@@ -147,12 +149,11 @@ async function main(): Promise<void> {
   const samples = new Map<Case, Sample[]>(CASES.map((c) => [c, []]));
   try {
     const mastra = await openMastra(dir);
-    for (const phase of ['sqlite', 'postgres'] as const) {
+    for (const phase of PHASES) {
       await measurePhase(phase, WARMUP, where, mastra); // the JIT, the files, the pools
     }
     for (let round = 0; round < ROUNDS; round += 1) {
-      const order =
-        round % 2 === 0 ? (['sqlite', 'postgres'] as const) : (['postgres', 'sqlite'] as const);
+      const order = round % 2 === 0 ? PHASES : [...PHASES].reverse();
       for (const phase of order) {
         for (const [test, sample] of await measurePhase(phase, RUNS, where, mastra)) {
           samples.get(test)?.push(sample);
@@ -244,6 +245,13 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
     const ratio = 1 / timeRatio(test, peer(test, 'raw'));
     return `${concurrency > 1 ? `${concurrency} at once` : 'one at a time'}: ${x(ratio)} the requests/s of the hand-written route (goal at least ${x(GOALS.httpVersusHono)}: ${verdict(ratio >= GOALS.httpVersusHono)})`;
   };
+  const logInMemory = (group: Group) => {
+    const test = subject(group, 'log-in-memory');
+    const ratio = timeRatio(test, peer(test, 'raw'));
+    return group === 'http'
+      ? `${x(1 / ratio)} the route's requests/s`
+      : `${x(ratio)} raw LangGraph's time`;
+  };
   const floor = CASES.find((c) => c.name.includes('no checkpointer') && !c.state) as Case;
   const fieldsFloor = CASES.find((c) => c.name.includes('no checkpointer') && c.state) as Case;
   const mastraSqlite = peer(subject('run', 'sqlite'), 'mastra') as Case;
@@ -263,8 +271,9 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
     'against a hand-written Hono route invoking the same graph on a `MemorySaver` (dropping the',
     'thread after, as the deck does), both through `app.request()`.',
     '',
-    `Each of ${ROUNDS} rounds (after a warm-up) opens a SQLite phase and a Postgres phase (one deck`,
-    "per process), alternating which comes first; Mastra stays open and is measured in both. A phase's",
+    `Each of ${ROUNDS} rounds (after a warm-up) opens a SQLite phase, a phase with the deck's event log in`,
+    'memory and a Postgres phase (one deck per process), the order reversed every other round; Mastra',
+    "stays open and is measured in the SQLite and Postgres phases. A phase's",
     `cases run ${RUNS} iterations each in ${BLOCKS} interleaved blocks whose order rotates (at most`,
     `${CASE_BUDGET_MS / 1000} s per case and round). "16 at once" keeps 16 runs in flight; its time is wall`,
     'time over runs. The table shows the median time per iteration over the rounds, its range, the',
@@ -290,6 +299,11 @@ function report(samples: Map<Case, Sample[]>, load: string[]): void {
     `**Interrupt + answer cycle:** ${cycle('sqlite')} ${cycle('postgres')}`,
     '',
     `**Not durable over HTTP:** ${http(1)}; ${http(16)}.`,
+    '',
+    "**Without the event log on disk** (a phase of its own: the deck's events in memory, its",
+    'checkpoints on a SQLite file, against raw LangGraph on a `SqliteCheckpointer` and the Hono',
+    `route): a 3-node run ${logInMemory('run')}, a cycle ${logInMemory('cycle')}, not durable over HTTP ` +
+      `${logInMemory('http')}. What the SQLite rows add to these is what the deck's log on disk costs.`,
     '',
     `**LangGraph's floor:** raw LangGraph with no checkpointer at all takes ${ms(median(wallOf(floor)))} ms per ` +
       `3-node run, against ${ms(median(wallOf(mastraSqlite)))} ms for Mastra with LibSQL ` +

@@ -1,35 +1,19 @@
 /**
- * The cases of `bench:workflow` and what they run on. A phase is one deck (one per process)
- * with the raw LangGraph graphs compiled on the same kind of checkpointer: `sqlite` (the
- * deck on the SQLite default, events and checkpoints in one file; raw LangGraph on a
- * `SqliteCheckpointer` file of its own) or `postgres` (the deck on a scratch database; raw
- * LangGraph on LangGraph's `PostgresSaver` in that database). Mastra, opened once for the
- * whole bench, is measured in every phase, so each phase's ratios are taken side by side.
+ * The cases of `bench:workflow`. A phase is one deck (one per process) with the raw LangGraph
+ * graphs compiled on the same kind of checkpointer (workflow-phases.ts opens them): `sqlite`
+ * (the deck on the SQLite default, events and checkpoints in one file; raw LangGraph on a
+ * `SqliteCheckpointer` file of its own), `postgres` (the deck on a scratch database; raw
+ * LangGraph on LangGraph's `PostgresSaver` in that database), or `log-in-memory` (the deck's
+ * event log in memory, its checkpoints on SQLite: what the deck costs without its log on
+ * disk). Mastra, opened once for the whole bench, is measured in the first two phases, so
+ * each phase's ratios are taken side by side.
  */
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { Command, MemorySaver } from '@langchain/langgraph';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import { Mastra } from '@mastra/core';
-import { LibSQLStore } from '@mastra/libsql';
-import { Hono } from 'hono';
-import { Deck, InterruptResult } from '../../src/index.js';
-import { SqliteCheckpointer } from '../../src/stores/sqlite/index.js';
-import {
-  Approval,
-  ApprovalFields,
-  approvalGraph,
-  Counter,
-  CounterFields,
-  check,
-  checkApproved,
-  checkThreeSteps,
-  DECK_WORKFLOWS,
-  mastraWorkflows,
-  threeStepsGraph,
-} from './workflow-shapes.js';
+import { Command } from '@langchain/langgraph';
+import type { Mastra } from '@mastra/core';
+import { type Deck, InterruptResult } from '../../src/index.js';
+import { check, checkApproved, checkThreeSteps } from './workflow-shapes.js';
 
-export type Phase = 'sqlite' | 'postgres';
+export type Phase = 'sqlite' | 'postgres' | 'log-in-memory';
 /** `run`: a 3-node run; `cycle`: interrupt + answer; `http`: a non-durable run over HTTP. */
 export type Group = 'run' | 'cycle' | 'http';
 /** Who the case is, for the ratios: each group's rows are set against `raw` and `mastra`. */
@@ -53,7 +37,7 @@ export interface Case {
   iterate(open: PhaseResources): Iterate;
 }
 
-interface Graph {
+export interface Graph {
   invoke(input: unknown, options?: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -87,7 +71,7 @@ export interface PhaseResources {
 }
 
 /** Both durable modes a row can run raw LangGraph with; the deck's default is `'exit'`. */
-const EXIT = { durability: 'exit' } as const;
+export const EXIT = { durability: 'exit' } as const;
 
 const postJson = (body: unknown): RequestInit => ({
   method: 'POST',
@@ -374,76 +358,58 @@ export const CASES: Case[] = [
     name: 'Mastra `start` + `resume`, LibSQL (Postgres phase)',
     iterate: mastraCycle,
   },
+  ...logInMemoryCases(),
 ];
 
-export async function openMastra(dir: string): Promise<MastraEngines> {
-  const storage = (file: string) => new LibSQLStore({ id: file, url: `file:${join(dir, file)}` });
-  return {
-    libsql: new Mastra({
-      workflows: mastraWorkflows(),
-      storage: storage('mastra.db'),
-      logger: false,
-    }),
-    libsqlConcurrent: new Mastra({
-      workflows: mastraWorkflows(),
-      storage: storage('mastra-concurrent.db'),
-      logger: false,
-    }),
-    memory: new Mastra({ workflows: mastraWorkflows(), logger: false }),
-  };
-}
-
 /**
- * Open a phase: the deck from the environment (`SERVICE_EVENTS`, checkpoints beside the
- * events), raw graphs on a checkpointer of the same kind, and the two HTTP apps.
+ * The deck with its event log in memory (checkpoints still on a SQLite file) against raw
+ * LangGraph on a `SqliteCheckpointer`, and the HTTP route: what the log on disk costs.
  */
-export async function openPhase(
-  phase: Phase,
-  where: { dir: string; postgresUrl: string },
-  mastra: MastraEngines,
-) {
-  const prefix = `${randomUUID().slice(0, 8)}-`;
-  let checkpointer: SqliteCheckpointer | PostgresSaver;
-  if (phase === 'sqlite') {
-    checkpointer = new SqliteCheckpointer(join(where.dir, `raw-${prefix}.db`));
-    process.env.SERVICE_EVENTS = `sqlite://${join(where.dir, `deck-${prefix}.db`)}`;
-  } else {
-    checkpointer = PostgresSaver.fromConnString(where.postgresUrl);
-    await checkpointer.setup();
-    process.env.SERVICE_EVENTS = where.postgresUrl;
-  }
-  delete process.env.SERVICE_CHECKPOINT;
-  delete process.env.SERVICE_SESSION;
-  const deck = await new Deck({ workflows: DECK_WORKFLOWS }).open();
-  const local = new MemorySaver();
-  const localGraph = threeStepsGraph(Counter).compile({ checkpointer: local }) as Graph;
-  const honoApp = new Hono().post('/run', async (c) => {
-    const threadId = randomUUID();
-    const state = await localGraph.invoke(await c.req.json(), {
-      configurable: { thread_id: threadId },
-      ...EXIT,
-    });
-    // As the deck does for a thread named by its run id: dropped when the run ends.
-    await local.deleteThread(threadId);
-    return c.json(state);
-  });
-  const resources: PhaseResources = {
-    deck,
-    threeSteps: threeStepsGraph(Counter).compile({ checkpointer }) as unknown as Graph,
-    threeStepsFields: threeStepsGraph(CounterFields).compile({ checkpointer }) as unknown as Graph,
-    approval: approvalGraph(Approval).compile({ checkpointer }) as unknown as Graph,
-    approvalFields: approvalGraph(ApprovalFields).compile({ checkpointer }) as unknown as Graph,
-    bare: threeStepsGraph(Counter).compile() as unknown as Graph,
-    bareFields: threeStepsGraph(CounterFields).compile() as unknown as Graph,
-    deckApp: deck.app({ log: () => {} }),
-    honoApp,
-    mastra,
-    prefix,
-  };
-  const close = async () => {
-    await deck.close();
-    if (checkpointer instanceof SqliteCheckpointer) await checkpointer.close();
-    else await checkpointer.end();
-  };
-  return { resources, close };
+function logInMemoryCases(): Case[] {
+  const c = { phase: 'log-in-memory', concurrency: 1 } as const;
+  const memory = 'event log in memory, checkpoints on SQLite';
+  return [
+    {
+      ...c,
+      group: 'run',
+      role: 'raw',
+      name: 'raw LangGraph `invoke`, SQLite, exit (log-in-memory phase)',
+      iterate: rawRun(EXIT),
+    },
+    {
+      ...c,
+      group: 'run',
+      role: 'deck',
+      name: `deck \`deck.run\`, ${memory}`,
+      iterate: deckRun('three-steps'),
+    },
+    {
+      ...c,
+      group: 'cycle',
+      role: 'raw',
+      name: 'raw LangGraph cycle, SQLite, exit (log-in-memory phase)',
+      iterate: rawCycle(EXIT),
+    },
+    {
+      ...c,
+      group: 'cycle',
+      role: 'deck',
+      name: `deck \`deck.run\` + \`deck.answer\`, ${memory}`,
+      iterate: deckCycle('approval'),
+    },
+    {
+      ...c,
+      group: 'http',
+      role: 'raw',
+      name: 'hand-written Hono route (log-in-memory phase)',
+      iterate: overHttp('honoApp', '/run'),
+    },
+    {
+      ...c,
+      group: 'http',
+      role: 'deck',
+      name: 'deck app, not durable, event log in memory',
+      iterate: overHttp('deckApp', '/workflows/three-steps-local'),
+    },
+  ];
 }
