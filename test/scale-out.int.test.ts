@@ -239,8 +239,8 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     expect(follow.frames.at(-1)?.kind).toBe('run.failed');
     model.push({ text: 'fresh start' });
     // The sweeper frees the session a moment after it records run.failed (it holds the claim
-    // while it closes the run, so a stalled process renewing then finds it taken): a turn
-    // asked in between is told 409 and to try again, as a client would.
+    // while it closes the run, so a stalled process renewing then finds it taken; it always
+    // has): a turn asked in between is told 409 and to try again, as a client would.
     let next = await post(`${B}/agents/helper/chat`, { session_id: 'conv-k', message: 'again' });
     for (let tries = 0; next.status === 409 && tries < 20; tries += 1) {
       await sleep(100);

@@ -185,6 +185,16 @@ describe('workflow runs', () => {
     expect(await eventStore.listRuns()).toEqual([]);
   });
 
+  it('refuses a sessionId with a NUL character (Postgres cannot store one), recording nothing', async () => {
+    const { deck, eventStore } = await openTestDeck({
+      workflows: [approval({ durable: true })],
+    });
+    const run = deck.run('approval', { amount: 3 }, { sessionId: 'thread\u0000one' });
+    await expect(run).rejects.toThrow(InvalidInputError);
+    await expect(run).rejects.toThrow('holds a NUL character');
+    expect(await eventStore.listRuns()).toEqual([]);
+  });
+
   it('refuses an initial state that is not a mapping or does not fit the schema, recording nothing', async () => {
     const { deck, eventStore } = await openTestDeck({ workflows: [threeSteps()] });
     await expect(deck.run('three-steps', [] as never)).rejects.toThrow(

@@ -166,8 +166,9 @@ export async function* playAgentTurn(
         }
         if (draft.kind === 'run.interrupted') {
           // A tool call waits for a person: recorded, and the session stays claimed.
-          const event = await lease.keepWhile(recorder.record(draft));
+          const event = await recorder.record(draft);
           paused = true;
+          await lease.keep();
           yield event;
           return { paused, waiting: true };
         }

@@ -29,11 +29,19 @@ export async function reserveRunId(
   return runId;
 }
 
-/** `value` as an id (a non-empty string), or `null` when it was not given. */
+/**
+ * `value` as an id (a non-empty string with no NUL character, which Postgres cannot store),
+ * or `null` when it was not given.
+ */
 export function optionalId(name: string, value: string | undefined): string | null {
   if (value === undefined) return null;
   if (typeof value !== 'string' || value.trim() === '') {
     throw new InvalidInputError(`${name} must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  if (value.includes('\u0000')) {
+    throw new InvalidInputError(
+      `${name} ${JSON.stringify(value)} holds a NUL character; send an id without one`,
+    );
   }
   return value;
 }

@@ -6,10 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { agent, gate, kinds, play, request, testRuntime } from '../../test/support/runtimes.js';
-import { MemoryEventStore } from '../stores/memory/index.js';
-import { ControlWatch } from './control/watch.js';
-import { LiveTurns } from './live-turns.js';
-import { RunLease } from './run-lease.js';
 
 /** Heartbeats every 20 ms, so a lease is 60 ms. */
 const settings = { heartbeatSeconds: 0.02 };
@@ -64,46 +60,5 @@ describe('a run lease', () => {
       reason: "its claim was taken over by run 'r-other'",
     });
     expect((await store.claimHolder('session:s-1'))?.runId).toBe('r-other');
-  });
-});
-
-describe('keeping the claim while the pause event is written (keepWhile)', () => {
-  const leaseOn = async (store: MemoryEventStore) => {
-    const deps = {
-      store,
-      staleRunAfterSeconds: 3600,
-      heartbeatSeconds: 0.02,
-      taps: [],
-      liveTurns: new LiveTurns(),
-      controlWatch: new ControlWatch(store, 10_000),
-    };
-    const identity = { runId: 'r-1', sessionId: 's-1', namespace: null, origin: 'a' };
-    return RunLease.acquire(deps, identity, 'session:s-1');
-  };
-
-  it('keeps the claim with no lease once the event is written; release then changes nothing', async () => {
-    const store = new MemoryEventStore();
-    const lease = await leaseOn(store);
-    expect((await store.claimHolder('session:s-1'))?.leaseMs).toBe(60);
-    const event = await lease.keepWhile(
-      lease.recorder.record({ kind: 'run.paused', payload: { reason: 'a pause' } }),
-    );
-    expect(event.kind).toBe('run.paused');
-    await lease.release();
-    lease.finish();
-    const kept = await store.claimHolder('session:s-1');
-    expect(kept?.runId).toBe('r-1');
-    expect(kept?.leaseMs).toBeUndefined();
-  });
-
-  it('leaves the claim to release when the pause event could not be written', async () => {
-    const store = new MemoryEventStore();
-    const lease = await leaseOn(store);
-    const failed = Promise.reject(new Error('the disk is full'));
-    await expect(lease.keepWhile(failed)).rejects.toThrow('the disk is full');
-    expect((await store.claimHolder('session:s-1'))?.runId).toBe('r-1');
-    await lease.release();
-    lease.finish();
-    expect(await store.claimHolder('session:s-1')).toBeNull();
   });
 });

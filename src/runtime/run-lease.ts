@@ -217,26 +217,6 @@ export class RunLease {
     }
   }
 
-  /**
-   * Keep the claim (as {@link keep}) while `pausing`, the write of the run's pause event, is
-   * under way, rather than after it: on SQLite the claim's write commits the open group
-   * commit, the pause event in it (one commit, not two); on Postgres the two writes go at
-   * once, on two connections. The pause event is durable when this resolves. Should it fail,
-   * the claim is left to {@link release}, as if it had never been kept.
-   */
-  async keepWhile(pausing: Promise<Event>): Promise<Event> {
-    const keeping = this.keep();
-    try {
-      return await pausing;
-    } catch (error) {
-      await keeping;
-      this.#settled = false; // the heartbeat is stopped; release() frees the claim
-      throw error;
-    } finally {
-      await keeping;
-    }
-  }
-
   /** The run's own code is done: it is no longer live. Call last, after release or keep. */
   finish(): void {
     this.#deps.controlWatch.unwatch(this.#watched);

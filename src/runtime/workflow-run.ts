@@ -184,16 +184,16 @@ export async function* playWorkflowSegment(
         yield completed;
         return { result: end.state };
       }
-      // The thread stays the run's: its claim is kept while the pause event is written.
-      const pausedEvent = await lease.keepWhile(
-        recorder.record(
-          end.type === 'interrupted'
-            ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }
-            : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
-        ),
+      const pausedEvent = await recorder.record(
+        end.type === 'interrupted'
+          ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }
+          : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
       );
       paused = true;
       if (end.open) deps.openPauses?.remember(identity.runId, pausedEvent.seq, end.open);
+      // Kept once the pause event is durable, never before: a crash between the two leaves a
+      // paused run whose claim has its lease, not a running run whose claim has none.
+      await lease.keep();
       yield pausedEvent;
       return { result: segmentResult(end, threadId, identity.runId) };
     } catch (error) {

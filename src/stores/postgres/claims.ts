@@ -6,10 +6,9 @@
  * on it, including for a key no row holds yet (which a row lock could not cover).
  */
 import type { Pool, PoolClient, QueryResult } from 'pg';
-import { StoreError } from '../../core/errors.js';
+import { InvalidInputError, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
-import { isStale } from '../../core/store.js';
 import { toControlRequest, toHolder } from '../shared/rows.js';
 import { SQL } from './migrations.js';
 
@@ -30,21 +29,20 @@ export async function claimThen<T>(
   request: ClaimRequest,
   then: ((client: PoolClient) => Promise<T>) | null,
 ): Promise<{ claim: ClaimResult; written: T | null }> {
-  const { runId, staleAfterMs } = request;
+  refuseNul(request);
   const client = await pool.connect();
   let broken = false;
   let open = false;
   try {
-    const now = Date.now();
     const results = (await client.query(
-      claimStatements(client, request, now, then === null),
+      claimStatements(client, request, Date.now(), then === null),
     )) as unknown as QueryResult[];
     open = then !== null;
     const [, , read, upsert] = results;
     const row = read?.rows[0];
     const holder = row ? toHolder(row) : null;
-    const other = holder && holder.runId !== runId ? holder : null;
-    if ((upsert?.rowCount ?? 0) === 0) {
+    const written = upsert?.rows[0] as { replaced: boolean } | undefined;
+    if (!written) {
       if (open) await client.query('COMMIT');
       open = false;
       // Refused: held by another run that is not stale (read under the same lock).
@@ -56,8 +54,10 @@ export async function claimThen<T>(
       }
       return { claim: { acquired: false, holder: current }, written: null };
     }
-    // A holder read as live that let go before the write (a release takes no lock) was not taken over.
-    const tookOverFrom = other && isStale(other, staleAfterMs, now) ? other : null;
+    // Taken over: the upsert replaced another run's row (not when that run let go of it
+    // between the read and the write: a release takes no lock, and the upsert then inserts).
+    const tookOverFrom =
+      written.replaced && holder && holder.runId !== request.runId ? holder : null;
     const done = then && !tookOverFrom ? await then(client) : null;
     if (open) await client.query('COMMIT');
     open = false;
@@ -78,12 +78,14 @@ export async function claimThen<T>(
  * unless the caller has more to write. The simple protocol takes no parameters, so values
  * are escaped literals (a function replacer: no `$` in a key is a replacement pattern).
  * Each statement of a READ COMMITTED transaction reads with a snapshot taken when it starts,
- * so the holder is read, and the upsert decides, once the lock is held.
+ * so the holder is read, and the upsert decides, once the lock is held. `now` is when the
+ * claim was sent, not when the lock was granted.
  *
- * The stale rule is `isStale` (core/store.ts) in SQL: older than the claimer allows, or than
- * the holder's own lease; a `claimed_at` that is not an ISO instant in UTC counts as stale
- * (JavaScript's `Date.parse` gives NaN for such text). `CASE` keeps the cast from running on
- * text that is not an instant.
+ * The stale rule is `isStale` (core/store.ts) in SQL, by comparing text: `claimed_at` is
+ * `toISOString()` output, whose order is the order of time, so a holder is stale when its
+ * `claimed_at` is before `now` less the claimer's timeout, or less its own lease. Nothing
+ * stored is cast, so no row can make a claim fail; a `claimed_at` of any other shape (not
+ * written by agentdeck) counts as stale.
  */
 function claimStatements(
   client: PoolClient,
@@ -92,24 +94,29 @@ function claimStatements(
   commit: boolean,
 ): string {
   const literal = (value: string) => client.escapeLiteral(value);
-  const number = (value: number) => literal(String(value));
-  const { key, runId, staleAfterMs } = request;
+  const { key, runId, staleAfterMs, leaseMs } = request;
   const values = [
     literal(key),
     literal(runId),
     literal(new Date(now).toISOString()),
     // Coerced by the INTEGER column, which refuses a fraction as a parameter would.
-    request.leaseMs === undefined ? 'NULL' : number(request.leaseMs),
+    leaseMs === undefined ? 'NULL' : literal(String(leaseMs)),
   ];
-  const stale = `${number(staleAfterMs)}::float8`;
+  const stale = [`claims.claimed_at !~ ${literal(ISO_INSTANT)}`];
+  // As isStale: NaN is never stale; an infinite timeout (or one reaching before 1970) leaves the lease.
+  if (!Number.isNaN(staleAfterMs)) {
+    // Rounded up: for a whole-ms claimed_at, `< ceil(now - timeout)` is `age > timeout`.
+    const cutoff = Math.ceil(now - staleAfterMs);
+    if (Number.isFinite(cutoff) && cutoff >= 0) {
+      stale.push(`claims.claimed_at < ${literal(new Date(cutoff).toISOString())}`);
+    }
+    stale.push(`(claims.lease_ms IS NOT NULL AND claims.claimed_at < to_char(
+      (timestamptz 'epoch' + (${literal(String(now))}::bigint - claims.lease_ms) * interval '1 millisecond')
+        AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`);
+  }
   const upsert = `${SQL.setClaim.replace(/\$(\d)/g, (_, n: string) => values[Number(n) - 1] as string)}
-    WHERE CASE
-      WHEN claims.run_id = excluded.run_id THEN true
-      WHEN claims.claimed_at !~ ${literal(ISO_INSTANT)} THEN true
-      ELSE ${number(now)}::float8 - extract(epoch FROM claims.claimed_at::timestamptz) * 1000
-        > LEAST(${stale}, COALESCE(claims.lease_ms::float8, ${stale}))
-    END
-    RETURNING 1`;
+    WHERE claims.run_id = excluded.run_id OR ${stale.join(' OR ')}
+    RETURNING xmax <> 0 AS replaced`;
   return [
     'BEGIN',
     SQL.lockClaim.replace('$1', () => literal(`agentdeck.claim:${key}`)),
@@ -119,8 +126,25 @@ function claimStatements(
   ].join(';\n');
 }
 
-/** What `new Date().toISOString()` writes. */
-const ISO_INSTANT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$';
+/** What `new Date().toISOString()` writes (years 0 to 9999). */
+const ISO_INSTANT = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$';
+
+/**
+ * The simple protocol ends the query text at a NUL, so Postgres would refuse the whole
+ * message as malformed (SQLSTATE 08P01, read as an outage); a TEXT column cannot hold one.
+ */
+function refuseNul({ key, runId }: ClaimRequest): void {
+  for (const [name, value] of [
+    ['claim key', key],
+    ['run id', runId],
+  ] as const) {
+    if (value.includes('\u0000')) {
+      throw new InvalidInputError(
+        `the ${name} ${JSON.stringify(value)} holds a NUL character, which Postgres cannot store; leave it out`,
+      );
+    }
+  }
+}
 
 async function claimHolderOn(client: PoolClient, key: string): Promise<ClaimHolder | null> {
   const { rows } = await client.query(SQL.claimHolder, [key]);
