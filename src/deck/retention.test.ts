@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openTestDeck, testDeck } from '../../test/support/decks.js';
 import { approval, threeSteps } from '../../test/support/workflows.js';
 import { Agent, ConfigError, InterruptResult } from '../index.js';
@@ -87,6 +87,36 @@ describe('retention: deck.prune()', () => {
       approved: false,
     });
     expect(done).toMatchObject({ amount: 2, approved: false });
+  });
+
+  it('leaves the claim of a run waiting on a shared thread, however long it has waited', async () => {
+    const { deck, eventStore } = await openTestDeck({ workflows: [approval({ durable: true })] });
+    const first = await deck.run('approval', { amount: 1 }, { sessionId: 'shared' });
+    await deck.answer((first as InterruptResult).runId as string, { approved: true });
+    const waiting = await deck.run('approval', { amount: 2 }, { sessionId: 'shared' });
+    const waitingId = (waiting as InterruptResult).runId as string;
+    const key = threadClaimKey('approval', 'shared');
+    expect((await eventStore.claimHolder(key))?.runId).toBe(waitingId);
+    // The waiting run's claim is a minute old (past retention's own 30 s lease) when the
+    // ended run on its thread is pruned.
+    const claim = await eventStore.claimHolder(key);
+    await eventStore.release(key, waitingId);
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    vi.useFakeTimers({ toFake: ['Date'], now: aMinuteAgo });
+    await eventStore.claim({ key, runId: waitingId, staleAfterMs: 3_600_000 });
+    vi.useRealTimers();
+    expect((await eventStore.claimHolder(key))?.leaseMs).toBe(claim?.leaseMs);
+
+    const report = await deck.prune({ olderThanMs: 0 });
+
+    expect(report.runs.map((run) => run.runId)).toEqual([(first as InterruptResult).runId]);
+    expect(report.threads).toEqual([]);
+    expect((await eventStore.claimHolder(key))?.runId).toBe(waitingId);
+    // The thread is still the waiting run's: another run on it is refused until it is answered.
+    await expect(deck.run('approval', { amount: 3 }, { sessionId: 'shared' })).rejects.toThrow(
+      /busy/,
+    );
+    expect(await deck.answer(waitingId, { approved: true })).toMatchObject({ amount: 2 });
   });
 
   it('sweeps by itself in an open deck with retentionDays', async () => {

@@ -57,6 +57,11 @@ export interface RetentionDeps {
   /** The catalog: only runs of its agents and workflows are removed (see `pruneEnded`). */
   agents: ReadonlyMap<string, unknown>;
   workflows: ReadonlyMap<string, WorkflowDefinition>;
+  /**
+   * How old a claim must be to be taken over (the stale-run timeout): a run waiting on a
+   * thread keeps its claim with no lease, and retention must not take it from it.
+   */
+  staleAfterMs: number;
 }
 
 export const DEFAULT_PRUNE_BATCH = 200;
@@ -191,11 +196,12 @@ async function forgetThreads(
     if (seen.has(key)) continue;
     seen.add(key);
     const holder = `retention-${randomUUID()}`;
-    // A short lease: a process that dies here holds the thread for seconds, not an hour.
+    // A short lease of its own: a process that dies here holds the thread for seconds, not an
+    // hour. Another's claim is stale as every claimer judges it (a waiting run's is not).
     const claim = await deps.store.claim({
       key,
       runId: holder,
-      staleAfterMs: THREAD_CHECK_LEASE_MS,
+      staleAfterMs: deps.staleAfterMs,
       leaseMs: THREAD_CHECK_LEASE_MS,
     });
     if (!claim.acquired) continue; // a run holds the thread

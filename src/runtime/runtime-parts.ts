@@ -51,7 +51,8 @@ export function timerParts(
 
 export function retentionDeps(deps: RuntimeDeps, catalog: RuntimeCatalog): RetentionDeps {
   const { agents, workflows } = catalog;
-  return { store: deps.store, engine: deps.workflowEngine, agents, workflows };
+  const staleAfterMs = deps.settings.staleRunAfterSeconds * 1000;
+  return { store: deps.store, engine: deps.workflowEngine, agents, workflows, staleAfterMs };
 }
 
 /** A waiting run cancelled at rest ended without a segment: drop a thread that ends with it. */
