@@ -83,8 +83,7 @@ describe('Postgres claims: the stale rule in SQL', () => {
   }
 
   it('refuses a fractional lease, as the INTEGER column does, and changes nothing', async () => {
-    const store = open(freshSchema());
-    await store.connect();
+    const { store } = await connectedStore();
     const key = `session:${crypto.randomUUID()}`;
     await expect(
       store.claim({ key, runId: 'run-a', staleAfterMs: 60_000, leaseMs: 1.5 }),
@@ -97,8 +96,7 @@ describe('Postgres claims: the stale rule in SQL', () => {
   });
 
   it('refuses a key or run id with a NUL character as bad input, not as an outage', async () => {
-    const store = open(freshSchema());
-    await store.connect();
+    const { store } = await connectedStore();
     for (const request of [
       { key: 'session:a\u0000b', runId: 'run-a' },
       { key: `session:${crypto.randomUUID()}`, runId: 'run\u0000a' },
@@ -112,11 +110,17 @@ describe('Postgres claims: the stale rule in SQL', () => {
 
 /** A fresh schema whose claim on a new key is held by `run-old` as another process left it. */
 async function heldBy(claimedAt: string, leaseMs: number | null) {
-  const schema = freshSchema();
-  const store = open(schema);
-  await store.connect();
+  const { schema, store } = await connectedStore();
   const key = `session:${crypto.randomUUID()}`;
   await setRow(schema, { key, runId: 'run-old', claimedAt, leaseMs });
   const holder = { runId: 'run-old', claimedAt, ...(leaseMs === null ? {} : { leaseMs }) };
   return { store, key, holder };
+}
+
+/** A store connected to a schema of its own. */
+async function connectedStore() {
+  const schema = freshSchema();
+  const store = open(schema);
+  await store.connect();
+  return { schema, store };
 }

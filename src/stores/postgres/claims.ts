@@ -32,21 +32,20 @@ export async function claimThen<T>(
   refuseNul(request);
   const client = await pool.connect();
   let broken = false;
-  let open = false;
+  // With `then`, the transaction stays open after the claim's query until its own COMMIT.
+  const commitHere = then !== null;
   try {
     const results = (await client.query(
-      claimStatements(client, request, Date.now(), then === null),
+      claimStatements(client, request, Date.now(), !commitHere),
     )) as unknown as QueryResult[];
-    open = then !== null;
     const [, , read, upsert] = results;
     const row = read?.rows[0];
     const holder = row ? toHolder(row) : null;
     const written = upsert?.rows[0] as { replaced: boolean } | undefined;
     if (!written) {
-      if (open) await client.query('COMMIT');
-      open = false;
+      if (commitHere) await client.query('COMMIT');
       // Refused: held by another run that is not stale (read under the same lock).
-      const current = holder ?? (await claimHolderOn(client, request.key));
+      const current = holder ?? (await claimHolder(client, request.key));
       if (!current) {
         throw new StoreError(
           `claim '${request.key}' was refused, yet no run holds it; retry the claim`,
@@ -59,8 +58,7 @@ export async function claimThen<T>(
     const tookOverFrom =
       written.replaced && holder && holder.runId !== request.runId ? holder : null;
     const done = then && !tookOverFrom ? await then(client) : null;
-    if (open) await client.query('COMMIT');
-    open = false;
+    if (commitHere) await client.query('COMMIT');
     return { claim: { acquired: true, tookOverFrom }, written: done };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
@@ -146,19 +144,14 @@ function refuseNul({ key, runId }: ClaimRequest): void {
   }
 }
 
-async function claimHolderOn(client: PoolClient, key: string): Promise<ClaimHolder | null> {
-  const { rows } = await client.query(SQL.claimHolder, [key]);
-  return rows[0] ? toHolder(rows[0]) : null;
-}
-
 /** Release `key` if `runId` holds it; whether it did. */
 export async function release(pool: Pool, key: string, runId: string): Promise<boolean> {
   const result = await pool.query(SQL.release, [key, runId]);
   return (result.rowCount ?? 0) > 0;
 }
 
-export async function claimHolder(pool: Pool, key: string): Promise<ClaimHolder | null> {
-  const { rows } = await pool.query(SQL.claimHolder, [key]);
+export async function claimHolder(db: Pool | PoolClient, key: string): Promise<ClaimHolder | null> {
+  const { rows } = await db.query(SQL.claimHolder, [key]);
   return rows[0] ? toHolder(rows[0]) : null;
 }
 
