@@ -72,6 +72,24 @@ describe('the command names', () => {
     );
   }, 30_000);
 
+  it('agentdeck --help names every command', async () => {
+    const help = (await run('agentdeck', ['--help'])).stdout;
+    for (const command of [
+      'serve',
+      'runs signal',
+      'runs show',
+      'runs ls',
+      'runs approve',
+      'runs reject',
+      'runs prune',
+      'runs vacuum',
+      'tick',
+      'schedules',
+    ]) {
+      expect(help).toMatch(new RegExp(`^  agentdeck ${command}( |$)`, 'm'));
+    }
+  }, 30_000);
+
   it('agentdeck runs does what service runs does', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'agentdeck-cli-'));
     expect((await run('agentdeck', ['runs', 'ls'], cwd)).stdout).toBe('no runs\n');

@@ -13,13 +13,15 @@ const USAGE = `Usage:
   agentdeck runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
   agentdeck runs show <run_id> [--json]
   agentdeck runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
-  agentdeck runs prune --older-than AGE [--status STATUS] [--origin NAME] [--dry-run]
+  agentdeck runs approve <run_id> [--url URL | --project DIR] [--json]
+  agentdeck runs reject <run_id> [--reason TEXT] [--url URL | --project DIR] [--json]
+  agentdeck runs prune --older-than AGE [--status STATUS] [--origin NAME] [--project DIR] [--dry-run]
   agentdeck runs vacuum
   agentdeck tick [project] [--now ISO-TIME]
   agentdeck schedules {ls,pause,resume,trigger} [name] [--project DIR]
   agentdeck --version
 
-\`agentdeck serve --help\` and \`agentdeck runs --help\` say more.`;
+\`agentdeck serve --help\`, \`agentdeck runs --help\` and \`agentdeck runs approve --help\` say more.`;
 
 const argv = process.argv.slice(2);
 const [command, ...rest] = argv;
