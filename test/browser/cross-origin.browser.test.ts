@@ -4,8 +4,8 @@
  * `fetch` (its preflight is refused) nor with a `no-cors` forgery (`text/plain`, no preflight);
  * with its origin allowed it can, and reads `X-Run-Id`; an `EventSource` on a finished run
  * stops reconnecting; and one whose connection drops mid-run reconnects with `Last-Event-ID`
- * and misses nothing. Fails on any console error a test did not expect. Screenshots go to
- * docs/.
+ * and misses nothing. Fails on any console error a test did not expect. Its screenshot goes
+ * to build/screenshots/ (docs/ under `npm run docs:screenshots`).
  */
 
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -13,7 +13,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
+import {
+  type BrowserSession,
+  CHROMIUM,
+  openBrowserPage,
+  screenshotPath,
+} from '../support/browser.js';
 import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { type ServerProcess, startServer } from '../support/server-process.js';
 
@@ -136,7 +141,7 @@ describe.skipIf(skip !== null)(`a front end on another origin ${skip ?? ''}`, ()
       },
       `POST /workflows/approval from ${session.origin}\nX-Run-Id: ${outcome.runId}\n${JSON.stringify(outcome.body, null, 2)}`,
     );
-    await session.page.screenshot({ path: join(ROOT, 'docs/browser-cross-origin.png') });
+    await session.page.screenshot({ path: screenshotPath('browser-cross-origin.png') });
   });
 
   it('stops an EventSource on a finished run after its last event (no reconnecting every 3 s)', async () => {

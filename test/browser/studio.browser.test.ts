@@ -7,7 +7,8 @@
  * is sent while it fails) and answers it in place; sessions and threads; schedules paused and
  * resumed; the API-key prompt, and read-only mode showing no control. Every test fails on a
  * console error it does not expect.
- * Screenshots go to docs/ui-catalog.png, docs/ui-playground.png and docs/ui-graph.png.
+ * Screenshots (ui-catalog.png, ui-playground.png, ui-graph.png) go to build/screenshots/, or to
+ * docs/ under `npm run docs:screenshots`.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,12 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
+import {
+  type BrowserSession,
+  CHROMIUM,
+  openBrowserPage,
+  screenshotPath,
+} from '../support/browser.js';
 import { killServers, type ServerProcess } from '../support/server-process.js';
 import {
   answerPieces,
@@ -82,8 +88,8 @@ beforeEach(() => {
 
 const consoleErrors = () => session.consoleErrors.splice(0);
 
-/** A full-page screenshot from the top, into docs/. */
-const screenshot = (name: string) => screenshotFromTop(page, join(ROOT, `docs/${name}`));
+/** A full-page screenshot from the top (build/screenshots/, or docs/). */
+const screenshot = (name: string) => screenshotFromTop(page, screenshotPath(name));
 
 describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
   it('lists what the example project declares in the catalog', async () => {

@@ -4,7 +4,8 @@
  * a reload, its timeline fills while it streams and a reload mid-run loses nothing, filters
  * and paging, pause then resume, cancel, the inbox answering a waiting workflow, the API-key
  * prompt, and read-only mode. Every test fails on a console error it did not expect.
- * Screenshots of each page go to docs/ui-*.png.
+ * Screenshots of each page go to build/screenshots/ui-*.png (docs/ under
+ * `npm run docs:screenshots`).
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,12 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { type BrowserSession, CHROMIUM, openBrowserPage } from '../support/browser.js';
+import {
+  type BrowserSession,
+  CHROMIUM,
+  openBrowserPage,
+  screenshotPath,
+} from '../support/browser.js';
 import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
@@ -205,7 +211,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await first.locator('summary').click();
     expect(await first.locator('pre').isVisible()).toBe(true);
     expect(await first.locator('pre').textContent()).toContain(`"run_id": "${runId}"`);
-    await page.screenshot({ path: join(ROOT, 'docs/ui-run.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('ui-run.png'), fullPage: true });
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
@@ -260,7 +266,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     );
     await page.locator('[data-kind="control.requested"]').waitFor();
     await page.locator('[data-kind="run.paused"]').waitFor();
-    await page.screenshot({ path: join(ROOT, 'docs/ui-actions.png') });
+    await page.screenshot({ path: screenshotPath('ui-actions.png') });
     await ended;
     expect(bookerLines()).toEqual(['start 7', 'done 7']);
 
@@ -328,7 +334,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await page.goto(`${url}/ui`);
     await page.locator(`tr[data-run-id="${runId}"][data-status="cancelled"]`).waitFor();
     await waitFor(async () => (await page.locator('td.num', { hasText: /^\d+$/ }).count()) >= 6);
-    await page.screenshot({ path: join(ROOT, 'docs/ui-runs.png') });
+    await page.screenshot({ path: screenshotPath('ui-runs.png') });
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
@@ -390,7 +396,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await card.waitFor();
     const editor = card.getByLabel('Answer (JSON)');
     expect(JSON.parse(await editor.inputValue())).toEqual({ question: 'approve?', amount: 120 });
-    await page.screenshot({ path: join(ROOT, 'docs/ui-inbox.png') });
+    await page.screenshot({ path: screenshotPath('ui-inbox.png') });
     await editor.fill('{"approved": tru');
     await card.getByText(/^Not JSON/).waitFor();
     expect(await card.getByRole('button', { name: 'Answer' }).isDisabled()).toBe(true);
@@ -453,7 +459,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await page.goto(`${server}/ui`);
     const dialog = page.getByRole('dialog', { name: 'API key' });
     await dialog.waitFor();
-    await page.screenshot({ path: join(ROOT, 'docs/ui-key.png') });
+    await page.screenshot({ path: screenshotPath('ui-key.png') });
     await dialog.getByLabel('Key').fill('not-the-key');
     await dialog.getByRole('button', { name: 'Use this key' }).click();
     await page.getByText('That key was refused. Try another.').waitFor();

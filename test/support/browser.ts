@@ -5,13 +5,28 @@
  * front end on `localhost:3000` does against the service. Every console message of type
  * `error` is collected, so a test can fail on any it did not expect.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Where a browser test writes screenshot `name`: `build/screenshots/` (git-ignored), so a
+ * test run leaves the clone clean; `npm run docs:screenshots` sets `SCREENSHOTS_DIR=docs` to
+ * refresh the ones the guides show.
+ */
+export function screenshotPath(name: string): string {
+  const dir = resolve(
+    import.meta.dirname,
+    '../..',
+    process.env.SCREENSHOTS_DIR ?? 'build/screenshots',
+  );
+  mkdirSync(dir, { recursive: true });
+  return join(dir, name);
+}
 
 const ARGS = [
   '--headless',
