@@ -285,6 +285,36 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(unexpectedErrors()).toEqual([]);
   }, 60_000);
 
+  it('shows a reply a pause cut short as cut off, and what became of each request', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `cut${i} `);
+    model.push({ text: words, delayMs: 100 }, { text: ['Said ', 'again.'] });
+    const { runId, ended } = await chat('helper', 'cut-short', 'talk');
+    await page.goto(`${url}/ui/runs/${runId}`);
+    const cut = page.locator('.entry.t-message').first();
+    await waitFor(async () =>
+      ((await cut.locator('.message-text').textContent()) ?? '').includes('cut2 '),
+    );
+    await act('Pause');
+    await page.locator('[data-testid="run-status"].s-paused').waitFor({ timeout: 15_000 });
+    await ended;
+    await act('Resume');
+    await page.locator('[data-testid="run-status"].s-completed').waitFor({ timeout: 15_000 });
+    await page.locator('[data-kind="run.completed"]').waitFor();
+    // The reply cut short never completes (on resume the model answers under a new id).
+    expect(await page.locator('.entry .streaming').count()).toBe(0);
+    expect(await cut.locator('.entry-label').textContent()).toContain('cut off: the run paused');
+    expect(await page.locator('.entry.t-message .message-text').last().textContent()).toBe(
+      'Said again.',
+    );
+    const outcomes = await page
+      .locator('[data-kind="control.requested"] .control-outcome')
+      .allTextContents();
+    expect(outcomes).toHaveLength(2);
+    expect(outcomes[0]).toMatch(/^observed by the run at .+; the run paused \(#\d+\)$/);
+    expect(outcomes[1]).toMatch(/^the run resumed \(#\d+\)$/);
+    expect(unexpectedErrors()).toEqual([]);
+  }, 30_000);
+
   it('links a workflow called as a tool and the turn that called it, both ways', async () => {
     model.push(
       { toolCalls: [{ name: 'quote', arguments: { nights: 3 }, callId: 'call_q' }] },
@@ -468,9 +498,10 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await page.getByText('No runs yet.').waitFor();
     expect(await page.getByRole('dialog').count()).toBe(0);
     // Kept for the tab: another page of the inspector asks nothing.
+    const inboxRead = page.waitForResponse((response) => response.url().endsWith('/pending'));
     await page.goto(`${server}/ui/inbox`);
-    await page.getByRole('heading', { name: /^Inbox/ }).waitFor();
-    await page.waitForTimeout(500);
+    expect((await inboxRead).status()).toBe(200); // the kept key was sent
+    await page.getByText('Nothing is waiting for a person.').waitFor();
     expect(await page.getByRole('dialog').count()).toBe(0);
     expect(page.url()).not.toContain(KEY);
     expect(keyed.out() + keyed.err()).not.toContain(KEY);

@@ -1,7 +1,8 @@
 /**
  * The timeline fold (assets/timeline.js, run by the browser as is): streamed deltas become
  * one message, a tool call's start and completion one entry, a control request is marked
- * observed, and an event of a kind the page does not know is kept, never dropped.
+ * observed and then with its effect or the run's end, a reply the run stopped is cut off, and
+ * an event of a kind the page does not know is kept, never dropped.
  */
 import { describe, expect, it } from 'vitest';
 import { type Entry, fold, type WireEvent } from './assets/timeline.js';
@@ -61,6 +62,29 @@ describe('the timeline fold', () => {
     });
     expect(entries[1]).toMatchObject({ verb: 'pause', reason: 'budget' });
     expect(entries[1]?.observed).toBe('2026-11-25T03:00:00.000Z');
+  });
+
+  it('marks a reply a pause cut short, and each request with what became of it', () => {
+    const entries = foldAll([
+      event('text.delta', { message_id: 'm1', text: 'Hel' }),
+      event('control.requested', { verb: 'pause', reason: null, request_id: 'q1' }),
+      event('control.observed', { verb: 'pause', request_id: 'q1' }),
+      event('run.paused', { reason: null }),
+      event('control.requested', { verb: 'resume', reason: null, request_id: 'q2' }),
+      event('control.requested', { verb: 'cancel', reason: null, request_id: 'q3' }),
+      event('run.resumed', { request_id: 'q2' }),
+      event('text.delta', { message_id: 'm2', text: 'Hello' }),
+      event('run.completed', { output: [] }),
+    ]);
+    const [cut, pause, paused, resume, cancel, resumed, again, completed] = entries;
+    expect(cut).toMatchObject({ type: 'message', done: false, cut: 'the run paused' });
+    expect(pause?.outcome).toEqual({ text: 'the run paused', seq: paused?.seq });
+    expect(resume?.outcome).toEqual({ text: 'the run resumed', seq: resumed?.seq });
+    expect(cancel?.outcome).toEqual({
+      text: 'the run ended (completed) first',
+      seq: completed?.seq,
+    });
+    expect(again).toMatchObject({ type: 'message', text: 'Hello', cut: 'the run ended' });
   });
 
   it('keeps a call that starts again after a hold in one entry', () => {

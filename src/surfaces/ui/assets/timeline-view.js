@@ -42,7 +42,7 @@ function describe(e) {
   switch (e.type) {
     case 'message':
       return [
-        html`Assistant message ${e.done ? null : html`<span class="streaming">streaming…</span>`}`,
+        html`Assistant message ${progress(e, 'streaming…', 'cut off')}`,
         'message',
         html`<div class="message-text">${e.text}</div>${
           e.content?.some((b) => b.type !== 'text') ? json(e.content) : null
@@ -53,11 +53,9 @@ function describe(e) {
     case 'tool':
       return [
         html`Tool call <code>${e.name}</code> ${
-          e.done
-            ? e.error
-              ? html`<span class="bad">failed</span>`
-              : null
-            : html`<span class="streaming">running…</span>`
+          e.done && e.error
+            ? html`<span class="bad">failed</span>`
+            : progress(e, 'running…', 'stopped')
         }`,
         e.error ? 'bad' : 'tool',
         html`<div class="pair"><div><h4>Arguments</h4>${json(e.args)}</div>
@@ -66,16 +64,14 @@ function describe(e) {
               ? e.error
                 ? html`<pre class="json bad">${e.error}</pre>`
                 : json(e.output)
-              : html`<p class="muted">waiting…</p>`
+              : html`<p class="muted">${e.cut ? 'none' : 'waiting…'}</p>`
           }</div></div>`,
       ];
     case 'control':
       return [
         html`${e.verb} requested${e.reason ? html` <span class="muted">(${e.reason})</span>` : null}`,
         'control',
-        html`<p class="muted">${
-          e.observed ? `observed by the run at ${clock(e.observed)}` : 'recorded; not observed yet'
-        }</p>`,
+        html`<p class="muted control-outcome">${controlOutcome(e)}</p>`,
       ];
     case 'run.started':
       return [
@@ -138,6 +134,22 @@ function describe(e) {
     default:
       return [html`Event <code>${e.events[0].kind}</code>`, 'unknown', json(p)];
   }
+}
+
+/** Whether an entry still grows: `growing` while it does, `cut` once the run stopped it. */
+function progress(e, growing, cut) {
+  if (e.done) return null;
+  if (e.cut)
+    return html`<span class="cut" title=${`No end was recorded: ${e.cut}.`}>${cut}: ${e.cut}</span>`;
+  return html`<span class="streaming">${growing}</span>`;
+}
+
+/** What became of a control request: seen by the run, then its effect or the run's end. */
+function controlOutcome(e) {
+  const steps = [];
+  if (e.observed) steps.push(`observed by the run at ${clock(e.observed)}`);
+  if (e.outcome) steps.push(`${e.outcome.text} (#${e.outcome.seq})`);
+  return steps.length > 0 ? steps.join('; ') : 'recorded; not observed yet';
 }
 
 /** A run's output: its text, its data (a workflow's final state), or its blocks as JSON. */

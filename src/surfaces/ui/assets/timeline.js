@@ -20,7 +20,7 @@ export function fold(entries, event) {
       const type = event.kind === 'text.delta' ? 'message' : 'thought';
       const at = by(type, p.message_id);
       if (at < 0) return add({ type, id: p.message_id, text: p.text, done: false });
-      return update(at, (e) => ({ text: e.text + p.text }));
+      return update(at, (e) => ({ text: e.text + p.text, cut: null }));
     }
     case 'message.completed': {
       const text = textOf(p.content);
@@ -33,7 +33,7 @@ export function fold(entries, event) {
     case 'tool.call.started': {
       // A call held (for an approval, a pause) and played after the answer may start twice.
       const at = by('tool', p.call_id);
-      if (at >= 0 && !entries[at].done) return update(at, () => ({ args: p.arguments }));
+      if (at >= 0 && !entries[at].done) return update(at, () => ({ args: p.arguments, cut: null }));
       return add({ type: 'tool', id: p.call_id, name: p.name, args: p.arguments, done: false });
     }
     case 'tool.call.completed': {
@@ -49,9 +49,49 @@ export function fold(entries, event) {
     }
     case 'control.requested':
       return add({ type: 'control', id: p.request_id, verb: p.verb, reason: p.reason });
-    default:
-      return add({ type: KNOWN.has(event.kind) ? event.kind : 'unknown', payload: p });
+    default: {
+      const added = add({ type: KNOWN.has(event.kind) ? event.kind : 'unknown', payload: p });
+      return STOPS[event.kind] ? stopped(added, event) : added;
+    }
   }
+}
+
+/** What each event that stops the run (for now or for good) says of it. */
+const STOPS = {
+  'run.paused': { cut: 'the run paused', effect: { pause: 'paused' } },
+  'run.interrupted': { cut: 'the run stopped to wait' },
+  'run.resumed': { effect: { resume: 'resumed' } },
+  'run.cancelled': {
+    cut: 'the run was cancelled',
+    effect: { cancel: 'cancelled' },
+    ended: 'cancelled',
+  },
+  'run.failed': { cut: 'the run failed', ended: 'failed' },
+  'run.completed': { cut: 'the run ended', ended: 'completed' },
+};
+
+/**
+ * The timeline once `event` stopped the run: a message still streaming was cut off (a
+ * pause cuts a reply short and never completes it; a resume asks again under a new message
+ * id), and a control request has its outcome: its effect, or the run's end before it acted.
+ */
+function stopped(entries, event) {
+  const stop = STOPS[event.kind];
+  const requestId = event.payload?.request_id ?? null;
+  return entries.map((e) => {
+    if ((e.type === 'message' || e.type === 'tool') && !e.done && !e.cut && stop.cut) {
+      return { ...e, cut: stop.cut };
+    }
+    if (e.type !== 'control' || e.outcome) return e;
+    const effect = stop.effect?.[e.verb];
+    if (effect && (e.verb !== 'resume' || !requestId || requestId === e.id)) {
+      return { ...e, outcome: { text: `the run ${effect}`, seq: event.seq } };
+    }
+    if (stop.ended) {
+      return { ...e, outcome: { text: `the run ended (${stop.ended}) first`, seq: event.seq } };
+    }
+    return e;
+  });
 }
 
 const KNOWN = new Set([
