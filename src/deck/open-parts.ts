@@ -1,6 +1,7 @@
 /**
  * What an open deck holds, and `open()`'s work of starting it: the event store (from
- * `SERVICE_EVENTS` unless one was passed in), the session backend, the checkpointer, the
+ * `SERVICE_EVENTS` unless one was passed in), the session backend (in the events' SQLite file
+ * unless `SERVICE_SESSION` names another place), the checkpointer, the
  * observers (each started in order; one that throws refuses the open, and what was opened is
  * closed again), the MCP servers, and the Runtime that plays every run, with its background
  * work (runtime/background.ts); and the deck's metrics,
@@ -21,8 +22,13 @@ import { ObserverSet } from '../observers/observer-set.js';
 import { Runtime } from '../runtime/runtime.js';
 import { runtimeSettingsFromEnv } from '../runtime/settings.js';
 import { type OpenCheckpointer, openCheckpointer } from '../stores/checkpoints-url.js';
-import { openEventStore } from '../stores/events-url.js';
+import {
+  type EventStoreLocation,
+  openEventStore,
+  parseEventStoreUrl,
+} from '../stores/events-url.js';
 import { openSessionBackend, sessionSettingsFromEnv } from '../stores/sessions-url.js';
+import { SqliteEventStore } from '../stores/sqlite/events.js';
 import { eventStoreBackend, meteredSessions } from './metered-stores.js';
 import type { DeckOptions } from './options.js';
 
@@ -53,6 +59,18 @@ export interface OpenRequest {
   schedules: ReadonlyMap<string, Schedule>;
 }
 
+/**
+ * Where the events are, for the sessions' default (beside them when in a file): the file of an
+ * SQLite store passed in, no file for another store object, else what `SERVICE_EVENTS` names.
+ */
+function eventsPlace(options: OpenRequest['options']): EventStoreLocation {
+  const given = options.eventStore;
+  if (given === undefined) return parseEventStoreUrl(process.env.SERVICE_EVENTS);
+  return given instanceof SqliteEventStore
+    ? { backend: 'sqlite', path: given.path }
+    : { backend: 'memory' };
+}
+
 export async function openParts(request: OpenRequest): Promise<OpenParts> {
   const { options, engine, workflowEngine, mcp } = request;
   const settings = runtimeSettingsFromEnv();
@@ -73,7 +91,7 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
   try {
     if (!options.sessionFactory) {
       const { url, ...sessionOptions } = sessionSettingsFromEnv();
-      sessions = openSessionBackend(url, sessionOptions);
+      sessions = openSessionBackend(url, { ...sessionOptions, events: eventsPlace(options) });
     }
     checkpointer = await openCheckpointer(
       options.checkpoints ?? process.env.SERVICE_CHECKPOINT,

@@ -54,7 +54,10 @@ export interface DeckOptions<C = unknown> {
    * value may be passed as `context`
    */
   context?: ContextClass<C>;
-  /** Conversation memory per session id. @default SERVICE_SESSION: Redis when set, else in-process SQLite */
+  /**
+   * Conversation memory per session id. @default SERVICE_SESSION: Redis when it names one;
+   * else SQLite, in the events' file when they are in one (unless `memory://`), else in memory
+   */
   sessionFactory?: SessionFactory;
   /**
    * What of a session's history an agent's turn sends to the model, for agents without their

@@ -1,7 +1,30 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openTestDeck } from '../../test/support/decks.js';
-import { Agent, type ConversationSession, type SessionItem } from '../index.js';
+import { Agent, type ConversationSession, Deck, type SessionItem } from '../index.js';
 import { ScriptedModel } from '../testing/index.js';
+
+const dirs: string[] = [];
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** One turn on conversation `conv` by a deck opened on the environment, closed after it. */
+async function turnOnAFreshDeck(message: string): Promise<ScriptedModel> {
+  const model = new ScriptedModel([{ text: `heard: ${message}` }]);
+  const deck = new Deck({ agents: [new Agent({ name: 'A', model })] });
+  await deck.open();
+  try {
+    await deck.run('A', message, { sessionId: 'conv' });
+  } finally {
+    await deck.close();
+  }
+  return model;
+}
 
 class ListSession implements ConversationSession {
   readonly items: SessionItem[] = [];
@@ -63,5 +86,28 @@ describe('conversation sessions', () => {
     await deck.run('A', 'remember me', { sessionId: 'inj' });
     expect(sessions.get('inj')?.items).toHaveLength(2);
     expect(deck.sessionFor('inj')).toBe(sessions.get('inj'));
+  });
+});
+
+describe('where conversations are kept', () => {
+  it("keeps them in the events' SQLite file by default: they survive a close and reopen", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-sessions-'));
+    dirs.push(dir);
+    vi.stubEnv('SERVICE_EVENTS', `sqlite://${join(dir, 'state.db')}`);
+    await turnOnAFreshDeck('My name is Ada.');
+    const second = await turnOnAFreshDeck('Who am I?');
+    const input = JSON.stringify(second.calls[0]?.input);
+    expect(input).toContain('My name is Ada.');
+    expect(input).toContain('heard: My name is Ada.');
+  });
+
+  it('keeps them in memory with SERVICE_SESSION=memory://: a reopened deck has none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-sessions-'));
+    dirs.push(dir);
+    vi.stubEnv('SERVICE_EVENTS', `sqlite://${join(dir, 'state.db')}`);
+    vi.stubEnv('SERVICE_SESSION', 'memory://');
+    await turnOnAFreshDeck('My name is Ada.');
+    const second = await turnOnAFreshDeck('Who am I?');
+    expect(JSON.stringify(second.calls[0]?.input)).not.toContain('Ada');
   });
 });

@@ -1,12 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
 import { RedisSessionBackend } from './redis/sessions.js';
-import { openSessionBackend, sessionSettingsFromEnv } from './sessions-url.js';
+import { openSessionBackend, parseSessionUrl, sessionSettingsFromEnv } from './sessions-url.js';
 import { SqliteSessionBackend } from './sqlite/sessions.js';
 
-describe('openSessionBackend', () => {
-  it('opens an in-memory SQLite backend when unset or empty', async () => {
+describe('parseSessionUrl', () => {
+  const file = { backend: 'sqlite', path: '/srv/app/state.db' } as const;
+
+  it("keeps sessions in the events' SQLite file when unset, else in memory", () => {
     for (const url of [undefined, '', '  ']) {
+      expect(parseSessionUrl(url, file)).toEqual({ backend: 'sqlite', path: '/srv/app/state.db' });
+      expect(parseSessionUrl(url, { backend: 'memory' })).toEqual({ backend: 'memory' });
+      expect(parseSessionUrl(url, { backend: 'postgres', url: 'postgres://db/app' })).toEqual({
+        backend: 'memory',
+      });
+      expect(parseSessionUrl(url)).toEqual({ backend: 'memory' });
+    }
+  });
+
+  it('takes memory:// (whatever the events) and redis://', () => {
+    expect(parseSessionUrl('memory://', file)).toEqual({ backend: 'memory' });
+    expect(parseSessionUrl('MEMORY:', file)).toEqual({ backend: 'memory' });
+    expect(parseSessionUrl('redis://cache:6379/1', file)).toEqual({
+      backend: 'redis',
+      url: 'redis://cache:6379/1',
+    });
+  });
+});
+
+describe('openSessionBackend', () => {
+  it("opens SQLite in the events' file when unset and they are in one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-sessions-url-'));
+    const path = join(dir, 'state.db');
+    try {
+      const events = { backend: 'sqlite', path } as const;
+      const first = openSessionBackend(undefined, { events });
+      expect((first as SqliteSessionBackend).path).toBe(path);
+      await first.sessionFor('s').addItems([{ n: 1 }]);
+      await first.close();
+      const again = openSessionBackend('', { events });
+      expect(await again.sessionFor('s').getItems()).toEqual([{ n: 1 }]);
+      await again.close();
+      const memory = openSessionBackend('memory://', { events });
+      expect((memory as SqliteSessionBackend).path).toBe(':memory:');
+      expect(await memory.sessionFor('s').getItems()).toEqual([]);
+      await memory.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('opens an in-memory SQLite backend when unset or empty, with no events file given', async () => {
+    for (const url of [undefined, '', '  ', 'memory://']) {
       const backend = openSessionBackend(url);
       expect(backend).toBeInstanceOf(SqliteSessionBackend);
       expect((backend as SqliteSessionBackend).path).toBe(':memory:');
@@ -38,7 +86,7 @@ describe('openSessionBackend', () => {
   it('refuses anything else, naming the value (password hidden) and the accepted forms', () => {
     for (const url of [
       'postgres://u:s3cret@db/app',
-      'memory://',
+      'memory://x',
       'sqlite:///tmp/s.db',
       'localhost:6379',
     ]) {

@@ -1,10 +1,14 @@
 /**
- * Conversation memory on `node:sqlite`: the default session backend. SPEC.md asks for "an
- * in-process SQLite session, lost on process exit" when `SERVICE_SESSION` is unset, so the
- * database is `:memory:` unless a file path is given. Each item is one JSON row; the
+ * Conversation memory on `node:sqlite`: the default session backend. Unless `SERVICE_SESSION`
+ * names another place, it keeps sessions in the events' SQLite file (the default
+ * `./.agentdeck/state.db`, `sessions-url.ts`), so a restart keeps them as it keeps the runs, or
+ * in a `:memory:` database when the events are not in a file. Each item is one JSON row; the
  * autoincrement key keeps insertion order across sessions and survives deletes, so "latest"
  * is always the highest key of a session. `DatabaseSync` is synchronous, so every call
- * runs to completion before another starts: concurrent `addItems` cannot interleave.
+ * runs to completion before another starts: concurrent `addItems` cannot interleave. On a
+ * file, each write first commits the event store's open group commits on it
+ * (`group-commit.ts`): an open group holds the file's write lock, and a synchronous wait for
+ * it would block the very event loop that commits it.
  *
  * Bounded, so a long-lived process does not grow with every session id it ever saw: a session
  * expires `ttlSeconds` after its last write (as Redis's do), and beyond `maxSessions` the
@@ -18,19 +22,21 @@
  * still the session's, every row before it is too, and only the rows after it are read and
  * parsed. That holds whichever process wrote the file.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { errorMessage, StoreError } from '../../core/errors.js';
 import { log } from '../../core/log.js';
 import type { SessionBackend, SessionItem, SharedHistorySession } from '../../core/sessions.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { DEFAULT_CACHED_SESSIONS, deepFreeze, HistoryCache } from '../shared/history-cache.js';
-import { sqliteModule } from './driver.js';
+import { openDatabaseFile } from './database.js';
+import { flushGroupCommits } from './group-commit.js';
 
 /** Options for {@link SqliteSessionBackend}. */
 export interface SqliteSessionBackendOptions {
-  /** Database file, or `':memory:'` for a private database lost on process exit. @default ':memory:' */
+  /**
+   * Database file (it may be the event store's), or `':memory:'` for a private database lost
+   * on process exit. @default ':memory:'
+   */
   path?: string;
   /** Seconds a session lives after its last write; `null`: no expiry. @default null */
   ttlSeconds?: number | null;
@@ -93,7 +99,7 @@ interface Statements {
  *
  * @example
  * ```ts
- * const backend = new SqliteSessionBackend(); // or { path: './.agentdeck/sessions.db' }
+ * const backend = new SqliteSessionBackend(); // or { path: './.agentdeck/state.db' }
  * const session = backend.sessionFor('user-42');
  * await session.addItems([{ role: 'user', content: 'hi' }]);
  * await session.getItems(10); // the latest 10, oldest first
@@ -124,11 +130,8 @@ export class SqliteSessionBackend implements SessionBackend {
     }
     this.#cache = new HistoryCache(cachedSessions);
     try {
-      const inMemory = path === ':memory:';
-      if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
-      this.#db = new (sqliteModule().DatabaseSync)(path);
-      this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`);
-      if (!inMemory) this.#db.exec('PRAGMA journal_mode = WAL;');
+      this.#db = openDatabaseFile(path, BUSY_TIMEOUT_MS);
+      this.#flushEventGroups();
       this.#db.exec(SCHEMA);
       this.#sql = {
         all: this.#db.prepare(
@@ -231,13 +234,16 @@ export class SqliteSessionBackend implements SessionBackend {
       popItem: async () =>
         this.#run('pop an item from', sessionId, () => {
           if (this.#expired(sessionId)) return undefined;
+          this.#flushEventGroups();
           const row = this.#sql.pop.get(sessionId);
           return row === undefined ? undefined : parseItem(row.item);
         }),
       clearSession: async () =>
         this.#run('clear', sessionId, () => {
-          this.#sql.clear.run(sessionId);
-          this.#sql.forget.run(sessionId);
+          this.#transaction(() => {
+            this.#sql.clear.run(sessionId);
+            this.#sql.forget.run(sessionId);
+          });
           this.#cache.forget(sessionId);
         }),
     };
@@ -303,6 +309,7 @@ export class SqliteSessionBackend implements SessionBackend {
 
   /** Run `body` in one write transaction (`BEGIN IMMEDIATE`: the write lock first). */
   #transaction(body: () => void): void {
+    this.#flushEventGroups();
     this.#db.exec('BEGIN IMMEDIATE');
     try {
       body();
@@ -311,6 +318,11 @@ export class SqliteSessionBackend implements SessionBackend {
       this.#db.exec('ROLLBACK');
       throw error;
     }
+  }
+
+  /** Commit the event stores' open groups on this file, which would hold up a write here. */
+  #flushEventGroups(): void {
+    if (this.path !== ':memory:') flushGroupCommits(this.path);
   }
 
   /** Closes the database; a memory database's history is gone. Safe to call twice. */

@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
 import { isInterrupt } from '../../core/interrupt-result.js';
 import { Deck } from '../../deck/deck.js';
+import { parseEventStoreUrl } from '../../stores/events-url.js';
+import { parseSessionUrl } from '../../stores/sessions-url.js';
 
 const USAGE = (
   program: string,
@@ -24,8 +26,9 @@ With --url (a server, e.g. http://localhost:8000), the server that serves the ag
 rest of the turn (AGENTDECK_API_KEY is sent as its bearer key when set). Without it, the turn
 goes on in this process, on the stores SERVICE_EVENTS and SERVICE_SESSION name, with the
 project's agents (--project, default ./.agentdeck) and this environment's model settings
-(OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL); a run with a conversation then needs
-SERVICE_SESSION (Redis) shared with the server, or the turn would be lost from it.`;
+(OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL); a run with a conversation then needs the
+conversations where both reach them: the events' SQLite file (the default), or a Redis
+(SERVICE_SESSION) shared with the server, or the turn would be lost from it.`;
 
 export async function main(argv: readonly string[], program = 'agentdeck'): Promise<number> {
   let options: Parsed;
@@ -62,9 +65,9 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
             : `run '${runId}' does not wait for an approval (its status is ${status}); nothing was changed`,
       );
     }
-    if (held.sessionId !== null && !process.env.SERVICE_SESSION) {
+    if (held.sessionId !== null && sessionsInMemory()) {
       throw new Error(
-        `run '${runId}' belongs to conversation '${held.sessionId}', which lives in the memory of the server that played it (SERVICE_SESSION is unset): answer it on that server, with --url http://<host>:<port>, or share SERVICE_SESSION (redis://...) between the server and this command`,
+        `run '${runId}' belongs to conversation '${held.sessionId}', which lives in the memory of the server that played it (its events are not in an SQLite file, or SERVICE_SESSION is memory://): answer it on that server, with --url http://<host>:<port>, or share SERVICE_SESSION (redis://...) between the server and this command`,
       );
     }
     const call = held.payload as { tool?: string; call_id?: string };
@@ -216,4 +219,10 @@ function parse(argv: readonly string[]): Parsed {
     url: values.url,
     json: values.json ?? false,
   };
+}
+
+/** Whether this process's deck keeps conversations in its own memory, where a server's are not. */
+function sessionsInMemory(): boolean {
+  const events = parseEventStoreUrl(process.env.SERVICE_EVENTS);
+  return parseSessionUrl(process.env.SERVICE_SESSION, events).backend === 'memory';
 }
