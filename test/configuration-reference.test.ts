@@ -185,7 +185,11 @@ describe('docs/configuration.md against the code', () => {
         ].join('\n'),
       ),
     ).toEqual(new Set(['SERVICE_A', 'SERVICE_B', 'OPENAI_C']));
-    expect(members('src/deck/options.ts', 'OpenOptions')).toEqual(['background', 'wakeTimers']);
+    expect(members('src/deck/options.ts', 'OpenOptions')).toEqual([
+      'background',
+      'mcpStart',
+      'wakeTimers',
+    ]);
     expect(serveFlags()).toContain('--manual-timers');
     expect(tables('a:\n\n| x | y |\n|---|---|\n| `A`, `B` | `c \\| d` |\n')).toEqual([
       { caption: 'a:', names: [['A', 'B']], rows: [['`A`, `B`', '`c | d`']] },

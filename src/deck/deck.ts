@@ -187,7 +187,8 @@ export class Deck<C = unknown> {
 
   /**
    * Start the event store, the session backend, the observers (each `start()`, in order; one
-   * that throws refuses the open), the MCP servers and the Runtime. Builds first if needed.
+   * that throws refuses the open), the MCP servers (or, with `mcpStart: 'first-use'`, at the
+   * first turn that uses one) and the Runtime. Builds first if needed.
    * Concurrent calls share one opening; a `close()` called meanwhile waits for it, then closes.
    * With `wakeTimers`, sleeping workflow threads wake at their time by themselves.
    */
@@ -196,13 +197,18 @@ export class Deck<C = unknown> {
     if (this.#state === 'open') return this;
     const wakeTimers = options.wakeTimers ?? this.#options.wakeTimers ?? false;
     const background = options.background ?? true;
-    this.#opening ??= this.#start(wakeTimers, background).finally(() => {
+    const mcpStart = options.mcpStart ?? 'open';
+    this.#opening ??= this.#start(wakeTimers, background, mcpStart).finally(() => {
       this.#opening = null;
     });
     return this.#opening;
   }
 
-  async #start(wakeTimers: boolean, background: boolean): Promise<this> {
+  async #start(
+    wakeTimers: boolean,
+    background: boolean,
+    mcpStart: NonNullable<OpenOptions['mcpStart']>,
+  ): Promise<this> {
     this.build();
     // From the open until the close, the deck's log lines go to its logger (core/log.ts).
     this.#restoreLogger = useLogger(this.#options.logger);
@@ -216,6 +222,7 @@ export class Deck<C = unknown> {
       schedules: this.schedules,
       agents: this.agents,
       mcp: this.#mcp,
+      mcpStart,
     }).catch((error: unknown) => {
       this.#restoreLogger?.();
       throw error;

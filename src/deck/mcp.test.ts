@@ -97,6 +97,32 @@ describe('MCP configuration', () => {
     expect(errors.mock.calls.filter((args) => String(args[0]).includes("'flaky'"))).toHaveLength(1);
   });
 
+  it("open({ mcpStart: 'first-use' }) starts no server; the first turn that uses one does", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), 'agentdeck-mcp-')), 'started');
+    const file = mcpJson({
+      flaky: {
+        command: process.execPath,
+        args: ['-e', "require('fs').writeFileSync(process.argv[1], 'started')", marker],
+      },
+    });
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const agent = new Agent({
+      name: 'Helper',
+      instructions: 'Help.',
+      model: new ScriptedModel([{ text: 'done' }]),
+      mcpServers: ['flaky'],
+    });
+    const made = testDeck({ mcp: file, agents: [agent] });
+    await made.deck.open({ mcpStart: 'first-use' });
+    expect(existsSync(marker)).toBe(false);
+
+    const result = await made.deck.run('Helper', 'hi');
+    expect(readFileSync(marker, 'utf8')).toBe('started');
+    const events = await made.eventStore.read(result.runId);
+    expect(events[1]).toMatchObject({ kind: 'status.reported', payload: { level: 'warning' } });
+    await made.deck.close();
+  });
+
   it('fails build() on an agent naming a server the configuration does not define', () => {
     const file = mcpJson({ docs: { url: 'http://127.0.0.1:1/mcp' } });
     const { deck } = testDeck({

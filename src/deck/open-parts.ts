@@ -3,8 +3,8 @@
  * `SERVICE_EVENTS` unless one was passed in), the session backend (in the events' SQLite file
  * unless `SERVICE_SESSION` names another place), the checkpointer, the
  * observers (each started in order; one that throws refuses the open, and what was opened is
- * closed again), the MCP servers, and the Runtime that plays every run, with its background
- * work (runtime/background.ts); and the deck's metrics,
+ * closed again), the MCP servers (unless left to their first use), and the Runtime that
+ * plays every run, with its background work (runtime/background.ts); and the deck's metrics,
  * whose timing proxies stand in front of the event store, the sessions and the checkpointer.
  */
 import type { AgentDefinition } from '../authoring/agent-definition.js';
@@ -52,6 +52,8 @@ export interface OpenRequest {
   workflows: ReadonlyMap<string, Workflow>;
   agents: ReadonlyMap<string, AgentDefinition>;
   mcp: McpConnections | null;
+  /** Start the MCP servers now (`'open'`), or leave them to the first turn that uses one. */
+  mcpStart: 'open' | 'first-use';
   /** Wake sleeping threads at their time, and fire the schedules (runtime/background.ts). */
   wakeTimers: boolean;
   /** Start the background work at all (`OpenOptions.background`). */
@@ -108,7 +110,7 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
   const { saver, location } = checkpointer;
   workflowEngine.attach(metrics.meter(saver, 'checkpoints', location.backend));
   // Never throws: a server that fails is reported and its agents run without its tools.
-  await mcp?.open();
+  if (request.mcpStart === 'open') await mcp?.open();
   const engineSpans = observers.engineSpanSink(); // an observer's sdkSpans
   if (engineSpans) engine.exportSpans(engineSpans);
   const sessionFor = options.sessionFactory ?? meteredSessions(metrics, sessions as SessionBackend);

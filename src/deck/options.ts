@@ -131,6 +131,13 @@ export interface OpenOptions {
    * prunes, so it never plays another process's run. @default true
    */
   background?: boolean;
+  /**
+   * When the MCP servers start: `'open'`, with the deck (one that fails is logged at once, and
+   * the first turn does not wait for them); `'first-use'`, at the first agent turn that uses
+   * one, so a command that only reads, prunes or plays workflows never starts them.
+   * @default 'open'
+   */
+  mcpStart?: 'open' | 'first-use';
 }
 /** The options of `pause` and `cancel`. */
 export interface ControlOptions {

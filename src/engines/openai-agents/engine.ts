@@ -136,6 +136,8 @@ export class OpenAIAgentsEngine implements AgentEngine {
     const compiled = this.compile(agent);
     const engineAgent = compiled.agent;
     if (this.#mcp && agent.mcpServers.length > 0) {
+      // Started here when the deck left them to their first use; at once when they already are.
+      await this.#mcp.open();
       // The servers that started; those that did not are reported on every run that needs them.
       engineAgent.mcpServers = this.#mcp.serversFor(agent.mcpServers);
       for (const { name, reason } of this.#mcp.failuresFor(agent.mcpServers)) {

@@ -1,5 +1,6 @@
 /**
- * The deck's MCP servers, live: `open()` starts every configured server (stdio) or
+ * The deck's MCP servers, live: `open()` (the deck's, or the first turn that uses a server
+ * when the deck leaves them to their first use) starts every configured server (stdio) or
  * connects to it (Streamable HTTP) with `@openai/agents`' MCP classes, in parallel; a
  * server that fails is reported once in the log and remembered, and the agents that use it
  * run without its tools (told so in their instructions, and by a `status.reported` event on
@@ -45,9 +46,10 @@ export class McpConnections {
 
   /**
    * Start or connect every server; never throws (a failure is logged and remembered). A
-   * second call waits for the first.
+   * second call waits for the first; a call after `close()` starts nothing.
    */
   open(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#opening ??= Promise.all(
       [...this.mcp.servers].map(([name, config]) => this.#connect(name, config)),
     ).then(() => undefined);

@@ -52,8 +52,9 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
       );
     }
     await using deck = await Deck.fromProject(project);
-    // No background work: this command plays the one run it answers, nothing else.
-    await deck.open({ background: false });
+    // No background work: this command plays the one run it answers, nothing else; the MCP
+    // servers start only if that turn uses one.
+    await deck.open({ background: false, mcpStart: 'first-use' });
     const held = (await deck.pending()).find((item) => item.runId === runId);
     if (held?.reason !== 'approval') {
       const status = await deck.status(runId);

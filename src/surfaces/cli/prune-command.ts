@@ -52,8 +52,9 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
       );
     }
     await using deck = await Deck.fromProject(project);
-    // No background work: a maintenance command never plays (or cancels) a user's run.
-    await deck.open({ background: false });
+    // No background work: a maintenance command never plays (or cancels) a user's run; and
+    // it plays no turn, so the project's MCP servers never start.
+    await deck.open({ background: false, mcpStart: 'first-use' });
     const report = await deck.prune({
       olderThanMs: options.olderThanMs,
       statuses: options.statuses,

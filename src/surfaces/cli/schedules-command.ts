@@ -36,7 +36,9 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
   }
   try {
     await using deck = await Deck.fromProject(parsed.values.project ?? '.agentdeck');
-    await deck.open();
+    // No background work (the servers fire the schedules); the MCP servers start only if a
+    // triggered run plays an agent that uses one.
+    await deck.open({ background: false, mcpStart: 'first-use' });
     if (verb === 'ls') {
       const list = await deck.listSchedules();
       if (parsed.values.json) console.log(JSON.stringify(list, null, 2));

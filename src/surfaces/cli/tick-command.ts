@@ -30,7 +30,9 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
   }
   try {
     await using deck = await Deck.fromProject(parsed.positionals[0] ?? '.agentdeck');
-    await deck.open();
+    // No background work: it plays the threads due now, nothing else; the MCP servers start
+    // only if one of them plays an agent that uses one.
+    await deck.open({ background: false, mcpStart: 'first-use' });
     const outcomes = await deck.tick(parsed.values.now);
     if (outcomes.length === 0) console.log('nothing due');
     for (const { workflow, threadId, runId, result, error } of outcomes) {

@@ -1,0 +1,75 @@
+/**
+ * The project commands of `agentdeck` (`runs prune`, `schedules`, ...) as a user runs them:
+ * real processes beside one real `agentdeck serve` of test/fixtures/cli-project (a workflow
+ * that ends well, one that fails, a schedule of each, and an MCP server that notes in a file
+ * each time it is started), on the SQLite file the server writes in its directory. One server
+ * for the file; each command is a process of its own, as a user's would be.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killServers, type ServerProcess, startServer } from './support/server-process.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PROJECT = join(ROOT, 'test/fixtures/cli-project/.agentdeck');
+const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+const AGENTDECK = join(ROOT, 'src/surfaces/cli/agentdeck.ts');
+
+/** Where the MCP server of the process named `label` notes that it started. */
+const marks = mkdtempSync(join(tmpdir(), 'agentdeck-marks-'));
+const marker = (label: string) => join(marks, label);
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `agentdeck <args>` in `cwd`, with no SERVICE_* or OPENAI_* setting of this process. */
+function agentdeck(cwd: string, label: string, ...args: string[]): Promise<Outcome> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !key.startsWith('SERVICE_') && !key.startsWith('OPENAI_'),
+    ),
+  );
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', TSX, AGENTDECK, ...args],
+      { cwd, timeout: 60_000, env: { ...env, AGENTDECK_TEST_MCP_MARKER: marker(label) } },
+      (error, stdout, stderr) => {
+        const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+let served: string; // the server's directory: its state is served/.agentdeck/state.db
+let server: ServerProcess;
+
+beforeAll(async () => {
+  served = mkdtempSync(join(tmpdir(), 'agentdeck-served-'));
+  mkdirSync(join(served, 'elsewhere'));
+  server = startServer(PROJECT, { AGENTDECK_TEST_MCP_MARKER: marker('serve') }, served);
+  await server.url;
+}, 60_000);
+
+afterAll(async () => {
+  await killServers([server]);
+});
+
+describe('agentdeck project commands', () => {
+  it('runs prune starts none of the MCP servers a server of the project starts', async () => {
+    const pruned = await agentdeck(
+      served,
+      'prune',
+      ...['runs', 'prune', '--older-than', '30d', '--project', PROJECT],
+    );
+    expect(pruned).toMatchObject({ code: 0, stdout: 'removed 0 runs and 0 workflow threads\n' });
+    expect(existsSync(marker('serve'))).toBe(true); // the configuration does start it
+    expect(existsSync(marker('prune'))).toBe(false);
+  }, 60_000);
+});
