@@ -119,7 +119,9 @@ describe('the command names', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
-    expect(out()).toContain('agentdeck: every route is open to anyone who can reach 0.0.0.0');
+    expect(out()).toContain(
+      "agentdeck: every route is open to anyone who can reach 0.0.0.0, the run inspector's answer and cancel buttons included: no API keys are set. Set SERVICE_API_KEYS",
+    );
   }, 60_000);
 
   it('says nothing of open routes on loopback', async () => {

@@ -2,11 +2,12 @@
  * `service-serve` as a user runs it: a real process serving the example project on its
  * embedded defaults (SQLite in an empty directory, no model configured), reached over a real
  * socket. Workflows work; the server says once at start-up what agent turns need, and a turn
- * fails fast with that message in its log; SIGTERM closes it cleanly. On `memory://` events
- * with nothing else named, it writes no file.
+ * fails fast with that message in its log; SIGTERM closes it cleanly. It says at start-up where
+ * it keeps events, checkpoints and sessions. On `memory://` events with nothing else named, it
+ * writes no file.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -69,6 +70,10 @@ describe('service-serve', () => {
       workflows: ['expense-approval'],
       skills: ['house-rules'],
     });
+    // Said at start-up: the one file keeps events, checkpoints and conversations (#35).
+    expect(server.out()).toContain(
+      `agentdeck: events, checkpoints and sessions are kept in ${join(realpathSync(dir), '.agentdeck/state.db')}\n`,
+    );
     const paused = await post(`${url}/workflows/expense-approval?thread_id=t-1`, {
       employee: 'Ada',
       amount: 420,
@@ -157,6 +162,9 @@ describe('service-serve', () => {
     const again = await post(`${url}/agents/booker/chat`, { session_id: 's-1', message: 'Thanks' });
     expect(await again.json()).toEqual({ output: 'You are welcome.' });
     expect(JSON.stringify(model.requests[2]?.body)).toContain('Room 4 is booked.'); // its history
+    expect(server.out()).toContain(
+      "agentdeck: events, checkpoints and sessions are kept in this process's memory (lost when it stops)\n",
+    );
     const flow = await post(`${url}/workflows/slow-steps?thread_id=t-1`, {});
     expect(await flow.json()).toEqual({ done: ['first', 'second', 'third'] });
 

@@ -1,8 +1,9 @@
 /**
  * `service-serve [project]`: serve a project directory over HTTP. Discovers the catalog
  * (`Deck.fromProject`, default `./.agentdeck`), opens the deck, listens on `HOST`:`PORT`
- * (default 0.0.0.0:8000), and on SIGTERM/SIGINT lets in-flight requests end and closes the
- * deck. Settings come from the environment (docs/configuration.md).
+ * (default 0.0.0.0:8000), says what it serves and where it keeps it (`startup-lines.ts`), and
+ * on SIGTERM/SIGINT lets in-flight requests end and closes the deck. Settings come from the
+ * environment (docs/configuration.md).
  */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
@@ -15,6 +16,7 @@ import {
 import { runtimeSettingsFromEnv } from '../../runtime/settings.js';
 import { appSettingsFromEnv, checkOrigins, serveSettingsFromEnv } from '../http/options.js';
 import { serve } from '../http/serve.js';
+import { startupLines, storageFromEnv } from './startup-lines.js';
 
 const USAGE = `Usage: service-serve [project] [--host HOST] [--port PORT] [--cors-origin ORIGIN]...
        (also: agentdeck serve [project] ...)
@@ -70,31 +72,25 @@ export async function main(argv: readonly string[]): Promise<number> {
       ...(corsOrigins ? { app: { corsOrigins: checkOrigins(corsOrigins, '--cors-origin') } } : {}),
       wakeTimers: !parsed.values['manual-timers'],
     });
-    console.log(
-      `agentdeck: serving '${deck.name}' (${list('agent', deck.agents.keys())}, ${list('workflow', deck.workflows.keys())}, ${list('skill', deck.skills.keys())}) on ${server.url}`,
-    );
-    const { ui } = appSettingsFromEnv();
-    console.log(
-      ui === 'off'
-        ? 'agentdeck: the run inspector is off (SERVICE_UI=off)'
-        : `agentdeck: run inspector at ${server.url}/ui${ui === 'read-only' ? ' (read-only)' : ''}`,
-    );
-    const host = parsed.values.host ?? serveSettingsFromEnv().host;
-    if (appSettingsFromEnv().apiKeys.length === 0 && !isLoopback(host)) {
-      console.log(
-        `agentdeck: every route is open to anyone who can reach ${host}: no API keys are set. ` +
-          'Set SERVICE_API_KEYS, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.',
-      );
-    }
-    const { retentionDays } = runtimeSettingsFromEnv();
-    console.log(
-      retentionDays === null
-        ? 'agentdeck: every run is kept (set SERVICE_RETENTION_DAYS to remove the ones that ended long ago)'
-        : `agentdeck: runs that ended more than ${retentionDays} day${retentionDays === 1 ? '' : 's'} ago are removed (SERVICE_RETENTION_DAYS)`,
-    );
-    if (deck.agents.size > 0 && !modelConfigured(engineSettingsFromEnv())) {
-      console.log(`agentdeck: workflows are ready; ${NO_MODEL_CONFIGURED}.`);
-    }
+    const lines = startupLines({
+      deck: {
+        name: deck.name,
+        agents: deck.agents.keys(),
+        workflows: deck.workflows.keys(),
+        skills: deck.skills.keys(),
+      },
+      url: server.url,
+      host: parsed.values.host ?? serveSettingsFromEnv().host,
+      apiKeys: appSettingsFromEnv().apiKeys.length,
+      ui: appSettingsFromEnv().ui,
+      storage: storageFromEnv(),
+      retentionDays: runtimeSettingsFromEnv().retentionDays,
+      modelMissing:
+        deck.agents.size > 0 && !modelConfigured(engineSettingsFromEnv())
+          ? NO_MODEL_CONFIGURED
+          : null,
+    });
+    for (const line of lines) console.log(line);
     await server.closed;
     return 0;
   } catch (error) {
@@ -115,15 +111,4 @@ function parseOptions(argv: readonly string[]) {
       help: { type: 'boolean', short: 'h' },
     },
   });
-}
-
-/** An address only this machine reaches. */
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-function list(what: string, names: Iterable<string>): string {
-  const all = [...names];
-  if (all.length === 0) return `no ${what}s`;
-  return `${all.length} ${what}${all.length === 1 ? '' : 's'}: ${all.join(', ')}`;
 }

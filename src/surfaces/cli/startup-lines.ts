@@ -1,0 +1,133 @@
+/**
+ * What `agentdeck serve` (`service-serve`) says as it starts, composed apart from the process
+ * so that each line is tested without one: what it serves and where, the run inspector, where
+ * it keeps events, checkpoints and conversations, whether every route is open to the network,
+ * what it keeps of old runs, and what agent turns still lack. The places are read from the
+ * same settings, by the same functions, as the deck that opens them.
+ */
+import { type CheckpointLocation, parseCheckpointUrl } from '../../stores/checkpoints-url.js';
+import { type EventStoreLocation, parseEventStoreUrl } from '../../stores/events-url.js';
+import {
+  parseSessionUrl,
+  type SessionLocation,
+  sessionSettingsFromEnv,
+} from '../../stores/sessions-url.js';
+import { redactUrl } from '../../stores/shared/url.js';
+import type { UiMode } from '../ui/ui-app.js';
+
+/** Where a served deck keeps what it keeps. */
+export interface StoragePlaces {
+  events: EventStoreLocation;
+  checkpoints: CheckpointLocation;
+  sessions: SessionLocation;
+}
+
+/** What the start-up lines tell. */
+export interface StartupFacts {
+  /** The deck's name and catalog. */
+  deck: {
+    name: string;
+    agents: Iterable<string>;
+    workflows: Iterable<string>;
+    skills: Iterable<string>;
+  };
+  /** The URL the server answers on. */
+  url: string;
+  /** The address it is bound to, as given (`0.0.0.0`, `127.0.0.1`, a host name). */
+  host: string;
+  /** How many API keys guard the routes. */
+  apiKeys: number;
+  ui: UiMode;
+  storage: StoragePlaces;
+  /** `SERVICE_RETENTION_DAYS`; `null`: every run is kept. */
+  retentionDays: number | null;
+  /** Why agent turns cannot run yet (no model configured), or `null`. */
+  modelMissing: string | null;
+}
+
+/**
+ * The lines, in the order they are printed.
+ *
+ * @example
+ * ```ts
+ * for (const line of startupLines(facts)) console.log(line);
+ * ```
+ */
+export function startupLines(facts: StartupFacts): string[] {
+  const { deck, url, ui, retentionDays } = facts;
+  const lines = [
+    `agentdeck: serving '${deck.name}' (${list('agent', deck.agents)}, ${list('workflow', deck.workflows)}, ${list('skill', deck.skills)}) on ${url}`,
+    storageLine(facts.storage),
+    ui === 'off'
+      ? 'agentdeck: the run inspector is off (SERVICE_UI=off)'
+      : `agentdeck: run inspector at ${url}/ui${ui === 'read-only' ? ' (read-only)' : ''}`,
+  ];
+  if (facts.apiKeys === 0 && !isLoopback(facts.host)) {
+    lines.push(
+      `agentdeck: every route is open to anyone who can reach ${facts.host}, the run inspector's answer and cancel buttons included: no API keys are set. ` +
+        'Set SERVICE_API_KEYS to require a key, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.',
+    );
+  }
+  lines.push(
+    retentionDays === null
+      ? 'agentdeck: every run is kept (set SERVICE_RETENTION_DAYS to remove the ones that ended long ago)'
+      : `agentdeck: runs that ended more than ${retentionDays} day${retentionDays === 1 ? '' : 's'} ago are removed (SERVICE_RETENTION_DAYS)`,
+  );
+  if (facts.modelMissing !== null) {
+    lines.push(`agentdeck: workflows are ready; ${facts.modelMissing}.`);
+  }
+  return lines;
+}
+
+/**
+ * Where a deck opened on `env` keeps events, checkpoints and sessions (`SERVICE_EVENTS`,
+ * `SERVICE_CHECKPOINT`, `SERVICE_SESSION`), read as the deck reads them.
+ */
+export function storageFromEnv(env: Record<string, string | undefined> = process.env) {
+  const events = parseEventStoreUrl(env.SERVICE_EVENTS);
+  return {
+    events,
+    checkpoints: parseCheckpointUrl(env.SERVICE_CHECKPOINT, env.SERVICE_EVENTS),
+    sessions: parseSessionUrl(sessionSettingsFromEnv(env).url, events),
+  } satisfies StoragePlaces;
+}
+
+/** One line: each place once, with what it keeps. */
+function storageLine(storage: StoragePlaces): string {
+  const kept = new Map<string, string[]>();
+  const keep = (what: string, location: StoragePlaces[keyof StoragePlaces]) => {
+    const place = placeOf(location);
+    kept.set(place, [...(kept.get(place) ?? []), what]);
+  };
+  keep('events', storage.events);
+  keep('checkpoints', storage.checkpoints);
+  keep('sessions', storage.sessions);
+  const parts = [...kept].map(([place, what], index) =>
+    index === 0 ? `${and(what)} are kept in ${place}` : `${and(what)} in ${place}`,
+  );
+  return `agentdeck: ${parts.join('; ')}`;
+}
+
+function placeOf(location: StoragePlaces[keyof StoragePlaces]): string {
+  if (location.backend === 'memory') return "this process's memory (lost when it stops)";
+  if (location.backend === 'sqlite') return location.path;
+  return redactUrl(location.url);
+}
+
+function and(words: readonly string[]): string {
+  return words.length === 1
+    ? (words[0] ?? '')
+    : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+/** An address only this machine reaches. */
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+function list(what: string, names: Iterable<string>): string {
+  const all = [...names];
+  if (all.length === 0) return `no ${what}s`;
+  return `${all.length} ${what}${all.length === 1 ? '' : 's'}: ${all.join(', ')}`;
+}
