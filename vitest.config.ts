@@ -10,6 +10,8 @@ const INTEGRATION = ['**/*.int.test.ts', 'test/faults/**/*.test.ts', 'test/brows
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    unstubEnvs: true,
+    setupFiles: ['test/support/setup.ts'],
     hookTimeout: 20_000,
     // One report for the run, whichever projects it ran (.ci/run reads it).
     reporters: ['default', 'json'],
@@ -26,6 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          isolate: false,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...INTEGRATION],
           typecheck: {

@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Bin, binArgs } from './support/cli.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
-const CLI = (name: string) => join(REPO_ROOT, 'src/surfaces/cli', `${name}.ts`);
 const PROJECT = join(REPO_ROOT, 'examples/project/.agentdeck');
 const VERSION = (
   JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -33,8 +32,8 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-const run = (name: string, args: string[], cwd = REPO_ROOT) =>
-  promisify(execFile)(process.execPath, ['--import', TSX, CLI(name), ...args], {
+const run = (name: Bin, args: string[], cwd = REPO_ROOT) =>
+  promisify(execFile)(process.execPath, binArgs(name, ...args), {
     cwd,
     env: cleanEnv(),
   });
@@ -42,15 +41,11 @@ const run = (name: string, args: string[], cwd = REPO_ROOT) =>
 /** `agentdeck serve` in a fresh directory; resolves its URL and what it printed by then. */
 function serveWith(args: string[], env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'agentdeck-cli-'));
-  const child = spawn(
-    process.execPath,
-    ['--import', TSX, CLI('agentdeck'), 'serve', PROJECT, ...args],
-    {
-      cwd,
-      env: cleanEnv({ PORT: '0', ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, binArgs('agentdeck', 'serve', PROJECT, ...args), {
+    cwd,
+    env: cleanEnv({ PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   return new Promise<{ url: string; out: () => string }>((ready, fail) => {
@@ -67,7 +62,7 @@ describe('the command names', () => {
   it('answer --version with the package version', async () => {
     expect((await run('agentdeck', ['--version'])).stdout).toBe(`agentdeck ${VERSION}\n`);
     expect((await run('service', ['--version'])).stdout).toBe(`service (agentdeck) ${VERSION}\n`);
-    expect((await run('serve', ['--version'])).stdout).toBe(
+    expect((await run('service-serve', ['--version'])).stdout).toBe(
       `service-serve (agentdeck) ${VERSION}\n`,
     );
   }, 30_000);

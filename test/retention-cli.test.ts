@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { binArgs } from './support/cli.js';
 import { startServer } from './support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PROJECT = join(ROOT, 'examples/project/.agentdeck');
-const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const children: ChildProcess[] = [];
 
 afterEach(() => {
@@ -29,11 +29,11 @@ function withoutServiceSettings(): NodeJS.ProcessEnv {
 }
 
 function agentdeck(cwd: string, ...args: string[]) {
-  return promisify(execFile)(
-    process.execPath,
-    ['--import', TSX, join(ROOT, 'src/surfaces/cli/agentdeck.ts'), ...args],
-    { cwd, timeout: 60_000, env: withoutServiceSettings() },
-  );
+  return promisify(execFile)(process.execPath, binArgs('agentdeck', ...args), {
+    cwd,
+    timeout: 60_000,
+    env: withoutServiceSettings(),
+  });
 }
 
 const post = (url: string, body: unknown) =>

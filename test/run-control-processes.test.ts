@@ -5,17 +5,16 @@
  * that ran before the pause never runs again.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
+import { binArgs } from './support/cli.js';
 import { startServer } from './support/server-process.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const SERVICE = join(REPO_ROOT, 'src/surfaces/cli/service.ts');
-const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const PROJECT = join(REPO_ROOT, 'test/fixtures/control-project/.agentdeck');
 const exec = promisify(execFile);
 const children: ChildProcess[] = [];
@@ -41,6 +40,7 @@ async function setUp() {
     () => rmSync(dir, { recursive: true, force: true }),
   );
   const log = join(dir, 'booker.log');
+  const gate = join(dir, 'booker.go'); // the slow tool and node end when it exists
   const server = startServer(
     PROJECT,
     {
@@ -48,13 +48,14 @@ async function setUp() {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_USE_RESPONSES: 'false',
       BOOKER_LOG: log,
+      BOOKER_GATE: gate,
     },
     dir,
   );
   children.push(server.child);
   const url = await server.url;
   const service = (...args: string[]) =>
-    exec(process.execPath, ['--import', TSX, SERVICE, ...args], {
+    exec(process.execPath, binArgs('service', ...args), {
       cwd: dir,
       env: env({}),
       timeout: 30_000,
@@ -81,14 +82,28 @@ async function setUp() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({}),
     }).then((response) => response.text());
-  return { dir, server, model, url, service, lines, status, chat, runOf, startWorkflow };
+  /**
+   * Let the slow tool or node finish, once the run has seen the request just recorded (its
+   * log has `control.requested`): it acts on it at its next safe point, after the step.
+   */
+  const release = async (runId: string) => {
+    await vi.waitFor(
+      async () => {
+        const log = await (await fetch(`${url}/runs/${runId}/events?follow=false`)).text();
+        expect(log).toContain('control.requested');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    writeFileSync(gate, '');
+  };
+  return { dir, server, model, url, service, lines, status, chat, runOf, startWorkflow, release };
 }
 
 describe('run control from another process', () => {
   it('pauses a turn a server plays, shows it paused, resumes it, and the tool ran once', {
     timeout: 90_000,
   }, async () => {
-    const { model, url, service, lines, status, chat, runOf } = await setUp();
+    const { model, url, service, lines, status, chat, runOf, release } = await setUp();
     model.push(
       { toolCalls: [{ name: 'book', arguments: { room: '4' }, callId: 'call_1' }] },
       { text: ['Room 4 ', 'is booked.'] },
@@ -100,6 +115,7 @@ describe('run control from another process', () => {
     const paused = await service('runs', 'signal', runId, 'pause', '--reason', 'budget check');
     expect(paused.stdout).toContain(`recorded pause request`);
     expect(paused.stdout).toContain(runId);
+    await release(runId); // the tool finishes after the pause is recorded: the turn pauses after it
     await vi.waitFor(async () => expect(await status(runId)).toBe('paused'), {
       timeout: 10_000,
     });
@@ -137,12 +153,13 @@ describe('run control from another process', () => {
   it("says in the server log and in runs show when no server's catalog can play a resume", {
     timeout: 90_000,
   }, async () => {
-    const { dir, server, model, service, lines, status, chat, runOf } = await setUp();
+    const { dir, server, model, service, lines, status, chat, runOf, release } = await setUp();
     model.push({ toolCalls: [{ name: 'book', arguments: { room: '5' }, callId: 'call_5' }] });
     const streamed = chat('s-ghost');
     await vi.waitFor(() => expect(lines()).toEqual(['start 5']), { timeout: 20_000 });
     const runId = await runOf('s-ghost');
     await service('runs', 'signal', runId, 'pause');
+    await release(runId);
     await vi.waitFor(async () => expect(await status(runId)).toBe('paused'), { timeout: 10_000 });
     await streamed;
     server.child.kill('SIGKILL');
@@ -187,11 +204,12 @@ describe('run control from another process', () => {
   it('pauses a workflow a server plays at its next node boundary and resumes it from its checkpoint', {
     timeout: 90_000,
   }, async () => {
-    const { service, lines, status, runOf, startWorkflow } = await setUp();
+    const { service, lines, status, runOf, startWorkflow, release } = await setUp();
     const streamed = startWorkflow('w-1');
     await vi.waitFor(() => expect(lines()).toEqual(['first start']), { timeout: 20_000 });
     const runId = await runOf('w-1');
     await service('runs', 'signal', runId, 'pause');
+    await release(runId); // the first node ends after the pause is recorded: the run pauses after it
     await vi.waitFor(async () => expect(await status(runId)).toBe('paused'), {
       timeout: 10_000,
     });

@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
+import { binArgs } from './support/cli.js';
 import { parseSse } from './support/http.js';
 import { adminQuery, scratchDatabase } from './support/postgres.js';
 import { killServers, type ServerProcess, startServer } from './support/server-process.js';
@@ -27,8 +28,6 @@ const { name: database, url: databaseUrl } = scratchDatabase();
 const keyPrefix = `agentdeck-test:${randomUUID()}:`;
 /** Where the `booker` agent's slow tool writes `start <room>` / `done <room>`. */
 const bookerLog = join(mkdtempSync(join(tmpdir(), 'agentdeck-scale-')), 'booker.log');
-const SERVICE = join(resolve(import.meta.dirname, '..'), 'src/surfaces/cli/service.ts');
-const TSX = join(resolve(import.meta.dirname, '..'), 'node_modules/tsx/dist/esm/index.mjs');
 /** A live run renews its claim every 200 ms; missing three renewals (600 ms) makes it stale. */
 const HEARTBEAT_SECONDS = '0.2';
 
@@ -283,7 +282,7 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     const runId = await runOn(B, 'ctl-1');
     const signal = await promisify(execFile)(
       process.execPath,
-      ['--import', TSX, SERVICE, 'runs', 'signal', runId, 'pause', '--reason', 'audit'],
+      binArgs('service', 'runs', 'signal', runId, 'pause', '--reason', 'audit'),
       { env: { ...process.env, SERVICE_EVENTS: databaseUrl.href }, timeout: 30_000 },
     );
     expect(signal.stdout).toContain('recorded pause request');

@@ -9,12 +9,12 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binArgs } from './support/cli.js';
 import { adminQuery, scratchDatabase } from './support/postgres.js';
 import { killServers, type ServerProcess, startServer } from './support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PROJECT = join(ROOT, 'test/fixtures/schedules/.agentdeck');
-const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const { name: database, url: databaseUrl } = scratchDatabase();
 const servers: ServerProcess[] = [];
 let urls: string[] = [];
@@ -80,7 +80,7 @@ describe('a schedule on two processes', () => {
     expect((await firedRuns()).length).toBe(before); // neither process fires
     const cli = promisify(execFile);
     const env = { ...process.env, SERVICE_EVENTS: databaseUrl.href };
-    const args = ['--import', TSX, join(ROOT, 'src/surfaces/cli/agentdeck.ts'), 'schedules'];
+    const args = binArgs('agentdeck', 'schedules');
     const shown = await cli(process.execPath, [...args, 'ls', '--project', PROJECT], { env });
     expect(shown.stdout).toMatch(/^each-second {2}jot {2}every 1s UTC {2}PAUSED {2}next /);
     const triggered = await fetch(`${B}/schedules/each-second/trigger`, { method: 'POST' });

@@ -6,23 +6,21 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, type InterruptResult, tool, toWire } from '../src/index.js';
 import { SqliteEventStore } from '../src/stores/sqlite/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
+import { binArgs } from './support/cli.js';
 import { openTestDeck } from './support/decks.js';
 import { approval } from './support/workflows.js';
 
-const REPO_ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(REPO_ROOT, 'src/surfaces/cli/service.ts');
-const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const run = promisify(execFile);
 
 function service(path: string, ...args: string[]) {
-  return run(process.execPath, ['--import', TSX, CLI, ...args], {
+  return run(process.execPath, binArgs('service', ...args), {
     env: { ...process.env, SERVICE_EVENTS: `sqlite://${path}` },
     timeout: 30_000,
   });

@@ -13,11 +13,10 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scriptedModelServer } from '../src/testing/index.js';
+import { binArgs } from './support/cli.js';
 import { startServer } from './support/server-process.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
-const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const PROJECT = join(REPO_ROOT, 'examples/project/.agentdeck');
 /** An agent with a tool and a durable workflow (checkpoints), both logging to BOOKER_LOG. */
 const CONTROL_PROJECT = join(REPO_ROOT, 'test/fixtures/control-project/.agentdeck');
@@ -115,7 +114,7 @@ describe('service-serve', () => {
 
   it('prints its usage with --help, and fails clearly on a missing project', async () => {
     const run = promisify(execFile);
-    const help = await run(process.execPath, ['--import', TSX, CLI, '--help'], {
+    const help = await run(process.execPath, binArgs('service-serve', '--help'), {
       env: freshEnv({}),
     });
     expect(help.stdout).toContain('Usage: service-serve [project] [--host HOST] [--port PORT]');
@@ -123,7 +122,10 @@ describe('service-serve', () => {
     expect(help.stdout).toContain('docs/deployment.md');
     const dir = mkdtempSync(join(tmpdir(), 'agentdeck-serve-'));
     dirs.push(dir);
-    const missing = run(process.execPath, ['--import', TSX, CLI], { cwd: dir, env: freshEnv({}) });
+    const missing = run(process.execPath, binArgs('service-serve'), {
+      cwd: dir,
+      env: freshEnv({}),
+    });
     await expect(missing).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining(

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { binArgs } from './support/cli.js';
 import { startServer } from './support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PROJECT = join(ROOT, 'examples/project/.agentdeck');
-const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const children: ChildProcess[] = [];
 
 afterEach(() => {
@@ -102,7 +102,7 @@ describe('timers in a served deck', () => {
     await new Promise((done) => setTimeout(done, 500));
     const cli = await promisify(execFile)(
       process.execPath,
-      ['--import', TSX, join(ROOT, 'src/surfaces/cli/agentdeck.ts'), 'tick', PROJECT],
+      binArgs('agentdeck', 'tick', PROJECT),
       // The server's environment: no SERVICE_* (the tests' own point at memory://).
       { cwd, timeout: 30_000, env: withoutServiceSettings() },
     );

@@ -14,11 +14,10 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
+import { binArgs } from './support/cli.js';
 import { startServer } from './support/server-process.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
-const SERVICE = join(REPO_ROOT, 'src/surfaces/cli/service.ts');
-const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
 const PROJECT = join(REPO_ROOT, 'test/fixtures/approval-project/.agentdeck');
 const exec = promisify(execFile);
 const children: ChildProcess[] = [];
@@ -66,7 +65,7 @@ async function setUp(shared = true) {
         ([k]) => !k.startsWith('SERVICE_') && !k.startsWith('OPENAI_'),
       ),
     );
-    return exec(process.execPath, ['--import', TSX, SERVICE, ...args], {
+    return exec(process.execPath, binArgs('service', ...args), {
       cwd: dir,
       env: { ...clean, ...modelEnv },
       timeout: 60_000,

@@ -2,13 +2,14 @@
  * Test support: decks that are always closed after each test (one live Deck per process),
  * and small helpers to collect a stream.
  */
-import { afterEach } from 'vitest';
+
 import { Deck, type DeckOptions, type Event } from '../../src/index.js';
 import { MemoryEventStore } from '../../src/stores/memory/index.js';
+import { afterEachTest } from './after-each-test.js';
 
 const open: Deck<unknown>[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   while (open.length > 0) await open.pop()?.close();
 });
 

@@ -3,7 +3,7 @@
  * reference backend) with the scripted engines, closed after each test, and small helpers to
  * play a run, ask for a pause, and read a run's log.
  */
-import { afterEach } from 'vitest';
+
 import { Agent } from '../../src/authoring/agent.js';
 import type { WorkflowDefinition } from '../../src/authoring/workflow-definition.js';
 import type { ControlVerb } from '../../src/core/event-kinds.js';
@@ -18,13 +18,14 @@ import {
   type ScriptedNode,
   ScriptedWorkflowEngine,
 } from '../../src/testing/scripted-workflow-engine.js';
+import { afterEachTest } from './after-each-test.js';
 
 /** The agent the scripted engine plays (it reads only the name). */
 export const agent = new Agent({ name: 'scripted' });
 
 const open: Runtime[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   while (open.length > 0) await open.pop()?.close();
 });
 

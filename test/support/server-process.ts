@@ -4,11 +4,7 @@
  * SERVICE_* or OPENAI_* settings. Resolves its URL once it says it is serving.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
-
-const REPO_ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(REPO_ROOT, 'src/surfaces/cli/serve.ts');
-const TSX = join(REPO_ROOT, 'node_modules/tsx/dist/esm/index.mjs');
+import { binArgs, REPO_ROOT } from './cli.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -35,7 +31,7 @@ export function startServer(
       ([key]) => !key.startsWith('SERVICE_') && !key.startsWith('OPENAI_'),
     ),
   );
-  const child = spawn(process.execPath, ['--import', TSX, CLI, project, ...args], {
+  const child = spawn(process.execPath, binArgs('service-serve', project, ...args), {
     cwd,
     env: { ...clean, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,13 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import { SqliteEventStore, type SqliteEventStoreOptions } from '../../src/stores/sqlite/events.js';
+import { afterEachTest } from './after-each-test.js';
 
 const dirs: string[] = [];
 const stores: SqliteEventStore[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   for (const store of stores.splice(0)) await store.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
