@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killServers, type ServerProcess, startServer } from './support/server-process.js';
 
@@ -50,6 +51,16 @@ function agentdeck(cwd: string, label: string, ...args: string[]): Promise<Outco
 let served: string; // the server's directory: its state is served/.agentdeck/state.db
 let server: ServerProcess;
 
+/** A run's status as the server's file records it (read-only, beside the server). */
+function recordedStatus(runId: string): string | undefined {
+  const db = new DatabaseSync(join(served, '.agentdeck/state.db'), { readOnly: true });
+  try {
+    return db.prepare('SELECT status FROM runs WHERE run_id = ?').get(runId)?.status as string;
+  } finally {
+    db.close();
+  }
+}
+
 beforeAll(async () => {
   served = mkdtempSync(join(tmpdir(), 'agentdeck-served-'));
   mkdirSync(join(served, 'elsewhere'));
@@ -71,5 +82,22 @@ describe('agentdeck project commands', () => {
     expect(pruned).toMatchObject({ code: 0, stdout: 'removed 0 runs and 0 workflow threads\n' });
     expect(existsSync(marker('serve'))).toBe(true); // the configuration does start it
     expect(existsSync(marker('prune'))).toBe(false);
+  }, 60_000);
+
+  it('schedules trigger waits for its run, says how it ended, and exits 1 when it failed', async () => {
+    const [ok, boom] = await Promise.all([
+      agentdeck(served, 'trigger', 'schedules', 'trigger', 'nightly-jot', '--project', PROJECT),
+      agentdeck(served, 'trigger', 'schedules', 'trigger', 'nightly-boom', '--project', PROJECT),
+    ]);
+    const okRun = /^schedule nightly-jot started run (\S+)\n/.exec(ok.stdout)?.[1] as string;
+    expect(ok).toMatchObject({
+      code: 0,
+      stdout: `schedule nightly-jot started run ${okRun}\nrun ${okRun} completed\n`,
+    });
+    expect(recordedStatus(okRun)).toBe('completed');
+    const boomRun = /^schedule nightly-boom started run (\S+)\n/.exec(boom.stdout)?.[1] as string;
+    expect(boom.code).toBe(1);
+    expect(boom.stderr).toContain(`run ${boomRun} failed: Error: the ledger is closed\n`);
+    expect(recordedStatus(boomRun)).toBe('failed');
   }, 60_000);
 });
