@@ -50,6 +50,7 @@ function agentdeck(cwd: string, label: string, ...args: string[]): Promise<Outco
 
 let served: string; // the server's directory: its state is served/.agentdeck/state.db
 let server: ServerProcess;
+let url: string;
 
 /** A run's status as the server's file records it (read-only, beside the server). */
 function recordedStatus(runId: string): string | undefined {
@@ -65,7 +66,7 @@ beforeAll(async () => {
   served = mkdtempSync(join(tmpdir(), 'agentdeck-served-'));
   mkdirSync(join(served, 'elsewhere'));
   server = startServer(PROJECT, { AGENTDECK_TEST_MCP_MARKER: marker('serve') }, served);
-  await server.url;
+  url = await server.url;
 }, 60_000);
 
 afterAll(async () => {
@@ -99,5 +100,13 @@ describe('agentdeck project commands', () => {
     expect(boom.code).toBe(1);
     expect(boom.stderr).toContain(`run ${boomRun} failed: Error: the ledger is closed\n`);
     expect(recordedStatus(boomRun)).toBe('failed');
+  }, 60_000);
+
+  it('schedules ls --json prints what GET /schedules lists, in its snake_case form', async () => {
+    const listed = await agentdeck(served, 'ls', 'schedules', 'ls', '--json', '--project', PROJECT);
+    expect(listed.code).toBe(0);
+    const overHttp = (await (await fetch(`${url}/schedules`)).json()) as { schedules: unknown[] };
+    expect(overHttp.schedules).toHaveLength(2);
+    expect(JSON.parse(listed.stdout)).toEqual(overHttp.schedules);
   }, 60_000);
 });

@@ -11,6 +11,7 @@ import { errorMessage } from '../../core/errors.js';
 import type { RunStatus } from '../../core/status.js';
 import type { EventStore, RunSummary } from '../../core/store.js';
 import type { Deck } from '../../deck/deck.js';
+import { scheduleView } from '../http/schedules.js';
 import { openProjectDeck } from './project-deck.js';
 
 const USAGE = (program: string) => `Usage:
@@ -61,7 +62,8 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     const { deck } = project;
     if (verb === 'ls') {
       const list = await deck.listSchedules();
-      if (parsed.values.json) console.log(JSON.stringify(list, null, 2));
+      // The wire form of GET /schedules, so a script reads the same fields from both.
+      if (parsed.values.json) console.log(JSON.stringify(list.map(scheduleView), null, 2));
       else console.log(list.length === 0 ? 'no schedules' : list.map(line).join('\n'));
       return 0;
     }
