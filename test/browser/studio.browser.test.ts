@@ -139,7 +139,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
-  it('draws each workflow graph as SVG, its conditional edges dashed', async () => {
+  it('draws each workflow graph as SVG, its conditional edges dashed, guessed targets marked', async () => {
     for (const server of [example, studio]) {
       const catalog = await catalogOf(server);
       await page.goto(`${server}/ui/catalog`);
@@ -160,10 +160,28 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
             .evaluate((path) => getComputedStyle(path).strokeDasharray);
           expect(dashes).not.toBe('none');
         }
+        // A branch without a path map: LangGraph lists every node; those edges say so.
+        const guessed = workflow.graph.edges.filter((edge) => edge.guessed);
+        expect(await svg.locator('g.edge.guessed').count()).toBe(guessed.length);
+        const note = page.locator(`svg.graph[data-workflow="${workflow.name}"] + p.graph-note`);
+        expect(await note.count()).toBe(guessed.length > 0 ? 1 : 0);
         // Layered from the start: start on top, end at the bottom, every node inside the box.
         const top = await svg.locator('g.node[data-node="__start__"] rect').getAttribute('y');
         const bottom = await svg.locator('g.node[data-node="__end__"] rect').getAttribute('y');
         expect(Number(top)).toBeLessThan(Number(bottom));
+      }
+      if (server === example) {
+        // Its branch has a path map: approve goes to schedule or ends, never straight to pay.
+        const fromApprove = await page
+          .locator('svg.graph[data-workflow="expense-approval"] g.edge[data-source="approve"]')
+          .evaluateAll((edges) => edges.map((edge) => edge.getAttribute('data-target')).sort());
+        expect(fromApprove).toEqual(['__end__', 'schedule']);
+      } else {
+        // The checker's branch has none: its guessed targets are dotted, and a note names it.
+        expect(
+          await page.locator('svg.graph[data-workflow="checker"] g.edge.guessed').count(),
+        ).toBeGreaterThan(0);
+        expect(await page.locator('p.graph-note').getAttribute('data-guessed')).toBe('load');
       }
     }
     const example_ = await catalogOf(example);
