@@ -17,7 +17,12 @@ import { errorMessage } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import { toWire } from '../../core/events.js';
 import type { RunStatus } from '../../core/status.js';
-import type { ControlRequest, EventStore } from '../../core/store.js';
+import {
+  type ControlRequest,
+  canSearchRunIds,
+  type EventStore,
+  type RunSummary,
+} from '../../core/store.js';
 import { requestControl } from '../../runtime/control/requests.js';
 import { openEventStore } from '../../stores/events-url.js';
 import { SqliteEventStore } from '../../stores/sqlite/events.js';
@@ -25,7 +30,7 @@ import { eventLine, runHeader, runsTable, runToWire } from './runs-format.js';
 
 const USAGE = `Usage:
   service runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
-  service runs show <run_id> [--json]
+  service runs show <run_id or its start> [--json]
   service runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
   service runs approve <run_id> [--project DIR] [--json]
   service runs reject <run_id> [--reason TEXT] [--project DIR] [--json]
@@ -130,15 +135,11 @@ async function show(
   asJson: boolean,
   program: string,
 ): Promise<number> {
-  const [runId] = args;
-  if (!runId) throw new UsageError('show needs a run id');
-  const run = await store.getRun(runId);
-  if (!run) {
-    console.error(
-      `${program}: no run '${runId}' in the event store; list runs with: ${program} runs ls`,
-    );
-    return 1;
-  }
+  const [given] = args;
+  if (!given) throw new UsageError('show needs a run id');
+  const run = await runNamed(store, given, program);
+  if (!run) return 1;
+  const { runId } = run;
   const events = await store.read(runId);
   if (asJson) {
     console.log(JSON.stringify({ run: runToWire(run), events: events.map(toWire) }, null, 2));
@@ -147,6 +148,37 @@ async function show(
     console.log(`${runHeader(run, waiting)}\n\n${events.map(eventLine).join('\n')}`);
   }
   return 0;
+}
+
+/** Most ids an ambiguous prefix lists. */
+const SHOWN_MATCHES = 10;
+
+/**
+ * The run `given` names: its id, or the start of exactly one run's id. Prints why not (none,
+ * or which ids it could be) and returns `null`.
+ */
+async function runNamed(
+  store: EventStore,
+  given: string,
+  program: string,
+): Promise<RunSummary | null> {
+  const exact = await store.getRun(given);
+  if (exact) return exact;
+  const ids = canSearchRunIds(store)
+    ? await store.runIdsStartingWith(given, SHOWN_MATCHES + 1)
+    : [];
+  if (ids.length === 1) return store.getRun(ids[0] as string);
+  if (ids.length === 0) {
+    console.error(
+      `${program}: no run '${given}' in the event store; list runs with: ${program} runs ls`,
+    );
+  } else {
+    const more = ids.length > SHOWN_MATCHES ? ', and more' : '';
+    console.error(
+      `${program}: '${given}' is the start of several run ids (${ids.slice(0, SHOWN_MATCHES).join(', ')}${more}); give more of the id`,
+    );
+  }
+  return null;
 }
 
 /** The resume asked of a paused run that no server has played yet, if any. */
