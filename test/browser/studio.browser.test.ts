@@ -309,6 +309,38 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
+  it('names a timer one way, "Sleeping until <time>": the inbox, the run and its thread', async () => {
+    const response = await fetch(`${example}/workflows/expense-approval?thread_id=studio-timer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ employee: 'Lin', amount: 300, payInSeconds: 3600 }),
+    });
+    await response.text();
+    const runId = response.headers.get('x-run-id') ?? '';
+    await page.goto(`${example}/ui/inbox`);
+    const card = page.locator(`article.card[data-run-id="${runId}"]`);
+    await card.getByLabel('Answer (JSON)').fill('{"approved": true}');
+    await card.getByRole('button', { name: 'Answer' }).click();
+    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
+    await outcome.locator('.timer').waitFor();
+    const wakeAt = (await outcome.locator('.timer time').getAttribute('datetime')) ?? '';
+    expect(Date.parse(wakeAt) - Date.now()).toBeGreaterThan(3_000_000); // about an hour on
+    const said = (await outcome.textContent()) ?? '';
+    expect(said).toContain('Sleeping until');
+    expect(said).not.toMatch(/asks again|agentdeck/i);
+    // The run's page and its thread's page name it the same way, with the same time.
+    await outcome.locator(`a[href="/ui/runs/${runId}"]`).click();
+    const paused = page.locator('[data-kind="run.paused"] .entry-label .timer');
+    await paused.waitFor();
+    expect(await paused.locator('time').getAttribute('datetime')).toBe(wakeAt);
+    await page.getByRole('link', { name: "its thread's state" }).click();
+    const waiting = page.getByTestId('thread-waiting');
+    await waiting.locator('.timer').waitFor();
+    expect(await waiting.textContent()).toMatch(/^Sleeping until /);
+    expect(await waiting.locator('time').getAttribute('datetime')).toBe(wakeAt);
+    expect(consoleErrors()).toEqual([]);
+  }, 30_000);
+
   it('answers a held tool call inline: approved, the turn completes', async () => {
     model.push(
       {

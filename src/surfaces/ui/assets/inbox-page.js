@@ -6,6 +6,7 @@
  */
 import { api, CAN_ACT } from './api.js';
 import { pretty, shortId } from './format.js';
+import { SleepingUntil, wakeAtOf } from './timer.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
 const REFRESH_MS = 3000;
@@ -145,12 +146,17 @@ function prefill(item) {
 }
 
 function Outcome({ item, outcome }) {
+  const wakeAt = wakeAtOf(outcome.pending?.payload);
   return html`
     <article class="card answered" data-run-id=${item.run_id} data-outcome=${outcome.status}>
       <${Heading} item=${item} />
-      <p>Answered: the run is now <span class=${`status s-${outcome.status}`}>${outcome.status}</span></p>
+      ${
+        wakeAt
+          ? html`<p>Answered: <${SleepingUntil} wakeAt=${wakeAt} />; the run goes on by itself.</p>`
+          : html`<p>Answered: the run is now <span class=${`status s-${outcome.status}`}>${outcome.status}</span></p>`
+      }
       ${outcome.result === undefined || outcome.result === null ? null : html`<h4>Result</h4><pre class="json">${pretty(outcome.result)}</pre>`}
-      ${outcome.pending ? html`<h4>It asks again</h4><pre class="json">${pretty(outcome.pending.payload)}</pre>` : null}
+      ${outcome.pending && !wakeAt ? html`<h4>It asks again</h4><pre class="json">${pretty(outcome.pending.payload)}</pre>` : null}
     </article>
   `;
 }
