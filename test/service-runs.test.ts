@@ -123,15 +123,22 @@ describe('service runs', () => {
     let common = '';
     while (turn.runId[common.length] === waitingId[common.length])
       common += turn.runId[common.length];
-    const [byPrefix, ambiguous] = await Promise.all([
+    const [byPrefix, ambiguous, ended] = await Promise.all([
       service(path, 'runs', 'show', turn.runId.slice(0, common.length + 1)),
       failure(service(path, 'runs', 'show', common)),
+      failure(service(path, 'runs', 'signal', turn.runId, 'resume')),
     ]);
     expect(byPrefix.stdout).toContain(`run       ${turn.runId}`);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain(`service: '${common}' is the start of several run ids (`);
     expect(ambiguous.stderr).toContain(turn.runId);
     expect(ambiguous.stderr).toContain(waitingId);
+    // A signal to a run that has ended says so, and records nothing.
+    expect(ended).toEqual({
+      code: 1,
+      stderr: `service: run ${turn.runId} has ended (completed); there is nothing to resume, and no request was recorded\n`,
+    });
+    expect(await eventStore.readControl(turn.runId)).toEqual([]);
     await deck.close();
     await eventStore.close();
   });

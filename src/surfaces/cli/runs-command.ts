@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import { toWire } from '../../core/events.js';
-import type { RunStatus } from '../../core/status.js';
+import { type RunStatus, TERMINAL_STATUSES } from '../../core/status.js';
 import {
   type ControlRequest,
   canSearchRunIds,
@@ -88,7 +88,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     store = openEventStore(process.env.SERVICE_EVENTS);
     switch (action) {
       case 'signal':
-        return await signal(store, rest, command.values.reason ?? null);
+        return await signal(store, rest, command.values.reason ?? null, program);
       case 'show':
         return await show(store, rest, command.values.json ?? false, program);
       case 'ls':
@@ -112,11 +112,24 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
   }
 }
 
-async function signal(store: EventStore, args: string[], reason: string | null): Promise<number> {
+async function signal(
+  store: EventStore,
+  args: string[],
+  reason: string | null,
+  program: string,
+): Promise<number> {
   const [runId, verb] = args;
   if (!runId || !verb) throw new UsageError('signal needs a run id and a verb');
   if (!VERBS.includes(verb as ControlVerb)) {
     throw new UsageError(`unknown verb '${verb}'; use pause, cancel or resume`);
+  }
+  const ended = await store.getRun(runId);
+  if (ended && TERMINAL_STATUSES.includes(ended.status)) {
+    // A request would be kept and do nothing: say so rather than report it recorded.
+    console.error(
+      `${program}: run ${runId} has ended (${ended.status}); there is nothing to ${verb}, and no request was recorded`,
+    );
+    return 1;
   }
   const request = await requestControl(store, null, runId, verb as ControlVerb, reason);
   const run = await store.getRun(runId);
