@@ -442,45 +442,53 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
-  it('approves a held tool call from the inbox, and the turn runs the tool and completes', async () => {
-    model.push(
-      { toolCalls: [{ name: 'refund', arguments: { order: 'A1', amount: 80 }, callId: 'call_r' }] },
-      { text: 'Refunded.' },
-    );
+  it('approves a held call and rejects the next with a reason from the inbox, with buttons', async () => {
+    const refund = (order: string, amount: number, callId: string) => ({
+      toolCalls: [{ name: 'refund', arguments: { order, amount }, callId }],
+    });
+    model.push(refund('A1', 80, 'call_r'), refund('B2', 900, 'call_r2'), {
+      text: 'Refunded A1, not B2.',
+    });
     const started = await fetch(
       `${url}/agents/refunder/chat`,
-      postJson({ session_id: 'refund-1', message: 'Refund 80 EUR on A1' }),
+      postJson({ session_id: 'refund-1', message: 'Refund A1 and B2' }),
     );
     const runId = started.headers.get('x-run-id') ?? '';
     await started.text();
     expect(await runStatus(url, runId)).toBe('waiting_human');
     await page.goto(`${url}/ui/inbox`);
-    const card = page.locator(`article.card[data-run-id="${runId}"]`);
+    const card = page.locator(`article.card[data-run-id="${runId}"][data-call-id="call_r"]`);
     await card.waitFor();
     expect(await card.locator('.card-head').textContent()).toContain('approval');
     expect(await card.locator('pre.json').first().textContent()).toContain('"tool": "refund"');
-    const editor = card.getByLabel('Answer (JSON)');
-    expect(JSON.parse(await editor.inputValue())).toEqual({
-      approved: true,
-      reason: null,
-      call_id: 'call_r',
-    });
-    await card.getByRole('button', { name: 'Answer' }).click();
-    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
+    expect(await card.locator('textarea').count()).toBe(0); // buttons, not a JSON editor
+    await card.getByRole('button', { name: 'Approve' }).click();
+    // The run's next held call takes the card's place at once.
+    const next = page.locator(`article.card[data-run-id="${runId}"][data-call-id="call_r2"]`);
+    await next.waitFor();
+    expect(await next.locator('pre.json').first().textContent()).toContain('"B2"');
+    await next.getByLabel('Reason to reject').fill('over the limit');
+    await next.getByRole('button', { name: 'Reject' }).click();
+    const outcome = page.locator(
+      `article.answered[data-run-id="${runId}"][data-outcome="completed"]`,
+    );
     await outcome.waitFor({ timeout: 15_000 });
-    expect(await outcome.getAttribute('data-outcome')).toBe('completed');
-    expect(await outcome.textContent()).toContain('Refunded.');
+    expect(await outcome.textContent()).toContain('You rejected refund');
+    expect(await outcome.textContent()).toContain('Refunded A1, not B2.');
+    // The model was told why, and only the approved call ran.
+    expect(JSON.stringify(model.requests.at(-1)?.body ?? {})).toContain('over the limit');
     await page.goto(`${url}/ui/runs/${runId}`);
     await page.locator('[data-kind="run.completed"]').waitFor();
-    expect(
-      await page.locator('[data-kind="tool.call.started"] .pair').last().textContent(),
-    ).toContain('refunded 80 EUR on A1');
-    expect(await page.locator('[data-kind="run.interrupted"]').textContent()).toContain(
+    const results = await page.locator('[data-kind="tool.call.started"] .pair').allTextContents();
+    expect(results.join('\n')).toContain('refunded 80 EUR on A1');
+    expect(results.join('\n')).not.toContain('refunded 900 EUR');
+    expect(await page.locator('[data-kind="run.interrupted"]').first().textContent()).toContain(
       'Tool call refund waits for approval',
     );
-    expect(await page.locator('[data-kind="run.resumed"]').textContent()).toContain(
-      'Resumed: the call was approved',
-    );
+    expect(await page.locator('[data-kind="run.resumed"]').allTextContents()).toEqual([
+      expect.stringContaining('Resumed: the call was approved'),
+      expect.stringContaining('over the limit'),
+    ]);
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
