@@ -485,6 +485,9 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(await graph.locator('g.node[data-node="__end__"]').getAttribute('data-mark')).toBe(
       'done',
     );
+    expect(await page.getByTestId('run-history').getAttribute('href')).toBe(
+      '/ui/threads/approval/studio-graph',
+    );
     await page.getByRole('link', { name: "its thread's state" }).click();
     const values = page.locator('pre.thread-values');
     await values.waitFor();
@@ -533,6 +536,39 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(listed.schedules.find((s) => s.name === 'nightly-approval')?.paused).toBe(true);
     await row.getByRole('button', { name: 'Resume' }).click();
     await page.locator('tr[data-schedule="nightly-approval"][data-paused="false"]').waitFor();
+    expect(consoleErrors()).toEqual([]);
+  }, 30_000);
+
+  it('lists the sessions and threads, each linking its page, and a run links its own', async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${studio}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    model.push({ text: 'Hello.' });
+    await (await post('/agents/payer/chat', { session_id: 'studio-index', message: 'Hi' })).text();
+    // A schedule's fire: a thread of its own.
+    const fired = (await (await post('/schedules/nightly-approval/trigger', {})).json()) as {
+      run_id: string;
+    };
+    await page.goto(`${studio}/ui/sessions`);
+    const session = page.locator('table[data-kind="session"] tr[data-session="studio-index"]');
+    await session.waitFor();
+    expect(await session.locator('td').nth(1).textContent()).toBe('payer');
+    const thread = page.locator(`table[data-kind="thread"] tr[data-session="${fired.run_id}"]`);
+    expect(await thread.getAttribute('data-workflow')).toBe('approval');
+    expect(await thread.locator('a').first().getAttribute('href')).toBe(
+      `/ui/threads/approval/${fired.run_id}`,
+    );
+    // The session's last run, then from its page the session's.
+    await session.locator('a[href^="/ui/runs/"]').click();
+    const history = page.getByTestId('run-history');
+    await history.waitFor();
+    expect(await history.getAttribute('href')).toBe('/ui/sessions/studio-index');
+    await history.click();
+    await page.getByRole('heading', { name: 'Session studio-index' }).waitFor();
+    expect(await page.locator('li.turn[data-turn="0"]').textContent()).toContain('Hello.');
     expect(consoleErrors()).toEqual([]);
   }, 30_000);
 

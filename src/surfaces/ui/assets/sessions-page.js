@@ -108,7 +108,7 @@ export function SessionPage({ sessionId }) {
   const runOf = (index) => runs[runs.length - (turns.length - index)];
   return html`
     <section class="page session">
-      <p class="crumbs"><a href="/ui/playground">Playground</a> / session</p>
+      <p class="crumbs"><a href="/ui/sessions">Sessions</a> / session</p>
       <h1>Session <span class="mono">${sessionId}</span></h1>
       ${error || failed ? html`<p class="error" role="alert">${error ?? failed.message}</p>` : null}
       ${!read ? html`<p class="muted">Loading…</p>` : null}
@@ -146,7 +146,7 @@ export function ThreadPage({ workflow, threadId }) {
   if (state && !state.failed) for (const node of state.next) marks[node] = 'waiting';
   return html`
     <section class="page thread">
-      <p class="crumbs"><a href=${`/ui?origin=${encodeURIComponent(workflow)}`}>${workflow}</a> / thread</p>
+      <p class="crumbs"><a href="/ui/sessions#threads">Threads</a> / <a href=${`/ui?origin=${encodeURIComponent(workflow)}`}>${workflow}</a> / thread</p>
       <h1>Thread <span class="mono">${threadId}</span> <span class="muted">of ${workflow}</span></h1>
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       ${!read ? html`<p class="muted">Loading…</p>` : null}
