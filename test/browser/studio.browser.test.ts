@@ -501,13 +501,14 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
-  it('marks the node a run failed at', async () => {
+  it('marks the node a run failed at, and wraps a long failure message', async () => {
     await page.goto(`${studio}/ui/playground`);
     const state = page.locator('#initial-state');
     expect(JSON.parse(await state.inputValue())).toEqual({ amount: 0 }); // approval's sample
     await page.locator('select[name="workflow"]').selectOption('checker');
     expect(JSON.parse(await state.inputValue())).toEqual({ fail: false }); // checker's
-    await state.fill('{"fail": true}');
+    const detail = `row-${'0123456789abcdef'.repeat(20)}`; // 324 characters, no space
+    await state.fill(JSON.stringify({ fail: true, detail }));
     await page.locator('input[name="thread"]').fill('studio-fails');
     await page.getByRole('button', { name: 'Start' }).click();
     // The start answers 500 (the run failed), naming the run: the page follows it.
@@ -515,8 +516,20 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     await run.waitFor();
     await run.locator('g.node[data-node="verify"][data-mark="failed"]').waitFor();
     expect(await run.locator('g.node[data-node="load"]').getAttribute('data-mark')).toBe('done');
-    expect(await run.locator('p.error').textContent()).toBe('Failed: Error verification failed');
+    expect(await run.locator('p.error').textContent()).toBe(
+      `Failed: Error verification failed: ${detail}`,
+    );
     expect(await page.locator('form[aria-label="Start a workflow"] .error').count()).toBe(0);
+    // Nothing runs off the right edge: here, nor on the run's page.
+    const fitsWidth = () =>
+      page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    expect(await fitsWidth()).toBe(true);
+    await run.locator('.card-head a[href^="/ui/runs/"]').click();
+    const message = page.locator('[data-kind="run.failed"] pre.bad');
+    await message.waitFor();
+    expect(await message.textContent()).toContain(detail);
+    expect(await message.evaluate((pre) => pre.scrollWidth <= pre.clientWidth)).toBe(true);
+    expect(await fitsWidth()).toBe(true);
     expect(consoleErrors().filter((text) => !/status of 500/.test(text))).toEqual([]);
   }, 30_000);
 
@@ -548,7 +561,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
       });
     model.push({ text: 'Hello.' });
     await (await post('/agents/payer/chat', { session_id: 'studio-index', message: 'Hi' })).text();
-    // A schedule's fire: a thread of its own.
+    // A schedule's fire: its long run id is shortened by what tells it apart, name and time.
     const fired = (await (await post('/schedules/nightly-approval/trigger', {})).json()) as {
       run_id: string;
     };
@@ -560,6 +573,9 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(await thread.getAttribute('data-workflow')).toBe('approval');
     expect(await thread.locator('a').first().getAttribute('href')).toBe(
       `/ui/threads/approval/${fired.run_id}`,
+    );
+    expect(await thread.locator(`a[href="/ui/runs/${fired.run_id}"]`).textContent()).toMatch(
+      /^nightly-approval \d\d-\d\d \d\d:\d\d(:\d\d)?Z$/,
     );
     // The session's last run, then from its page the session's.
     await session.locator('a[href^="/ui/runs/"]').click();
