@@ -10,7 +10,7 @@
  * Screenshots (ui-catalog.png, ui-playground.png, ui-graph.png) go to build/screenshots/, or to
  * docs/ under `npm run docs:screenshots`.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -30,6 +30,8 @@ import {
   serveWithModel,
   waitFor,
 } from '../support/studio-pages.js';
+import { heldCallTests } from './studio-held-call-tests.js';
+import { sessionsIndexTests, timerTests } from './studio-history-tests.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/project/.agentdeck');
@@ -309,157 +311,9 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
-  it('names a timer one way, "Sleeping until <time>": the inbox, the run and its thread', async () => {
-    const response = await fetch(`${example}/workflows/expense-approval?thread_id=studio-timer`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ employee: 'Lin', amount: 300, payInSeconds: 3600 }),
-    });
-    await response.text();
-    const runId = response.headers.get('x-run-id') ?? '';
-    await page.goto(`${example}/ui/inbox`);
-    const card = page.locator(`article.card[data-run-id="${runId}"]`);
-    await card.getByLabel('Answer (JSON)').fill('{"approved": true}');
-    await card.getByRole('button', { name: 'Answer' }).click();
-    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
-    await outcome.locator('.timer').waitFor();
-    const wakeAt = (await outcome.locator('.timer time').getAttribute('datetime')) ?? '';
-    expect(Date.parse(wakeAt) - Date.now()).toBeGreaterThan(3_000_000); // about an hour on
-    const said = (await outcome.textContent()) ?? '';
-    expect(said).toContain('Sleeping until');
-    expect(said).not.toMatch(/asks again|agentdeck/i);
-    // The run's page and its thread's page name it the same way, with the same time.
-    await outcome.locator(`a[href="/ui/runs/${runId}"]`).click();
-    const paused = page.locator('[data-kind="run.paused"] .entry-label .timer');
-    await paused.waitFor();
-    expect(await paused.locator('time').getAttribute('datetime')).toBe(wakeAt);
-    await page.getByRole('link', { name: "its thread's state" }).click();
-    const waiting = page.getByTestId('thread-waiting');
-    await waiting.locator('.timer').waitFor();
-    expect(await waiting.textContent()).toMatch(/^Sleeping until /);
-    expect(await waiting.locator('time').getAttribute('datetime')).toBe(wakeAt);
-    expect(consoleErrors()).toEqual([]);
-  }, 30_000);
+  timerTests(() => ({ page, model, example, studio, consoleErrors }));
 
-  it('answers a held tool call inline: approved, the turn completes', async () => {
-    model.push(
-      {
-        text: ['Paying ', 'now. '],
-        delayMs: 50,
-        toolCalls: [
-          { name: 'pay', arguments: { invoice: 'INV-9', amount: 12 }, callId: 'call_p9' },
-        ],
-      },
-      { text: ['Paid ', 'INV-9.'], delayMs: 50 },
-    );
-    await page.goto(`${studio}/ui/playground`);
-    await page.locator('input[name="session"]').fill('studio-pay');
-    await page.locator('#chat-message').fill('Pay INV-9');
-    await page.getByRole('button', { name: 'Send' }).click();
-    const approval = page.locator('.approval[data-call-id="call_p9"]');
-    await approval.waitFor();
-    expect(await page.locator('li.turn').getAttribute('data-status')).toBe('waiting');
-    expect(await approval.locator('pre').textContent()).toContain('"INV-9"');
-    expect(existsSync(payerLog) ? readFileSync(payerLog, 'utf8') : '').not.toContain('INV-9');
-    await approval.getByRole('button', { name: 'Approve' }).click();
-    await page.locator('li.turn[data-status="done"]').waitFor();
-    expect(await approval.getAttribute('data-answer')).toBe('approved');
-    const call = page.locator('.tool-call[data-tool="pay"]');
-    expect(await call.locator('pre').nth(1).textContent()).toBe('"paid 12 on INV-9"');
-    await waitFor(async () =>
-      (await page.locator('.part-text').allTextContents()).includes('Paid INV-9.'),
-    );
-    expect(readFileSync(payerLog, 'utf8')).toContain('paid INV-9 12');
-    // The usage of the whole turn, the requests after the approval included.
-    await waitFor(async () => (await page.locator('li.turn .turn-usage').count()) === 1);
-    expect(await page.locator('li.turn .turn-usage').textContent()).toBe(
-      '30 tokens, 2 model requests',
-    );
-    expect(await answerPieces(page.locator('li.turn'))).toEqual([
-      'part-text',
-      'tool-call',
-      'approval',
-      'part-text',
-    ]);
-    // The session's page: the turn in order, with its run.
-    await page.getByRole('link', { name: 'Its history' }).click();
-    await page.getByRole('heading', { name: /Session/ }).waitFor();
-    const turn = page.locator('li.turn[data-turn="0"]');
-    await turn.waitFor();
-    const text = (await turn.textContent()) ?? '';
-    expect(text.indexOf('Pay INV-9')).toBeLessThan(text.indexOf('Tool call pay'));
-    expect(text.indexOf('Tool call pay')).toBeLessThan(text.indexOf('Paid INV-9.'));
-    expect(await turn.locator('.turn-head .status').textContent()).toBe('completed');
-    expect(consoleErrors()).toEqual([]);
-  }, 40_000);
-
-  it('rejects a held tool call inline with a reason: the tool does not run', async () => {
-    model.push(
-      {
-        toolCalls: [
-          { name: 'pay', arguments: { invoice: 'INV-13', amount: 99 }, callId: 'call_p13' },
-        ],
-      },
-      { text: ['Not paid.'] },
-    );
-    await page.goto(`${studio}/ui/playground?agent=payer`);
-    await page.locator('#chat-message').fill('Pay INV-13');
-    await page.getByRole('button', { name: 'Send' }).click();
-    const approval = page.locator('.approval[data-call-id="call_p13"]');
-    await approval.waitFor();
-    await approval.getByLabel('Reason to reject').fill('not this month');
-    await approval.getByRole('button', { name: 'Reject' }).click();
-    await page.locator('li.turn[data-status="done"]').waitFor();
-    expect(await approval.getAttribute('data-answer')).toBe('rejected');
-    await waitFor(async () =>
-      (await page.locator('.part-text').allTextContents()).includes('Not paid.'),
-    );
-    // The model was told why (its next request carries the rejection), and nothing was paid.
-    const told = JSON.stringify(model.requests.at(-1)?.body ?? {});
-    expect(told).toContain('not this month');
-    expect(existsSync(payerLog) ? readFileSync(payerLog, 'utf8') : '').not.toContain('INV-13');
-    expect(consoleErrors()).toEqual([]);
-  }, 30_000);
-
-  it('answers two held calls of one turn, each in its place', async () => {
-    const pay = (invoice: string) => ({
-      toolCalls: [{ name: 'pay', arguments: { invoice, amount: 1 }, callId: `call_${invoice}` }],
-    });
-    model.push(
-      { text: ['First. '], ...pay('A1') },
-      { text: ['Second. '], ...pay('A2') },
-      { text: ['Both paid.'] },
-    );
-    await page.goto(`${studio}/ui/playground?agent=payer`);
-    await page.locator('#chat-message').fill('Pay A1 then A2');
-    await page.getByRole('button', { name: 'Send' }).click();
-    for (const invoice of ['A1', 'A2']) {
-      const approval = page.locator(`.approval[data-call-id="call_${invoice}"]`);
-      await approval.getByRole('button', { name: 'Approve' }).click();
-      await page
-        .locator(`.approval[data-call-id="call_${invoice}"][data-answer="approved"]`)
-        .waitFor();
-    }
-    const turn = page.locator('li.turn[data-status="done"]');
-    await turn.waitFor();
-    await waitFor(async () => (await turn.locator('.part-text').allTextContents()).length === 3);
-    expect(await answerPieces(turn)).toEqual([
-      'part-text',
-      'tool-call',
-      'approval',
-      'part-text',
-      'tool-call',
-      'approval',
-      'part-text',
-    ]);
-    expect(await turn.locator('.part-text').allTextContents()).toEqual([
-      'First. ',
-      'Second. ',
-      'Both paid.',
-    ]);
-    expect(readFileSync(payerLog, 'utf8')).toMatch(/paid A1 1\npaid A2 1\n/);
-    expect(consoleErrors()).toEqual([]);
-  }, 30_000);
+  heldCallTests(() => ({ page, model, studio, payerLog, consoleErrors }));
 
   it("shows where a workflow run is on its page's graph, live; and its thread", async () => {
     const response = await fetch(`${studio}/workflows/approval?thread_id=studio-graph`, {
@@ -552,41 +406,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 30_000);
 
-  it('lists the sessions and threads, each linking its page, and a run links its own', async () => {
-    const post = (path: string, body: unknown) =>
-      fetch(`${studio}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    model.push({ text: 'Hello.' });
-    await (await post('/agents/payer/chat', { session_id: 'studio-index', message: 'Hi' })).text();
-    // A schedule's fire: its long run id is shortened by what tells it apart, name and time.
-    const fired = (await (await post('/schedules/nightly-approval/trigger', {})).json()) as {
-      run_id: string;
-    };
-    await page.goto(`${studio}/ui/sessions`);
-    const session = page.locator('table[data-kind="session"] tr[data-session="studio-index"]');
-    await session.waitFor();
-    expect(await session.locator('td').nth(1).textContent()).toBe('payer');
-    const thread = page.locator(`table[data-kind="thread"] tr[data-session="${fired.run_id}"]`);
-    expect(await thread.getAttribute('data-workflow')).toBe('approval');
-    expect(await thread.locator('a').first().getAttribute('href')).toBe(
-      `/ui/threads/approval/${fired.run_id}`,
-    );
-    expect(await thread.locator(`a[href="/ui/runs/${fired.run_id}"]`).textContent()).toMatch(
-      /^nightly-approval \d\d-\d\d \d\d:\d\d(:\d\d)?Z$/,
-    );
-    // The session's last run, then from its page the session's.
-    await session.locator('a[href^="/ui/runs/"]').click();
-    const history = page.getByTestId('run-history');
-    await history.waitFor();
-    expect(await history.getAttribute('href')).toBe('/ui/sessions/studio-index');
-    await history.click();
-    await page.getByRole('heading', { name: 'Session studio-index' }).waitFor();
-    expect(await page.locator('li.turn[data-turn="0"]').textContent()).toContain('Hello.');
-    expect(consoleErrors()).toEqual([]);
-  }, 30_000);
+  sessionsIndexTests(() => ({ page, model, example, studio, consoleErrors }));
 
   it('asks for the API key, then shows no control that changes anything in read-only mode', async () => {
     await page.goto(`${readOnly}/ui/catalog`);

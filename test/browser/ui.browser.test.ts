@@ -23,6 +23,7 @@ import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
 import { runStatus, waitFor } from '../support/studio-pages.js';
+import { inboxTests } from './ui-inbox-tests.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PROJECT = join(ROOT, 'test/fixtures/ui/.agentdeck');
@@ -419,78 +420,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(unexpectedErrors([/status of 404/])).toEqual([]);
   }, 90_000);
 
-  it('answers a waiting workflow from the inbox, and the run completes', async () => {
-    const runId = await startApproval('inbox-1', 120);
-    await page.goto(`${url}/ui/inbox`);
-    const card = page.locator(`article.card[data-run-id="${runId}"]`);
-    await card.waitFor();
-    const editor = card.getByLabel('Answer (JSON)');
-    expect(JSON.parse(await editor.inputValue())).toEqual({ question: 'approve?', amount: 120 });
-    await page.screenshot({ path: screenshotPath('ui-inbox.png') });
-    await editor.fill('{"approved": tru');
-    await card.getByText(/^Not JSON/).waitFor();
-    expect(await card.getByRole('button', { name: 'Answer' }).isDisabled()).toBe(true);
-    await editor.fill('{"approved": true}');
-    await card.getByRole('button', { name: 'Answer' }).click();
-    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
-    await outcome.waitFor({ timeout: 15_000 });
-    expect(await outcome.getAttribute('data-outcome')).toBe('completed');
-    expect(await outcome.textContent()).toContain('amount 120 approved');
-    expect(await runStatus(url, runId)).toBe('completed');
-    await page.goto(`${url}/ui/runs/${runId}`);
-    await page.locator('[data-kind="run.completed"]').waitFor();
-    expect(unexpectedErrors()).toEqual([]);
-  }, 40_000);
-
-  it('approves a held call and rejects the next with a reason from the inbox, with buttons', async () => {
-    const refund = (order: string, amount: number, callId: string) => ({
-      toolCalls: [{ name: 'refund', arguments: { order, amount }, callId }],
-    });
-    model.push(refund('A1', 80, 'call_r'), refund('B2', 900, 'call_r2'), {
-      text: 'Refunded A1, not B2.',
-    });
-    const started = await fetch(
-      `${url}/agents/refunder/chat`,
-      postJson({ session_id: 'refund-1', message: 'Refund A1 and B2' }),
-    );
-    const runId = started.headers.get('x-run-id') ?? '';
-    await started.text();
-    expect(await runStatus(url, runId)).toBe('waiting_human');
-    await page.goto(`${url}/ui/inbox`);
-    const card = page.locator(`article.card[data-run-id="${runId}"][data-call-id="call_r"]`);
-    await card.waitFor();
-    expect(await card.locator('.card-head').textContent()).toContain('approval');
-    expect(await card.locator('pre.json').first().textContent()).toContain('"tool": "refund"');
-    expect(await card.locator('textarea').count()).toBe(0); // buttons, not a JSON editor
-    await card.getByRole('button', { name: 'Approve' }).click();
-    // The run's next held call takes the card's place at once.
-    const next = page.locator(`article.card[data-run-id="${runId}"][data-call-id="call_r2"]`);
-    await next.waitFor();
-    expect(await next.locator('pre.json').first().textContent()).toContain('"B2"');
-    await next.getByLabel('Reason to reject').fill('over the limit');
-    await next.getByRole('button', { name: 'Reject' }).click();
-    const outcome = page.locator(
-      `article.answered[data-run-id="${runId}"][data-outcome="completed"]`,
-    );
-    await outcome.waitFor({ timeout: 15_000 });
-    expect(await outcome.textContent()).toContain('You rejected refund');
-    expect(await outcome.textContent()).toContain('Refunded A1, not B2.');
-    // The model was told why, and only the approved call ran.
-    expect(JSON.stringify(model.requests.at(-1)?.body ?? {})).toContain('over the limit');
-    await page.goto(`${url}/ui/runs/${runId}`);
-    await page.locator('[data-kind="run.completed"]').waitFor();
-    const results = await page.locator('[data-kind="tool.call.started"] .pair').allTextContents();
-    expect(results.join('\n')).toContain('refunded 80 EUR on A1');
-    expect(results.join('\n')).not.toContain('refunded 900 EUR');
-    expect(await page.locator('[data-kind="run.interrupted"]').first().textContent()).toContain(
-      'Tool call refund waits for approval',
-    );
-    expect(await page.locator('[data-kind="run.resumed"]').allTextContents()).toEqual([
-      expect.stringContaining('Resumed: the call was approved'),
-      expect.stringContaining('over the limit'),
-    ]);
-    expect(unexpectedErrors()).toEqual([]);
-  }, 40_000);
+  inboxTests(() => ({ page, model, url, startApproval, unexpectedErrors }));
 
   it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
     const server = await keyed.url;
