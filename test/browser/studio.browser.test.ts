@@ -115,7 +115,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     // Its MCP server, live, with the tools it serves.
     const mcp = agent.locator('.mcp-ref[data-mcp="everything"]');
     expect(await mcp.locator('.badge').textContent()).toBe('connected');
-    expect(await mcp.textContent()).toContain('get-sum');
+    expect(await mcp.textContent()).toContain('get_sum'); // the name the model is offered
     const server = page.locator('article[data-mcp="everything"]');
     expect(await server.locator('li.tool[data-tool="echo"]').count()).toBe(1);
     // The workflow: durable, its state schema, its graph.
