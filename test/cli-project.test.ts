@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteEventStore } from '../src/stores/sqlite/index.js';
+import { ev, run } from '../src/testing/event-store-events.js';
 import { killServers, type ServerProcess, startServer } from './support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -108,5 +110,49 @@ describe('agentdeck project commands', () => {
     const overHttp = (await (await fetch(`${url}/schedules`)).json()) as { schedules: unknown[] };
     expect(overHttp.schedules).toHaveLength(2);
     expect(JSON.parse(listed.stdout)).toEqual(overHttp.schedules);
+  }, 60_000);
+
+  it('takes the project agentdeck serve serves where ./.agentdeck holds only the state, and says what a prune kept', async () => {
+    // An ended run of the project's, and one of a name it does not know (kept, and counted).
+    const store = new SqliteEventStore({ path: join(served, '.agentdeck/state.db') });
+    const ours = { ...run({ origin: 'jot' }), runId: 'jot-by-hand' };
+    const theirs = { ...run({ origin: 'retired' }), runId: 'retired-by-hand' };
+    for (const r of [ours, theirs]) await store.append([ev.started(r), ev.completed(r)]);
+    await store.close();
+    const pruned = await agentdeck(
+      served,
+      'found',
+      'runs',
+      'prune',
+      '--older-than',
+      '0s',
+      '--dry-run',
+    );
+    expect(pruned.code).toBe(0);
+    expect(pruned.stderr).toBe(
+      `agentdeck: project ${PROJECT}, the one agentdeck serve last served on ${join(served, '.agentdeck/state.db')} (pass --project DIR for another)\n`,
+    );
+    expect(pruned.stdout).toContain('would remove run jot-by-hand (jot, completed, ended ');
+    expect(pruned.stdout).toContain(
+      'kept 1 run of names this project does not know (retired: 1): ',
+    );
+    expect(existsSync(marker('found'))).toBe(false);
+  }, 60_000);
+
+  it('says plainly that there is no project, and what to pass, where there is none', async () => {
+    const elsewhere = join(served, 'elsewhere');
+    const [listed, ticked] = await Promise.all([
+      agentdeck(elsewhere, 'none', 'schedules', 'ls'),
+      agentdeck(elsewhere, 'none', 'tick'),
+    ]);
+    const state = join(elsewhere, '.agentdeck/state.db');
+    expect(listed).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `agentdeck: no project here: there is no ./.agentdeck, and no agentdeck serve has recorded the project it serves in ${state}; pass --project DIR, the directory agentdeck serve was given (or run this where it was started)\n`,
+    });
+    expect(ticked.code).toBe(1);
+    expect(ticked.stderr).toContain('; pass the project directory (agentdeck tick DIR), ');
+    expect(existsSync(join(elsewhere, '.agentdeck'))).toBe(false); // no state made here either
   }, 60_000);
 });

@@ -1,7 +1,8 @@
 /**
  * Registers: a named value shared by every process on one event store, kept in a claim whose
  * holder is the value and which never goes stale (no table of our own). Schedules keep their
- * last fire, last run and pause in them (schedules.ts). A write is a read, a release and a claim: two writers
+ * last fire, last run and pause in them (schedules.ts); `agentdeck serve` keeps the project it
+ * serves (surfaces/cli/served-state.ts). A write is a read, a release and a claim: two writers
  * at once may both succeed, the later one's value staying, which suits a last-written value.
  */
 import type { Claims } from '../core/store.js';

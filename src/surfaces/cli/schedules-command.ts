@@ -20,7 +20,8 @@ const USAGE = (program: string) => `Usage:
   ${program} schedules resume <name> [--project DIR]
   ${program} schedules trigger <name> [--project DIR]
 
-Works on the project's deck (default ./.agentdeck) and the stores SERVICE_EVENTS names. A
+Works on the project's deck (--project, else ./.agentdeck when it holds one, else the project
+agentdeck serve serves on this event store) and the stores SERVICE_EVENTS names. A
 paused schedule stays paused, in every process, until resumed. trigger starts a run now and
 plays it here: it prints the run's id, waits until the run ends (or waits for a person's
 answer, or is paused), prints how, and exits 0 unless the run failed or was cancelled.`;
@@ -58,7 +59,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     return 2;
   }
   try {
-    await using project = await openProjectDeck(parsed.values.project ?? '.agentdeck');
+    await using project = await openProjectDeck({ project: parsed.values.project, program });
     const { deck } = project;
     if (verb === 'ls') {
       const list = await deck.listSchedules();
