@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { EventStore } from '../../core/store.js';
-import { Deck } from '../../deck/deck.js';
+import type { Deck } from '../../deck/deck.js';
 import { openEventStore, parseEventStoreUrl } from '../../stores/events-url.js';
 import {
   DEFAULT_PROJECT,
@@ -50,6 +50,8 @@ export async function openProjectDeck(options: ProjectDeckOptions): Promise<Proj
         `${program}: project ${project}, the one agentdeck serve last served on ${stateName(location)} (pass ${pass} for another)`,
       );
     }
+    // Loaded once there is a project to open: a command that finds none says so at once.
+    const { Deck } = await import('../../deck/deck.js');
     deck = await Deck.fromProject(project, { eventStore: store });
     await deck.open({ background: false, mcpStart: 'first-use' });
   } catch (error) {

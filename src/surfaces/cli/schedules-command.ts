@@ -11,7 +11,6 @@ import { errorMessage } from '../../core/errors.js';
 import type { RunStatus } from '../../core/status.js';
 import type { EventStore, RunSummary } from '../../core/store.js';
 import type { Deck } from '../../deck/deck.js';
-import { scheduleView } from '../http/schedules.js';
 import { openProjectDeck } from './project-deck.js';
 
 const USAGE = (program: string) => `Usage:
@@ -64,8 +63,10 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     if (verb === 'ls') {
       const list = await deck.listSchedules();
       // The wire form of GET /schedules, so a script reads the same fields from both.
-      if (parsed.values.json) console.log(JSON.stringify(list.map(scheduleView), null, 2));
-      else console.log(list.length === 0 ? 'no schedules' : list.map(line).join('\n'));
+      if (parsed.values.json) {
+        const { scheduleView } = await import('../http/schedules.js');
+        console.log(JSON.stringify(list.map(scheduleView), null, 2));
+      } else console.log(list.length === 0 ? 'no schedules' : list.map(line).join('\n'));
       return 0;
     }
     const handle = deck.scheduleHandle(name as string);
