@@ -155,4 +155,20 @@ describe('agentdeck project commands', () => {
     expect(ticked.stderr).toContain('; pass the project directory (agentdeck tick DIR), ');
     expect(existsSync(join(elsewhere, '.agentdeck'))).toBe(false); // no state made here either
   }, 60_000);
+
+  // Last: it stops the server.
+  it('runs vacuum refuses while a server serves on the file, and runs once the server is gone', async () => {
+    const state = join(served, '.agentdeck/state.db');
+    const refused = await agentdeck(served, 'vacuum', 'runs', 'vacuum');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `agentdeck: a server is serving on ${state} (an agentdeck serve holds ${state}-serving), so nothing was done: `,
+    );
+    expect(refused.stderr).toContain('Stop the server, run agentdeck runs vacuum, then start');
+    // A server that dies, even by SIGKILL, lets go of the file with its process.
+    await killServers([server]);
+    const vacuumed = await agentdeck(served, 'vacuum', 'runs', 'vacuum');
+    expect(vacuumed.code).toBe(0);
+    expect(vacuumed.stdout).toMatch(/^vacuumed .*state\.db: \d+ bytes before, \d+ after\n$/);
+  }, 60_000);
 });

@@ -42,7 +42,8 @@ with the servers that play the runs. \`signal\` records a request; it does not c
 run's status itself. The process playing the run acts on pause and cancel within
 SERVICE_RUNTIME_CONTROL_POLL_MS (default 200 ms): a pause at the run's next safe point, a
 cancel at once. A cancel of a paused or waiting run ends it here. A resume of a paused run
-is played by a server open on the same store, within about 3 seconds, with no context.`;
+is played by a server open on the same store, within about 3 seconds, with no context.
+\`vacuum\` rewrites an SQLite file whole: it refuses while an agentdeck serve serves on it.`;
 
 const VERBS: readonly ControlVerb[] = ['pause', 'cancel', 'resume'];
 const STATUSES: readonly RunStatus[] = [

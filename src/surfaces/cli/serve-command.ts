@@ -16,6 +16,7 @@ import {
 } from '../../engines/openai-agents/settings.js';
 import { runtimeSettingsFromEnv } from '../../runtime/settings.js';
 import { parseEventStoreUrl } from '../../stores/events-url.js';
+import { holdServingLock } from '../../stores/sqlite/serving-lock.js';
 import { appSettingsFromEnv, checkOrigins, serveSettingsFromEnv } from '../http/options.js';
 import { serve } from '../http/serve.js';
 import { recordServedProject } from './served-state.js';
@@ -69,17 +70,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       throw new Error(`--port must be a port number (0-65535), got '${parsed.values.port}'`);
     }
     const corsOrigins = parsed.values['cors-origin'];
+    const location = parseEventStoreUrl(process.env.SERVICE_EVENTS);
+    // Held while it serves, so that `agentdeck runs vacuum` refuses to rewrite the file under it.
+    const serving = location.backend === 'sqlite' ? holdServingLock(location.path) : null;
     const server = await serve(deck, {
       ...(parsed.values.host !== undefined ? { host: parsed.values.host } : {}),
       ...(port !== undefined ? { port } : {}),
       ...(corsOrigins ? { app: { corsOrigins: checkOrigins(corsOrigins, '--cors-origin') } } : {}),
       wakeTimers: !parsed.values['manual-timers'],
     });
-    await recordServedProject(project, parseEventStoreUrl(process.env.SERVICE_EVENTS)).catch(
-      (error: unknown) =>
-        console.error(
-          `service-serve: the project served could not be recorded in the state (${errorMessage(error)}); the other agentdeck commands will need --project`,
-        ),
+    await recordServedProject(project, location).catch((error: unknown) =>
+      console.error(
+        `service-serve: the project served could not be recorded in the state (${errorMessage(error)}); the other agentdeck commands will need --project`,
+      ),
     );
     const lines = startupLines({
       deck: {
@@ -101,6 +104,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
     for (const line of lines) console.log(line);
     await server.closed;
+    serving?.release();
     return 0;
   } catch (error) {
     console.error(`service-serve: ${errorMessage(error)}`);
