@@ -26,6 +26,7 @@ import {
 import { requestControl } from '../../runtime/control/requests.js';
 import { openEventStore } from '../../stores/events-url.js';
 import { SqliteEventStore } from '../../stores/sqlite/events.js';
+import { servingLockPath, withNoServer } from '../../stores/sqlite/serving-lock.js';
 import { eventLine, runHeader, runsTable, runToWire } from './runs-format.js';
 
 const USAGE = `Usage:
@@ -95,7 +96,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
       case 'ls':
         return await list(store, command.values);
       case 'vacuum':
-        return await vacuum(store);
+        return await vacuum(store, program);
       default:
         throw new UsageError(
           `unknown action '${action ?? ''}'; use signal, show, ls, approve, reject, prune or vacuum`,
@@ -224,16 +225,26 @@ async function list(
 
 /**
  * Rewrite an SQLite file so pruning gives its space back: once, for a file too large to be
- * converted when a store opened it (stores/sqlite/vacuum.ts). Best with no server on it.
+ * converted when a store opened it (stores/sqlite/vacuum.ts). Refused while a server serves
+ * on the file (stores/sqlite/serving-lock.ts): it holds the write lock for the whole rewrite.
  */
-async function vacuum(store: EventStore): Promise<number> {
+async function vacuum(store: EventStore, program: string): Promise<number> {
   if (!(store instanceof SqliteEventStore)) {
     console.log(
       'nothing to do: only an SQLite file is vacuumed here (Postgres gives space back by its own autovacuum)',
     );
     return 0;
   }
-  const { bytesBefore, bytesAfter } = await store.vacuum();
+  const vacuumed = await withNoServer(store.path, () => store.vacuum());
+  if (vacuumed === null) {
+    console.error(
+      `${program}: a server is serving on ${store.path} (an agentdeck serve holds ${servingLockPath(store.path)}), so nothing was done: ` +
+        "vacuum rewrites the whole file and holds its write lock meanwhile, and the server's writes would wait and fail. " +
+        `Stop the server, run ${program} runs vacuum, then start the server again`,
+    );
+    return 1;
+  }
+  const { bytesBefore, bytesAfter } = vacuumed;
   console.log(`vacuumed ${store.path}: ${bytesBefore} bytes before, ${bytesAfter} after`);
   return 0;
 }
