@@ -264,7 +264,11 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
       await page.locator('form[aria-label="Start a workflow"]').evaluate((form) => {
         (form as HTMLFormElement).requestSubmit();
       });
-      await new Promise((wait) => setTimeout(wait, 300));
+      // A request the submit made would be seen before one the page makes after it.
+      await Promise.all([
+        page.waitForRequest((request) => request.url().endsWith('/health')),
+        page.evaluate(() => fetch('/health').then((answer) => answer.text())),
+      ]);
       expect(posted).toEqual([]);
 
       await state.fill('{"employee": "Ada", "amount": 420, "payInSeconds": 0}');

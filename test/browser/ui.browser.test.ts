@@ -293,7 +293,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await page.goto(`${url}/ui/runs/${runId}`);
     const cut = page.locator('.entry.t-message').first();
     await waitFor(async () =>
-      ((await cut.locator('.message-text').textContent()) ?? '').includes('cut2 '),
+      ((await cut.locator('.message-text').textContent()) ?? '').includes('cut1 '),
     );
     await act('Pause');
     await page.locator('[data-testid="run-status"].s-paused').waitFor({ timeout: 15_000 });
