@@ -106,6 +106,7 @@ export type {
   PruneRequest,
   ReadOptions,
   RunBoundaries,
+  RunIdSearch,
   RunIndex,
   RunPruning,
   RunSummary,

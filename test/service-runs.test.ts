@@ -115,6 +115,28 @@ describe('service runs', () => {
     const missing = await failure(service(path, 'runs', 'show', 'nope'));
     expect(missing).toMatchObject({ code: 1 });
     expect(missing.stderr).toContain("no run 'nope' in the event store");
+
+    // A run is named by the start of its id when it is the only one; the ids made in the same
+    // second share their first characters (time-ordered), so their common start names both.
+    let common = '';
+    while (turn.runId[common.length] === waitingId[common.length])
+      common += turn.runId[common.length];
+    const [byPrefix, ambiguous, ended] = await Promise.all([
+      service(path, 'runs', 'show', turn.runId.slice(0, common.length + 1)),
+      failure(service(path, 'runs', 'show', common)),
+      failure(service(path, 'runs', 'signal', turn.runId, 'resume')),
+    ]);
+    expect(byPrefix.stdout).toContain(`run       ${turn.runId}`);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain(`service: '${common}' is the start of several run ids (`);
+    expect(ambiguous.stderr).toContain(turn.runId);
+    expect(ambiguous.stderr).toContain(waitingId);
+    // A signal to a run that has ended says so, and records nothing.
+    expect(ended).toEqual({
+      code: 1,
+      stderr: `service: run ${turn.runId} has ended (completed); there is nothing to resume, and no request was recorded\n`,
+    });
+    expect(await eventStore.readControl(turn.runId)).toEqual([]);
     await deck.close();
     await eventStore.close();
   });

@@ -260,6 +260,21 @@ export function canPruneRuns(store: object): store is RunPruning {
 }
 
 /**
+ * An ability of an event store: finding runs by the start of their id, for a person who types
+ * a few characters of one (`agentdeck runs show 0193f2`). Found with {@link canSearchRunIds};
+ * the memory, SQLite and Postgres stores have it.
+ */
+export interface RunIdSearch {
+  /** The ids of at most `limit` runs whose id starts with `prefix` (case-sensitive), in id order. */
+  runIdsStartingWith(prefix: string, limit: number): Promise<string[]>;
+}
+
+/** Whether `store` can find runs by the start of their id (see {@link RunIdSearch}). */
+export function canSearchRunIds(store: object): store is RunIdSearch {
+  return typeof (store as Partial<RunIdSearch>).runIdsStartingWith === 'function';
+}
+
+/**
  * The claim key that reserves a caller-chosen run id (`runtime/run-id-reservation.ts`), which
  * `pruneRuns` frees with the run it reserved.
  */

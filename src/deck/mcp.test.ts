@@ -1,8 +1,9 @@
 /**
  * MCP servers through a Deck, with real processes: build() only reads `.mcp.json`; open()
  * starts servers; a real third-party server (`@modelcontextprotocol/server-everything`,
- * from npm) answers a tool call over stdio and over Streamable HTTP; a server that fails to
- * start is reported once and its agents run without its tools; close() stops them.
+ * from npm) answers a tool call over stdio and over Streamable HTTP, and its `get-env` is shown
+ * and called as `get_env`, the name the model is offered; a server that fails to start is
+ * reported once and its agents run without its tools; close() stops them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openTestDeck, testDeck } from '../../test/support/decks.js';
+import { collect, openTestDeck, testDeck } from '../../test/support/decks.js';
 import { Agent, ConfigError, MCP } from '../index.js';
 import { ScriptedModel } from '../testing/index.js';
 
@@ -222,6 +223,44 @@ describe('a real MCP server (server-everything)', () => {
       name: 'echo',
       output: { type: 'text', text: 'Echo: approve me' },
     });
+  });
+
+  it("shows each tool by the name the model is offered; a call by it, or by the server's name, runs the tool", async () => {
+    const file = mcpJson({
+      everything: {
+        command: process.execPath,
+        args: [EVERYTHING, 'stdio'],
+        env: { AGENTDECK_PROBE: 'seen' },
+      },
+    });
+    const model = new ScriptedModel([]);
+    const agent = new Agent({ name: 'Lister', model, mcpServers: ['everything'] });
+    const { deck, eventStore } = await openTestDeck({ mcp: file, agents: [agent] });
+    const catalog = (await (await deck.app().request('/catalog')).json()) as {
+      mcp_servers: { tools: { name: string }[] }[];
+    };
+    const names = catalog.mcp_servers[0]?.tools.map((t) => t.name) ?? [];
+    expect(names).not.toContain('get-env'); // the server's name for it
+    const shown = names.find((name) => name.startsWith('get') && name.endsWith('env'));
+    expect(shown).toBe('get_env');
+    // Whole replies (deck.run) and a live stream (deck.stream) take different paths.
+    for (const [name, live] of [
+      [shown ?? '', false],
+      ['get-env', false],
+      ['get-env', true],
+    ] as const) {
+      model.push({ toolCalls: [{ name, arguments: {} }] }, { text: 'printed' });
+      const runId = live
+        ? ((await collect(deck.stream('Lister', 'print the environment'))).at(-1)?.runId ?? '')
+        : (await deck.run('Lister', 'print the environment')).runId;
+      const events = await eventStore.read(runId);
+      expect(events.at(-1)?.kind).toBe('run.completed');
+      const completed = events.find((e) => e.kind === 'tool.call.completed');
+      expect(completed?.payload).toMatchObject({ name: 'get_env', error: null });
+      expect(JSON.stringify(completed?.payload)).toContain('AGENTDECK_PROBE');
+    }
+    const offered = (model.calls[0]?.tools ?? []).map((t) => (t as { name: string }).name);
+    expect(offered).toContain(shown);
   });
 
   it('answers a tool call over Streamable HTTP, with environment variables expanded in headers', async () => {

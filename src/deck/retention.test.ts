@@ -4,6 +4,7 @@ import { approval, threeSteps } from '../../test/support/workflows.js';
 import { Agent, ConfigError, InterruptResult } from '../index.js';
 import { threadClaimKey } from '../runtime/workflow-run.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
+import { ev, run } from '../testing/event-store-events.js';
 import { ScriptedModel } from '../testing/index.js';
 
 const replies = (count: number) =>
@@ -54,8 +55,13 @@ describe('retention: deck.prune()', () => {
     expect(await deck.prune({ olderThanMs: 0, statuses: ['failed'] })).toEqual({
       runs: [],
       threads: [],
+      skipped: [],
     });
-    expect(await deck.prune({ olderThanMs: 60_000 })).toEqual({ runs: [], threads: [] });
+    expect(await deck.prune({ olderThanMs: 60_000 })).toEqual({
+      runs: [],
+      threads: [],
+      skipped: [],
+    });
     expect((await deck.prune({ olderThanMs: 0 })).runs.map((run) => run.origin)).toEqual([
       'three-steps',
     ]);
@@ -153,6 +159,9 @@ describe('retention: deck.prune()', () => {
   it('keeps a thread a run holds while it checks, and the runs of names it does not know', async () => {
     const { deck, eventStore } = await openTestDeck({ workflows: [threeSteps({ durable: true })] });
     await deck.run('three-steps', { n: 0 }, { sessionId: 't1' });
+    // Two ended runs of a name this deck does not know (another deck's, or a renamed agent's).
+    const others = ['o1', 'o2'].map((runId) => ({ ...run({ origin: 'Elsewhere' }), runId }));
+    for (const other of others) await eventStore.append([ev.started(other), ev.completed(other)]);
     await tick();
     // A run starting on the thread holds its claim: retention leaves the thread alone.
     await eventStore.claim({
@@ -160,9 +169,14 @@ describe('retention: deck.prune()', () => {
       runId: 'r-new',
       staleAfterMs: 60_000,
     });
+    const dry = await deck.prune({ olderThanMs: 0, dryRun: true });
+    expect(dry.skipped).toEqual([{ origin: 'Elsewhere', runs: 2 }]);
     const report = await deck.prune({ olderThanMs: 0 });
     expect(report.threads).toEqual([]);
     expect(report.runs.map((run) => [run.origin, run.sessionId])).toEqual([['three-steps', 't1']]);
+    // Kept, and counted so whoever pruned knows why they stay.
+    expect(report.skipped).toEqual([{ origin: 'Elsewhere', runs: 2 }]);
+    expect(await eventStore.getRun('o1')).not.toBeNull();
     await expect(deck.prune({ olderThanMs: 0, origin: 'Elsewhere' })).rejects.toThrow(
       /'Elsewhere' is no agent or workflow of this deck/,
     );

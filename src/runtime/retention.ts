@@ -44,12 +44,33 @@ export interface PrunedThread {
   threadId: string;
 }
 
+/** Ended runs a prune kept because the deck has no agent or workflow of their name. */
+export interface SkippedRuns {
+  /** The name (a run's `origin`) the deck does not know. */
+  origin: string;
+  /** How many of its runs ended in the range asked for. */
+  runs: number;
+}
+
 export interface PruneReport {
   /** The runs removed, longest-ended first (in a dry run: those that would be). */
   runs: PrunedRun[];
   /** The workflow threads forgotten because none of their runs is left. */
   threads: PrunedThread[];
+  /**
+   * The runs in range kept because this deck has no agent or workflow of their name (a deck
+   * removes only its own: prune them with the deck that has the name), by name; empty when
+   * the prune was narrowed to one `origin`. Counted among the first
+   * {@link SKIPPED_COUNT_LIMIT} runs in range beyond those removed.
+   */
+  skipped: SkippedRuns[];
 }
+
+/** What one pass of `pruneEnded` removed (the background sweep counts nothing else). */
+export type PrunePass = Omit<PruneReport, 'skipped'>;
+
+/** How many runs beyond those removed an on-demand prune looks at to count the ones it kept. */
+export const SKIPPED_COUNT_LIMIT = 10_000;
 
 export interface RetentionDeps {
   store: EventStore;
@@ -87,14 +108,14 @@ export async function pruneEnded(
   now: number = Date.now(),
   /** Whether to stop between batches (the deck is closing). */
   stopped: () => boolean = () => false,
-): Promise<PruneReport> {
+): Promise<PrunePass> {
   const store = pruningStore(deps.store);
   const request = checkOptions(options, now);
   const origins = originsOf(deps, options.origin);
   const batch = options.batch ?? DEFAULT_PRUNE_BATCH;
   let left = options.limit ?? Number.POSITIVE_INFINITY;
   const dryRun = options.dryRun ?? false;
-  const report: PruneReport = { runs: [], threads: [] };
+  const report: PrunePass = { runs: [], threads: [] };
   for (const origin of origins) {
     while (left > 0 && !stopped()) {
       const size = Math.min(left, batch);
@@ -121,6 +142,36 @@ export async function pruneEnded(
     }
   }
   return report;
+}
+
+/**
+ * `pruneEnded` on demand (`deck.prune()`), which also counts the runs in range it kept because
+ * the catalog has no agent or workflow of their name, so a person is told why they stay.
+ */
+export async function pruneOnDemand(
+  deps: RetentionDeps,
+  options: PruneOptions,
+  now: number,
+  stopped: () => boolean,
+): Promise<PruneReport> {
+  const report = await pruneEnded(deps, options, now, stopped);
+  if (options.origin !== undefined) return { ...report, skipped: [] };
+  // Every name's runs in range (in a dry run the catalog's are still there), then the others'.
+  const inRange = await pruningStore(deps.store).pruneRuns({
+    ...checkOptions(options, now),
+    limit: report.runs.length + SKIPPED_COUNT_LIMIT,
+    dryRun: true,
+  });
+  const counts = new Map<string, number>();
+  for (const { origin } of inRange) {
+    if (deps.agents.has(origin) || deps.workflows.has(origin)) continue;
+    counts.set(origin, (counts.get(origin) ?? 0) + 1);
+  }
+  const skipped = [...counts].map(([origin, runs]) => ({ origin, runs }));
+  return {
+    ...report,
+    skipped: skipped.sort((a, b) => b.runs - a.runs || (a.origin < b.origin ? -1 : 1)),
+  };
 }
 
 /** The origins a prune may touch: the one asked for (it must be the catalog's), else every one. */

@@ -26,7 +26,7 @@ import { OpenPausesMemo } from './open-pauses-memo.js';
 import { identityOf, pausedRun } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
 import type { EventTap } from './recorder.js';
-import { type PruneOptions, type PruneReport, pruneEnded } from './retention.js';
+import { type PruneOptions, type PruneReport, pruneOnDemand } from './retention.js';
 import { optionalId, reserveRunId } from './run-id-reservation.js';
 import type { ResumeWorkflowOptions, RunOptions, RunPlayer, StartOptions } from './run-player.js';
 import {
@@ -132,7 +132,7 @@ export class Runtime implements RunPlayer {
   async prune(options: PruneOptions): Promise<PruneReport> {
     if (this.#closed) throw new NotFoundError('the deck is closed; nothing is pruned');
     // Tracked like a continuation: close() waits for it, and it stops between batches.
-    const pruning = pruneEnded(
+    const pruning = pruneOnDemand(
       retentionDeps(this.#deps, this.#catalog),
       options,
       Date.now(),

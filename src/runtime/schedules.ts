@@ -20,11 +20,11 @@ import { log } from '../core/log.js';
 import type { RunStatus } from '../core/status.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { Claims, EventStore, RunIndex } from '../core/store.js';
+import { readRegister, writeRegister } from './registers.js';
 import type { RunPlayer } from './run-player.js';
 
 /** How far ahead a schedule's timer is set at most; a later fire is re-aimed then, in ms. */
 const MAX_TIMER_MS = 60_000;
-const FOREVER_MS = Number.MAX_SAFE_INTEGER;
 
 export interface ScheduleParts {
   store: Claims & RunIndex;
@@ -62,17 +62,6 @@ const key = (name: string, register: 'fired' | 'last' | 'paused') => `schedule:$
 /** The run id of a schedule's fire: the same in every process. */
 export function fireRunId(schedule: Schedule, firedAt: Date): string {
   return `schedule-${schedule.name}-${firedAt.toISOString().replace(/[-:.]/g, '')}`;
-}
-
-async function readRegister(store: Claims, register: string): Promise<string | null> {
-  return (await store.claimHolder(register))?.runId ?? null;
-}
-
-async function writeRegister(store: Claims, register: string, value: string): Promise<void> {
-  const holder = await store.claimHolder(register);
-  if (holder?.runId === value) return;
-  if (holder) await store.release(register, holder.runId);
-  await store.claim({ key: register, runId: value, staleAfterMs: FOREVER_MS });
 }
 
 export function scheduleNamed(parts: ScheduleParts, name: string): Schedule {

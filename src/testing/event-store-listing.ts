@@ -2,10 +2,10 @@
  * The event store contract's listing cases the inbox relies on (#29): a status listed newest
  * first and paged exactly with the `after` keyset cursor, also across runs that started in
  * the same millisecond; one thread's waiting run found by origin, session and status; and a
- * cursor whose run has left the index.
+ * cursor whose run has left the index. And runs found by the start of their id (RunIdSearch).
  */
 import { describe, expect, it } from 'vitest';
-import type { EventStore, RunSummary } from '../core/store.js';
+import { canSearchRunIds, type EventStore, type RunSummary } from '../core/store.js';
 import { ev, run, sleep, uid } from './event-store-events.js';
 
 const ids = (runs: RunSummary[]) => runs.map((summary) => summary.runId);
@@ -69,6 +69,27 @@ export function describeListingContract(store: () => EventStore): void {
       const [started] = await store().append([ev.started(newer)]);
       const after = { startedAt: started?.ts ?? '', runId: uid('gone') };
       expect(ids(await store().listRuns({ origin, after }))).toEqual([older.runId]);
+    });
+  });
+  describe('runs by the start of their id (the RunIdSearch ability)', () => {
+    const skip = 'the store cannot find runs by the start of their id (canSearchRunIds)';
+    it('lists the ids that start with a prefix, in id order, at most the limit', async (context) => {
+      const search = store();
+      if (!canSearchRunIds(search)) return context.skip(skip);
+      const prefix = uid('find');
+      const named = ['b', 'a1', 'a2', 'A3'].map((tail) => ({
+        ...run(),
+        runId: `${prefix}-${tail}`,
+      }));
+      await search.append(named.map((r) => ev.started(r)));
+      expect(await search.runIdsStartingWith(`${prefix}-a`, 10)).toEqual([
+        `${prefix}-a1`,
+        `${prefix}-a2`,
+      ]);
+      expect(await search.runIdsStartingWith(`${prefix}-a`, 1)).toEqual([`${prefix}-a1`]);
+      expect(await search.runIdsStartingWith(`${prefix}-b`, 10)).toEqual([`${prefix}-b`]);
+      expect(await search.runIdsStartingWith(prefix, 10)).toHaveLength(4);
+      expect(await search.runIdsStartingWith(`${prefix}-c`, 10)).toEqual([]);
     });
   });
 }

@@ -10,7 +10,7 @@
  * Screenshots (ui-catalog.png, ui-playground.png, ui-graph.png) go to build/screenshots/, or to
  * docs/ under `npm run docs:screenshots`.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -30,6 +30,8 @@ import {
   serveWithModel,
   waitFor,
 } from '../support/studio-pages.js';
+import { heldCallTests } from './studio-held-call-tests.js';
+import { sessionsIndexTests, timerTests } from './studio-history-tests.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/project/.agentdeck');
@@ -113,7 +115,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     // Its MCP server, live, with the tools it serves.
     const mcp = agent.locator('.mcp-ref[data-mcp="everything"]');
     expect(await mcp.locator('.badge').textContent()).toBe('connected');
-    expect(await mcp.textContent()).toContain('get-sum');
+    expect(await mcp.textContent()).toContain('get_sum'); // the name the model is offered
     const server = page.locator('article[data-mcp="everything"]');
     expect(await server.locator('li.tool[data-tool="echo"]').count()).toBe(1);
     // The workflow: durable, its state schema, its graph.
@@ -139,7 +141,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
-  it('draws each workflow graph as SVG, its conditional edges dashed', async () => {
+  it('draws each workflow graph as SVG, its conditional edges dashed, guessed targets marked', async () => {
     for (const server of [example, studio]) {
       const catalog = await catalogOf(server);
       await page.goto(`${server}/ui/catalog`);
@@ -160,10 +162,28 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
             .evaluate((path) => getComputedStyle(path).strokeDasharray);
           expect(dashes).not.toBe('none');
         }
+        // A branch without a path map: LangGraph lists every node; those edges say so.
+        const guessed = workflow.graph.edges.filter((edge) => edge.guessed);
+        expect(await svg.locator('g.edge.guessed').count()).toBe(guessed.length);
+        const note = page.locator(`svg.graph[data-workflow="${workflow.name}"] + p.graph-note`);
+        expect(await note.count()).toBe(guessed.length > 0 ? 1 : 0);
         // Layered from the start: start on top, end at the bottom, every node inside the box.
         const top = await svg.locator('g.node[data-node="__start__"] rect').getAttribute('y');
         const bottom = await svg.locator('g.node[data-node="__end__"] rect').getAttribute('y');
         expect(Number(top)).toBeLessThan(Number(bottom));
+      }
+      if (server === example) {
+        // Its branch has a path map: approve goes to schedule or ends, never straight to pay.
+        const fromApprove = await page
+          .locator('svg.graph[data-workflow="expense-approval"] g.edge[data-source="approve"]')
+          .evaluateAll((edges) => edges.map((edge) => edge.getAttribute('data-target')).sort());
+        expect(fromApprove).toEqual(['__end__', 'schedule']);
+      } else {
+        // The checker's branch has none: its guessed targets are dotted, and a note names it.
+        expect(
+          await page.locator('svg.graph[data-workflow="checker"] g.edge.guessed').count(),
+        ).toBeGreaterThan(0);
+        expect(await page.locator('p.graph-note').getAttribute('data-guessed')).toBe('load');
       }
     }
     const example_ = await catalogOf(example);
@@ -244,7 +264,11 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
       await page.locator('form[aria-label="Start a workflow"]').evaluate((form) => {
         (form as HTMLFormElement).requestSubmit();
       });
-      await new Promise((wait) => setTimeout(wait, 300));
+      // A request the submit made would be seen before one the page makes after it.
+      await Promise.all([
+        page.waitForRequest((request) => request.url().endsWith('/health')),
+        page.evaluate(() => fetch('/health').then((answer) => answer.text())),
+      ]);
       expect(posted).toEqual([]);
 
       await state.fill('{"employee": "Ada", "amount": 420, "payInSeconds": 0}');
@@ -291,125 +315,9 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
-  it('answers a held tool call inline: approved, the turn completes', async () => {
-    model.push(
-      {
-        text: ['Paying ', 'now. '],
-        delayMs: 50,
-        toolCalls: [
-          { name: 'pay', arguments: { invoice: 'INV-9', amount: 12 }, callId: 'call_p9' },
-        ],
-      },
-      { text: ['Paid ', 'INV-9.'], delayMs: 50 },
-    );
-    await page.goto(`${studio}/ui/playground`);
-    await page.locator('input[name="session"]').fill('studio-pay');
-    await page.locator('#chat-message').fill('Pay INV-9');
-    await page.getByRole('button', { name: 'Send' }).click();
-    const approval = page.locator('.approval[data-call-id="call_p9"]');
-    await approval.waitFor();
-    expect(await page.locator('li.turn').getAttribute('data-status')).toBe('waiting');
-    expect(await approval.locator('pre').textContent()).toContain('"INV-9"');
-    expect(existsSync(payerLog) ? readFileSync(payerLog, 'utf8') : '').not.toContain('INV-9');
-    await approval.getByRole('button', { name: 'Approve' }).click();
-    await page.locator('li.turn[data-status="done"]').waitFor();
-    expect(await approval.getAttribute('data-answer')).toBe('approved');
-    const call = page.locator('.tool-call[data-tool="pay"]');
-    expect(await call.locator('pre').nth(1).textContent()).toBe('"paid 12 on INV-9"');
-    await waitFor(async () =>
-      (await page.locator('.part-text').allTextContents()).includes('Paid INV-9.'),
-    );
-    expect(readFileSync(payerLog, 'utf8')).toContain('paid INV-9 12');
-    // The usage of the whole turn, the requests after the approval included.
-    await waitFor(async () => (await page.locator('li.turn .turn-usage').count()) === 1);
-    expect(await page.locator('li.turn .turn-usage').textContent()).toBe(
-      '30 tokens, 2 model requests',
-    );
-    expect(await answerPieces(page.locator('li.turn'))).toEqual([
-      'part-text',
-      'tool-call',
-      'approval',
-      'part-text',
-    ]);
-    // The session's page: the turn in order, with its run.
-    await page.getByRole('link', { name: 'Its history' }).click();
-    await page.getByRole('heading', { name: /Session/ }).waitFor();
-    const turn = page.locator('li.turn[data-turn="0"]');
-    await turn.waitFor();
-    const text = (await turn.textContent()) ?? '';
-    expect(text.indexOf('Pay INV-9')).toBeLessThan(text.indexOf('Tool call pay'));
-    expect(text.indexOf('Tool call pay')).toBeLessThan(text.indexOf('Paid INV-9.'));
-    expect(await turn.locator('.turn-head .status').textContent()).toBe('completed');
-    expect(consoleErrors()).toEqual([]);
-  }, 40_000);
+  timerTests(() => ({ page, model, example, studio, consoleErrors }));
 
-  it('rejects a held tool call inline with a reason: the tool does not run', async () => {
-    model.push(
-      {
-        toolCalls: [
-          { name: 'pay', arguments: { invoice: 'INV-13', amount: 99 }, callId: 'call_p13' },
-        ],
-      },
-      { text: ['Not paid.'] },
-    );
-    await page.goto(`${studio}/ui/playground?agent=payer`);
-    await page.locator('#chat-message').fill('Pay INV-13');
-    await page.getByRole('button', { name: 'Send' }).click();
-    const approval = page.locator('.approval[data-call-id="call_p13"]');
-    await approval.waitFor();
-    await approval.getByLabel('Reason to reject').fill('not this month');
-    await approval.getByRole('button', { name: 'Reject' }).click();
-    await page.locator('li.turn[data-status="done"]').waitFor();
-    expect(await approval.getAttribute('data-answer')).toBe('rejected');
-    await waitFor(async () =>
-      (await page.locator('.part-text').allTextContents()).includes('Not paid.'),
-    );
-    // The model was told why (its next request carries the rejection), and nothing was paid.
-    const told = JSON.stringify(model.requests.at(-1)?.body ?? {});
-    expect(told).toContain('not this month');
-    expect(existsSync(payerLog) ? readFileSync(payerLog, 'utf8') : '').not.toContain('INV-13');
-    expect(consoleErrors()).toEqual([]);
-  }, 30_000);
-
-  it('answers two held calls of one turn, each in its place', async () => {
-    const pay = (invoice: string) => ({
-      toolCalls: [{ name: 'pay', arguments: { invoice, amount: 1 }, callId: `call_${invoice}` }],
-    });
-    model.push(
-      { text: ['First. '], ...pay('A1') },
-      { text: ['Second. '], ...pay('A2') },
-      { text: ['Both paid.'] },
-    );
-    await page.goto(`${studio}/ui/playground?agent=payer`);
-    await page.locator('#chat-message').fill('Pay A1 then A2');
-    await page.getByRole('button', { name: 'Send' }).click();
-    for (const invoice of ['A1', 'A2']) {
-      const approval = page.locator(`.approval[data-call-id="call_${invoice}"]`);
-      await approval.getByRole('button', { name: 'Approve' }).click();
-      await page
-        .locator(`.approval[data-call-id="call_${invoice}"][data-answer="approved"]`)
-        .waitFor();
-    }
-    const turn = page.locator('li.turn[data-status="done"]');
-    await turn.waitFor();
-    await waitFor(async () => (await turn.locator('.part-text').allTextContents()).length === 3);
-    expect(await answerPieces(turn)).toEqual([
-      'part-text',
-      'tool-call',
-      'approval',
-      'part-text',
-      'tool-call',
-      'approval',
-      'part-text',
-    ]);
-    expect(await turn.locator('.part-text').allTextContents()).toEqual([
-      'First. ',
-      'Second. ',
-      'Both paid.',
-    ]);
-    expect(readFileSync(payerLog, 'utf8')).toMatch(/paid A1 1\npaid A2 1\n/);
-    expect(consoleErrors()).toEqual([]);
-  }, 30_000);
+  heldCallTests(() => ({ page, model, studio, payerLog, consoleErrors }));
 
   it("shows where a workflow run is on its page's graph, live; and its thread", async () => {
     const response = await fetch(`${studio}/workflows/approval?thread_id=studio-graph`, {
@@ -435,6 +343,9 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(await graph.locator('g.node[data-node="__end__"]').getAttribute('data-mark')).toBe(
       'done',
     );
+    expect(await page.getByTestId('run-history').getAttribute('href')).toBe(
+      '/ui/threads/approval/studio-graph',
+    );
     await page.getByRole('link', { name: "its thread's state" }).click();
     const values = page.locator('pre.thread-values');
     await values.waitFor();
@@ -448,13 +359,14 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     expect(consoleErrors()).toEqual([]);
   }, 40_000);
 
-  it('marks the node a run failed at', async () => {
+  it('marks the node a run failed at, and wraps a long failure message', async () => {
     await page.goto(`${studio}/ui/playground`);
     const state = page.locator('#initial-state');
     expect(JSON.parse(await state.inputValue())).toEqual({ amount: 0 }); // approval's sample
     await page.locator('select[name="workflow"]').selectOption('checker');
     expect(JSON.parse(await state.inputValue())).toEqual({ fail: false }); // checker's
-    await state.fill('{"fail": true}');
+    const detail = `row-${'0123456789abcdef'.repeat(20)}`; // 324 characters, no space
+    await state.fill(JSON.stringify({ fail: true, detail }));
     await page.locator('input[name="thread"]').fill('studio-fails');
     await page.getByRole('button', { name: 'Start' }).click();
     // The start answers 500 (the run failed), naming the run: the page follows it.
@@ -462,8 +374,20 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     await run.waitFor();
     await run.locator('g.node[data-node="verify"][data-mark="failed"]').waitFor();
     expect(await run.locator('g.node[data-node="load"]').getAttribute('data-mark')).toBe('done');
-    expect(await run.locator('p.error').textContent()).toBe('Failed: Error verification failed');
+    expect(await run.locator('p.error').textContent()).toBe(
+      `Failed: Error verification failed: ${detail}`,
+    );
     expect(await page.locator('form[aria-label="Start a workflow"] .error').count()).toBe(0);
+    // Nothing runs off the right edge: here, nor on the run's page.
+    const fitsWidth = () =>
+      page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    expect(await fitsWidth()).toBe(true);
+    await run.locator('.card-head a[href^="/ui/runs/"]').click();
+    const message = page.locator('[data-kind="run.failed"] pre.bad');
+    await message.waitFor();
+    expect(await message.textContent()).toContain(detail);
+    expect(await message.evaluate((pre) => pre.scrollWidth <= pre.clientWidth)).toBe(true);
+    expect(await fitsWidth()).toBe(true);
     expect(consoleErrors().filter((text) => !/status of 500/.test(text))).toEqual([]);
   }, 30_000);
 
@@ -485,6 +409,8 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     await page.locator('tr[data-schedule="nightly-approval"][data-paused="false"]').waitFor();
     expect(consoleErrors()).toEqual([]);
   }, 30_000);
+
+  sessionsIndexTests(() => ({ page, model, example, studio, consoleErrors }));
 
   it('asks for the API key, then shows no control that changes anything in read-only mode', async () => {
     await page.goto(`${readOnly}/ui/catalog`);

@@ -13,7 +13,10 @@ export interface Catalog {
   agents: { name: string; tools: { name: string }[] }[];
   workflows: {
     name: string;
-    graph: { nodes: { id: string }[]; edges: { conditional: boolean }[] };
+    graph: {
+      nodes: { id: string }[];
+      edges: { source: string; target: string; conditional: boolean; guessed: boolean }[];
+    };
   }[];
   mcp_servers: { name: string; status: string; tools: { name: string }[] }[];
 }

@@ -13,6 +13,7 @@ import {
   MCPServerStdio,
   MCPServerStreamableHttp,
 } from '@openai/agents-core';
+import { toFunctionToolName } from '@openai/agents-core/utils';
 import { isStdioServer, type MCP, type McpServerConfig } from '../../authoring/mcp.js';
 import { errorMessage } from '../../core/errors.js';
 import { log } from '../../core/log.js';
@@ -101,8 +102,9 @@ export class McpConnections {
 
   /**
    * Every configured server as the studio shows it (#21): its transport, whether it runs (or
-   * why not) and the tools it serves now. Never its command, URL, environment or headers:
-   * they may hold secrets.
+   * why not) and the tools it serves now, each by the name the model is offered (the engine's
+   * `toFunctionToolName` of the server's: `get_env` for `get-env`), which is also the name
+   * `needsApproval` takes. Never its command, URL, environment or headers: they may hold secrets.
    */
   async describe(): Promise<McpServerStatus[]> {
     return Promise.all(
@@ -116,7 +118,7 @@ export class McpConnections {
         if (!server) return { name, transport, status: 'starting', error: null, tools: [] };
         try {
           const tools = (await server.listTools()).map((t) => ({
-            name: t.name,
+            name: toFunctionToolName(t.name), // the name the model is offered and calls
             description: t.description ?? '',
             parameters: (t.inputSchema ?? {}) as Record<string, unknown>,
           }));

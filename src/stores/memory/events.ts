@@ -22,6 +22,7 @@ import {
   type PruneRequest,
   type ReadOptions,
   type RunBoundaries,
+  type RunIdSearch,
   type RunPruning,
   type RunSummary,
   runIdReservationKey,
@@ -56,7 +57,7 @@ interface RunRecord {
  * stored.seq; // 0
  * ```
  */
-export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning {
+export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning, RunIdSearch {
   readonly #runs = new Map<string, RunRecord>();
   readonly #claims = new Map<string, ClaimHolder>();
   readonly #control = new Map<string, ControlRequest[]>();
@@ -160,6 +161,15 @@ export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning {
     this.#open();
     const record = this.#runs.get(runId);
     return record ? { ...record.summary } : null;
+  }
+
+  /** Runs by the start of their id (see {@link RunIdSearch}). */
+  async runIdsStartingWith(prefix: string, limit: number): Promise<string[]> {
+    this.#open();
+    return [...this.#runs.keys()]
+      .filter((runId) => runId.startsWith(prefix))
+      .sort(compareAsc)
+      .slice(0, Math.max(0, Math.floor(limit)));
   }
 
   /**

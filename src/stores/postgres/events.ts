@@ -28,6 +28,7 @@ import type {
   PruneRequest,
   ReadOptions,
   RunBoundaries,
+  RunIdSearch,
   RunPruning,
   RunSummary,
 } from '../../core/store.js';
@@ -109,7 +110,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * ```
  */
 export class PostgresEventStore
-  implements EventStore, AppendNotifier, RunBoundaries, RunPruning, Pingable
+  implements EventStore, AppendNotifier, RunBoundaries, RunPruning, RunIdSearch, Pingable
 {
   /** The server, password hidden: safe to show. */
   readonly location: string;
@@ -221,6 +222,17 @@ export class PostgresEventStore
     return this.#query(`read run '${runId}'`, async () => {
       const { rows } = await this.#pool.query(SQL.getRun, [runId]);
       return rows[0] ? toSummary(rows[0]) : null;
+    });
+  }
+
+  /** Runs by the start of their id (see {@link RunIdSearch}): a scan, for a person's lookup. */
+  async runIdsStartingWith(prefix: string, limit: number): Promise<string[]> {
+    return this.#query(`find runs starting with '${prefix}'`, async () => {
+      const { rows } = await this.#pool.query(SQL.runIdsStartingWith, [
+        prefix,
+        Math.max(0, Math.floor(limit)),
+      ]);
+      return rows.map((row: { run_id: string }) => row.run_id);
     });
   }
 

@@ -242,6 +242,8 @@ export const SQL = {
     FROM events e LEFT JOIN runs r ON r.run_id = e.run_id
     WHERE e.run_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
   getRun: `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE run_id = $1`,
+  runIdsStartingWith: `SELECT run_id FROM runs WHERE starts_with(run_id, $1)
+    ORDER BY run_id COLLATE "C" LIMIT $2`,
   lockClaim: 'SELECT pg_advisory_xact_lock(hashtext($1))',
   claimHolder: 'SELECT run_id, claimed_at, lease_ms FROM claims WHERE key = $1',
   setClaim: `INSERT INTO claims (key, run_id, claimed_at, lease_ms) VALUES ($1, $2, $3, $4)

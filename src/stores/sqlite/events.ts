@@ -31,6 +31,7 @@ import type {
   PruneRequest,
   ReadOptions,
   RunBoundaries,
+  RunIdSearch,
   RunPruning,
   RunSummary,
 } from '../../core/store.js';
@@ -124,7 +125,9 @@ const DEFAULTS = {
  * await store.close();
  * ```
  */
-export class SqliteEventStore implements EventStore, RunBoundaries, RunPruning, Pingable {
+export class SqliteEventStore
+  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, Pingable
+{
   /** The database file. */
   readonly path: string;
   readonly #db: DatabaseSync;
@@ -243,6 +246,17 @@ export class SqliteEventStore implements EventStore, RunBoundaries, RunPruning, 
       const row = this.#sql.getRun.get(runId);
       return row ? toSummary(row) : null;
     });
+  }
+
+  /** Runs by the start of their id (see {@link RunIdSearch}). */
+  async runIdsStartingWith(prefix: string, limit: number): Promise<string[]> {
+    this.#ready();
+    this.#writes.flushOthers();
+    return this.#guard(`find runs starting with '${prefix}'`, () =>
+      this.#sql.runIdsStartingWith
+        .all(prefix, `${prefix}\u{10FFFF}`, Math.max(0, Math.floor(limit)))
+        .map((row) => String(row.run_id)),
+    );
   }
 
   /**

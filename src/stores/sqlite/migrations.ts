@@ -210,6 +210,9 @@ export const SQL = {
       e.seq AS last_seq, e.ts AS updated_at
     FROM runs r JOIN events e ON e.run_id = r.run_id
     WHERE r.run_id = ? ORDER BY e.seq DESC LIMIT 1`,
+  // A range of the primary key (?2 is the prefix and the last code point), checked exactly.
+  runIdsStartingWith: `SELECT run_id FROM runs WHERE run_id >= ?1 AND run_id < ?2
+    AND substr(run_id, 1, length(?1)) = ?1 ORDER BY run_id LIMIT ?3`,
   claimHolder: 'SELECT run_id, claimed_at, lease_ms FROM claims WHERE key = ?',
   setClaim: `INSERT INTO claims (key, run_id, claimed_at, lease_ms) VALUES (?, ?, ?, ?)
     ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, claimed_at = excluded.claimed_at,

@@ -11,7 +11,7 @@ import { asksVersion, packageVersion } from './version.js';
 const USAGE = `Usage:
   agentdeck serve [project] [--host HOST] [--port PORT] [--cors-origin ORIGIN]...
   agentdeck runs signal <run_id> {pause,cancel,resume} [--reason TEXT]
-  agentdeck runs show <run_id> [--json]
+  agentdeck runs show <run_id or its start> [--json]
   agentdeck runs ls [--status STATUS] [--origin NAME] [--session ID] [--limit N] [--json]
   agentdeck runs approve <run_id> [--url URL | --project DIR] [--json]
   agentdeck runs reject <run_id> [--reason TEXT] [--url URL | --project DIR] [--json]

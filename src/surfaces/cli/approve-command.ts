@@ -5,13 +5,12 @@
  * like `deck.answer(runId, { approved, reason })`, and prints what the run did next: the
  * turn's answer, or the next call waiting.
  */
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
 import { isInterrupt } from '../../core/interrupt-result.js';
-import { Deck } from '../../deck/deck.js';
 import { parseEventStoreUrl } from '../../stores/events-url.js';
 import { parseSessionUrl } from '../../stores/sessions-url.js';
+import { openProjectDeck } from './project-deck.js';
 
 const USAGE = (
   program: string,
@@ -25,7 +24,8 @@ the model why (--reason).
 With --url (a server, e.g. http://localhost:8000), the server that serves the agent plays the
 rest of the turn (AGENTDECK_API_KEY is sent as its bearer key when set). Without it, the turn
 goes on in this process, on the stores SERVICE_EVENTS and SERVICE_SESSION name, with the
-project's agents (--project, default ./.agentdeck) and this environment's model settings
+project's agents (--project, else ./.agentdeck when it holds one, else the project agentdeck
+serve serves on this event store) and this environment's model settings
 (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL); a run with a conversation then needs the
 conversations where both reach them: the events' SQLite file (the default), or a Redis
 (SERVICE_SESSION) shared with the server, or the turn would be lost from it.`;
@@ -45,16 +45,10 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
   const { runId, approved } = options;
   try {
     if (options.url !== undefined) return await answerOverHttp(options);
-    const project = options.project ?? '.agentdeck';
-    if (!existsSync(project)) {
-      throw new Error(
-        `no project directory '${project}'; the answered turn goes on with the project's agent, pass --project with its path`,
-      );
-    }
-    await using deck = await Deck.fromProject(project);
-    // No background work: this command plays the one run it answers, nothing else; the MCP
-    // servers start only if that turn uses one.
-    await deck.open({ background: false, mcpStart: 'first-use' });
+    // The answered turn goes on with the project's agent. No background work: this command
+    // plays the one run it answers, nothing else; the MCP servers start only if it uses one.
+    await using project = await openProjectDeck({ project: options.project, program });
+    const { deck } = project;
     const held = (await deck.pending()).find((item) => item.runId === runId);
     if (held?.reason !== 'approval') {
       const status = await deck.status(runId);

@@ -5,11 +5,10 @@
  * with `--dry-run` what it would remove. A run that has not ended is never removed. Safe to
  * run while servers play runs on the same store, and from several places at once.
  */
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
-import { Deck } from '../../deck/deck.js';
 import type { EndedStatus, PruneReport } from '../../runtime/retention.js';
+import { openProjectDeck } from './project-deck.js';
 
 const USAGE = (
   program: string,
@@ -19,11 +18,12 @@ const USAGE = (
 Remove the runs that ended more than AGE ago (AGE: a number and a unit, d, h, m or s, e.g.
 30d or 12h) from the event store SERVICE_EVENTS names: their events, index row, control
 requests and saved state. A run that is running, paused or waiting for an answer is never
-removed. Only the runs of the project's agents and workflows (--project, default
-./.agentdeck) are removed, with the checkpoints of workflow threads none of whose runs is left
-(SERVICE_CHECKPOINT). --status (completed, failed or cancelled; repeatable) and --origin
-narrow what is removed; --dry-run removes
-nothing and lists what would go. A server with SERVICE_RETENTION_DAYS set does this by itself.`;
+removed. Only the runs of the project's agents and workflows are removed (it says how many
+of other names it kept), with the checkpoints of workflow threads none of whose runs is left
+(SERVICE_CHECKPOINT). The project: --project, else ./.agentdeck when it holds one, else the
+project agentdeck serve serves on this event store. --status (completed, failed or
+cancelled; repeatable) and --origin narrow what is removed; --dry-run removes nothing and
+lists what would go. A server with SERVICE_RETENTION_DAYS set does this by itself.`;
 
 const ENDED: readonly EndedStatus[] = ['completed', 'failed', 'cancelled'];
 const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
@@ -44,18 +44,11 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     return 0;
   }
   try {
-    const project = options.project ?? '.agentdeck';
-    if (!existsSync(project)) {
-      // Its catalog says which runs are whose: a workflow's threads are checked with its code.
-      throw new Error(
-        `no project directory '${project}'; runs prune removes the runs of a project's agents and workflows, pass --project with its path`,
-      );
-    }
-    await using deck = await Deck.fromProject(project);
-    // No background work: a maintenance command never plays (or cancels) a user's run; and
-    // it plays no turn, so the project's MCP servers never start.
-    await deck.open({ background: false, mcpStart: 'first-use' });
-    const report = await deck.prune({
+    // Its catalog says which runs are whose: a workflow's threads are checked with its code.
+    // Opened with no background work (a maintenance command never plays or cancels a user's
+    // run), and it plays no turn, so the project's MCP servers never start.
+    await using project = await openProjectDeck({ project: options.project, program });
+    const report = await project.deck.prune({
       olderThanMs: options.olderThanMs,
       statuses: options.statuses,
       ...(options.origin !== undefined ? { origin: options.origin } : {}),
@@ -82,6 +75,15 @@ function describe(report: PruneReport, dryRun: boolean): string {
     `${verb} ${report.runs.length} run${report.runs.length === 1 ? '' : 's'} and ` +
       `${report.threads.length} workflow thread${report.threads.length === 1 ? '' : 's'}`,
   );
+  const kept = report.skipped.reduce((sum, { runs }) => sum + runs, 0);
+  if (kept > 0) {
+    const names = report.skipped.map(({ origin, runs }) => `${origin}: ${runs}`).join(', ');
+    lines.push(
+      `kept ${kept} run${kept === 1 ? '' : 's'} of names this project does not know (${names}): ` +
+        "a project's deck removes only the runs of its own agents and workflows (a workflow's " +
+        'threads are checked with its code); prune them with the project that has them (--project)',
+    );
+  }
   return lines.join('\n');
 }
 

@@ -3,7 +3,8 @@
  * (`Deck.fromProject`, default `./.agentdeck`), opens the deck, listens on `HOST`:`PORT`
  * (default 0.0.0.0:8000), says what it serves and where it keeps it (`startup-lines.ts`), and
  * on SIGTERM/SIGINT lets in-flight requests end and closes the deck. Settings come from the
- * environment (docs/configuration.md).
+ * environment (docs/configuration.md). It records the project it serves in the state, for the
+ * other commands run beside it (served-state.ts).
  */
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
@@ -14,8 +15,11 @@ import {
   NO_MODEL_CONFIGURED,
 } from '../../engines/openai-agents/settings.js';
 import { runtimeSettingsFromEnv } from '../../runtime/settings.js';
+import { parseEventStoreUrl } from '../../stores/events-url.js';
+import { holdServingLock } from '../../stores/sqlite/serving-lock.js';
 import { appSettingsFromEnv, checkOrigins, serveSettingsFromEnv } from '../http/options.js';
 import { serve } from '../http/serve.js';
+import { recordServedProject } from './served-state.js';
 import { startupLines, storageFromEnv } from './startup-lines.js';
 
 const USAGE = `Usage: service-serve [project] [--host HOST] [--port PORT] [--cors-origin ORIGIN]...
@@ -66,12 +70,20 @@ export async function main(argv: readonly string[]): Promise<number> {
       throw new Error(`--port must be a port number (0-65535), got '${parsed.values.port}'`);
     }
     const corsOrigins = parsed.values['cors-origin'];
+    const location = parseEventStoreUrl(process.env.SERVICE_EVENTS);
+    // Held while it serves, so that `agentdeck runs vacuum` refuses to rewrite the file under it.
+    const serving = location.backend === 'sqlite' ? holdServingLock(location.path) : null;
     const server = await serve(deck, {
       ...(parsed.values.host !== undefined ? { host: parsed.values.host } : {}),
       ...(port !== undefined ? { port } : {}),
       ...(corsOrigins ? { app: { corsOrigins: checkOrigins(corsOrigins, '--cors-origin') } } : {}),
       wakeTimers: !parsed.values['manual-timers'],
     });
+    await recordServedProject(project, location).catch((error: unknown) =>
+      console.error(
+        `service-serve: the project served could not be recorded in the state (${errorMessage(error)}); the other agentdeck commands will need --project`,
+      ),
+    );
     const lines = startupLines({
       deck: {
         name: deck.name,
@@ -92,6 +104,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
     for (const line of lines) console.log(line);
     await server.closed;
+    serving?.release();
     return 0;
   } catch (error) {
     console.error(`service-serve: ${errorMessage(error)}`);

@@ -8,12 +8,12 @@
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
 import { InterruptResult } from '../../core/interrupt-result.js';
-import { Deck } from '../../deck/deck.js';
+import { openProjectDeck } from './project-deck.js';
 
 const USAGE = (program: string) => `Usage: ${program} tick [project] [--now ISO-TIME]
 
-Wake the sleeping workflow threads of a project that are due (project: default ./.agentdeck),
-on the stores SERVICE_EVENTS and SERVICE_CHECKPOINT name, and print what became of each.
+Wake the sleeping workflow threads of a project that are due (project: else ./.agentdeck
+when it holds one, else the project agentdeck serve serves on this event store), on the stores SERVICE_EVENTS and SERVICE_CHECKPOINT name, and print what became of each.
 A served deck (agentdeck serve) already wakes them at their time by itself.`;
 
 export async function main(argv: readonly string[], program = 'agentdeck'): Promise<number> {
@@ -29,11 +29,14 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     return 0;
   }
   try {
-    await using deck = await Deck.fromProject(parsed.positionals[0] ?? '.agentdeck');
     // No background work: it plays the threads due now, nothing else; the MCP servers start
     // only if one of them plays an agent that uses one.
-    await deck.open({ background: false, mcpStart: 'first-use' });
-    const outcomes = await deck.tick(parsed.values.now);
+    await using project = await openProjectDeck({
+      project: parsed.positionals[0],
+      program,
+      pass: `the project directory (${program} tick DIR)`,
+    });
+    const outcomes = await project.deck.tick(parsed.values.now);
     if (outcomes.length === 0) console.log('nothing due');
     for (const { workflow, threadId, runId, result, error } of outcomes) {
       const what =

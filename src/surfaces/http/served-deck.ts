@@ -106,7 +106,14 @@ export interface CatalogDescription {
     state_schema: unknown;
     graph: {
       nodes: { id: string }[];
-      edges: { source: string; target: string; conditional: boolean; label: string | null }[];
+      edges: {
+        source: string;
+        target: string;
+        conditional: boolean;
+        label: string | null;
+        /** A conditional edge without a path map: LangGraph lists every node as a target. */
+        guessed: boolean;
+      }[];
     };
   }[];
   skills: { name: string; description: string; body: string }[];

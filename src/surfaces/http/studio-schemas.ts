@@ -36,6 +36,11 @@ export const GraphShape = z
         target: z.string(),
         conditional: z.boolean(),
         label: z.string().nullable(),
+        guessed: z
+          .boolean()
+          .describe(
+            'A target LangGraph lists without knowing it: a conditional edge added without a path map, drawn to every node.',
+          ),
       }),
     ),
   })

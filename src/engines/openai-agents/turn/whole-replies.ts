@@ -14,8 +14,10 @@
  * output and usage); either way it counts the turn's `streaming`. On the plain loop the
  * engine asks for whole responses itself, and the wrapper tells the loop each call before it
  * is made and its response (`TurnModelCalls.beforeCall`, `onResponse`). Outside a turn (a
- * headless run) it is the model, untouched. In a turn, each request gets the session's
- * history before the turn's own input (`turn-context.ts` rule 5).
+ * headless run) it is the model, untouched but for one thing it does everywhere: a tool call
+ * by a tool's unconverted name (`get-env` where `get_env` was offered) is renamed to the name
+ * offered (`offered-names.ts`). In a turn, each request gets the session's history before the
+ * turn's own input (`turn-context.ts` rule 5).
  */
 
 import type {
@@ -28,6 +30,7 @@ import type {
   StreamEvent,
 } from '@openai/agents-core';
 import { APIUserAbortError } from 'openai';
+import { withOfferedCallNames, withOfferedNames } from './offered-names.js';
 import { currentTurnCalls, type TurnModelCalls } from './turn-context.js';
 
 /** A model that streams or answers in one piece, as the turn that calls it asked. */
@@ -43,20 +46,23 @@ export class ReplyModeModel implements Model {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const calls = currentTurnCalls();
     calls?.beforeCall?.(request);
-    const response = await this.inner
+    const answered = await this.inner
       .getResponse(withHistory(request, calls))
       .catch((error: unknown) => {
         throw asAbortError(error, request.signal);
       });
+    const response = withOfferedNames(request, answered);
     calls?.onResponse?.(response);
     return response;
   }
 
   getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
     const calls = currentTurnCalls();
-    if (!calls) return this.inner.getStreamedResponse(request);
+    if (!calls) return offeredNamesIn(this.inner.getStreamedResponse(request), request);
     const sent = withHistory(request, calls);
-    const source = calls.whole ? replay(this.inner, sent) : this.inner.getStreamedResponse(sent);
+    const source = calls.whole
+      ? replay(this.inner, sent)
+      : offeredNamesIn(this.inner.getStreamedResponse(sent), request);
     return tracked(source, calls, request.signal);
   }
 
@@ -116,9 +122,26 @@ export function asAbortError(error: unknown, signal: AbortSignal | undefined): u
   return abort;
 }
 
+/** `source`, its calls by a tool's unconverted name renamed in `response_done` (`offered-names.ts`). */
+async function* offeredNamesIn(
+  source: AsyncIterable<StreamEvent>,
+  request: ModelRequest,
+): AsyncGenerator<StreamEvent> {
+  for await (const event of source) {
+    if (event.type !== 'response_done') {
+      yield event;
+      continue;
+    }
+    const output = withOfferedCallNames(request, event.response.output);
+    yield output === event.response.output
+      ? event
+      : { ...event, response: { ...event.response, output } };
+  }
+}
+
 /** One non-streamed request, told as the end of a stream: its text, then `response_done`. */
 async function* replay(model: Model, request: ModelRequest): AsyncGenerator<StreamEvent> {
-  const response = await model.getResponse(request);
+  const response = withOfferedNames(request, await model.getResponse(request));
   for (const item of response.output) {
     if (item.type !== 'message' || item.role !== 'assistant') continue;
     for (const part of item.content) {

@@ -70,7 +70,19 @@ export function pretty(value) {
   return JSON.stringify(value, null, 2);
 }
 
-/** A long id by its ends: run ids that start in the same second share their first digits. */
+/** A schedule's fire (`schedule-<name>-<UTC time, no separators>`): its name and time. */
+const FIRE = /^schedule-(.+)-\d{4}(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\d{3}Z$/;
+
+/**
+ * A long id by its distinctive part: a schedule's fire by its schedule and time
+ * (`nightly 11-27 03:00Z`); any other (a run id: a time-ordered UUID whose first digits runs
+ * of the same weeks share) by its ends, its random tail kept.
+ */
 export function shortId(id) {
+  const fire = FIRE.exec(id);
+  if (fire) {
+    const [, name, month, day, hour, minute, second] = fire;
+    return `${name} ${month}-${day} ${hour}:${minute}${second === '00' ? '' : `:${second}`}Z`;
+  }
   return id.length > 16 ? `${id.slice(0, 4)}…${id.slice(-8)}` : id;
 }

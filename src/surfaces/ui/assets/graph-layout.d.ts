@@ -1,7 +1,13 @@
 /** Types of graph-layout.js (plain JavaScript the browser runs), for its tests. */
 export interface GraphShape {
   nodes: { id: string }[];
-  edges: { source: string; target: string; conditional: boolean; label: string | null }[];
+  edges: {
+    source: string;
+    target: string;
+    conditional: boolean;
+    label: string | null;
+    guessed?: boolean;
+  }[];
 }
 export interface PlacedNode {
   id: string;
@@ -17,6 +23,7 @@ export interface PlacedEdge {
   target: string;
   conditional: boolean;
   label: string | null;
+  guessed: boolean;
   back: boolean;
   path: string;
   labelAt: { x: number; y: number };

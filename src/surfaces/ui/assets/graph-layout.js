@@ -24,7 +24,7 @@ export function nodeLabel(id) {
 
 /**
  * `{ width, height, nodes: [{ id, label, x, y, w, h, layer }], edges: [{ source, target,
- * conditional, label, path, labelAt: {x, y}, back }] }` for `graph` (`{ nodes, edges }`).
+ * conditional, label, guessed, path, labelAt: {x, y}, back }] }` for `graph` (`{ nodes, edges }`).
  */
 export function layoutGraph(graph) {
   const ids = graph.nodes.map((node) => node.id);
@@ -70,6 +70,7 @@ export function layoutGraph(graph) {
       target: edge.target,
       conditional: Boolean(edge.conditional),
       label: edge.label ?? null,
+      guessed: Boolean(edge.guessed),
       back: back.has(index),
       path,
       labelAt,

@@ -1,6 +1,7 @@
 /**
  * A workflow's graph as SVG (graph-layout.js places it): nodes as boxes, edges as curves with
- * arrows, conditional edges dashed. `WorkflowGraph` draws a run's workflow with where the run
+ * arrows, conditional edges dashed, and the targets LangGraph guessed (a conditional edge
+ * without a path map) dotted and faint, with a note that says so. `WorkflowGraph` draws a run's workflow with where the run
  * is: nodes done (their `node.updated` events), the node waiting for an answer or a timer
  * (the thread's `next` once the run is interrupted or paused), the node that failed (the
  * thread's `next` when the run failed), updated as the run's events arrive.
@@ -13,6 +14,21 @@ const MARK_LABELS = { done: 'done', waiting: 'waiting', failed: 'failed' };
 
 /** `graph` drawn; `marks` maps a node id to `done`, `waiting` or `failed`. */
 export function GraphSvg({ name, graph, marks = {} }) {
+  return html`<${Drawing} name=${name} graph=${graph} marks=${marks} /><${GuessedNote} graph=${graph} />`;
+}
+
+/** Which nodes branch without a path map: LangGraph drew every node as their target. */
+function GuessedNote({ graph }) {
+  const sources = [...new Set(graph.edges.filter((e) => e.guessed).map((e) => e.source))];
+  if (sources.length === 0) return null;
+  return html`<p class="graph-note muted" data-guessed=${sources.join(' ')}>
+    Dotted: where ${sources.map((s, i) => html`${i > 0 ? ', ' : ''}<code>${s}</code>`)} may go.
+    ${sources.length === 1 ? 'Its conditional edge has' : 'Their conditional edges have'} no path
+    map, so LangGraph does not know the targets and lists every node; give
+    <code>addConditionalEdges</code> the targets to draw only those.</p>`;
+}
+
+function Drawing({ name, graph, marks }) {
   const layout = useMemo(() => layoutGraph(graph), [graph]);
   // Marker ids are document-wide: one per graph, or two graphs on a page share an arrow.
   const arrow = `arrow-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
@@ -29,8 +45,9 @@ export function GraphSvg({ name, graph, marks = {} }) {
       </defs>
       ${layout.edges.map(
         (edge) => html`
-        <g class=${`edge${edge.conditional ? ' conditional' : ''}${edge.back ? ' loop' : ''}`}
+        <g class=${`edge${edge.conditional ? ' conditional' : ''}${edge.guessed ? ' guessed' : ''}${edge.back ? ' loop' : ''}`}
           data-source=${edge.source} data-target=${edge.target}>
+          ${edge.guessed ? html`<title>${edge.source} may go to ${edge.target}: a guess (no path map)</title>` : null}
           <path d=${edge.path} marker-end=${`url(#${arrow})`} />
           ${edge.label ? html`<text x=${edge.labelAt.x} y=${edge.labelAt.y} class="edge-label">${edge.label}</text>` : null}
         </g>`,

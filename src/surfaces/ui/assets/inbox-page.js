@@ -1,11 +1,15 @@
 /**
  * Everything waiting for a person (`GET /pending`: workflow interrupts, tool approvals),
  * read again every 3 s. Each item shows what was asked and, unless the page is read-only, a
- * JSON editor prefilled from the payload (for a tool approval, the approval it takes); the answer (`POST /runs/{id}/answer`) and its
- * outcome (the run's status after it, its result, or the next question) stay on the page.
+ * way to answer it: for a tool call held for approval, Approve and Reject with an optional
+ * reason (approval-answer.js, as in the playground); for a workflow's question, a JSON editor
+ * prefilled with it. The answer (`POST /runs/{id}/answer`) and its outcome (the run's status
+ * after it, its result, or the next question, listed in the item's place) stay on the page.
  */
 import { api, CAN_ACT } from './api.js';
+import { ApprovalButtons, useApprovalAnswer } from './approval-answer.js';
 import { pretty, shortId } from './format.js';
+import { SleepingUntil, wakeAtOf } from './timer.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
 const REFRESH_MS = 3000;
@@ -36,9 +40,14 @@ export function InboxPage() {
     };
   }, []);
 
-  const done = (item, outcome) => {
-    setAnswered((all) => [{ item, outcome }, ...all]);
-    setItems((all) => (all ?? []).filter((i) => i.run_id !== item.run_id || outcome.pending));
+  const done = (item, outcome, verdict = null) => {
+    setAnswered((all) => [
+      { item, outcome, verdict, key: `${answerKey(item)}:${all.length}` },
+      ...all,
+    ]);
+    // The next question the run asks takes the item's place at once (a timer is no question).
+    const next = outcome.pending && !wakeAtOf(outcome.pending.payload) ? [outcome.pending] : [];
+    setItems((all) => (all ?? []).flatMap((i) => (i.run_id === item.run_id ? next : [i])));
   };
 
   return html`
@@ -48,8 +57,8 @@ export function InboxPage() {
       ${
         answered.length > 0
           ? html`<h2>Answered</h2><ul class="cards">${answered.map(
-              ({ item, outcome }) =>
-                html`<li key=${`${item.run_id}-${outcome.status}`}><${Outcome} item=${item} outcome=${outcome} /></li>`,
+              ({ item, outcome, verdict, key }) =>
+                html`<li key=${key}><${Outcome} item=${item} outcome=${outcome} verdict=${verdict} /></li>`,
             )}</ul>`
           : null
       }
@@ -59,11 +68,37 @@ export function InboxPage() {
         items?.length
           ? html`<ul class="cards">${items.map(
               (item) =>
-                html`<li key=${item.run_id}><${Waiting} item=${item} onAnswered=${done} /></li>`,
+                html`<li key=${answerKey(item)}>${
+                  item.reason === 'approval'
+                    ? html`<${Approval} item=${item} onAnswered=${done} />`
+                    : html`<${Waiting} item=${item} onAnswered=${done} />`
+                }</li>`,
             )}</ul>`
           : null
       }
     </section>
+  `;
+}
+
+/** An item by what it asks: a run's next question is a new item, not the one answered. */
+function answerKey(item) {
+  return `${item.run_id} ${JSON.stringify(item.payload ?? null)}`;
+}
+
+/** A tool call held for approval: Approve, or Reject with an optional reason. */
+function Approval({ item, onAnswered }) {
+  const callId = item.payload?.call_id ?? null;
+  const approval = useApprovalAnswer(item.run_id, callId, (outcome, approved) =>
+    onAnswered(item, outcome, approved ? 'approved' : 'rejected'),
+  );
+  return html`
+    <article class="card" data-run-id=${item.run_id} data-call-id=${callId ?? ''}>
+      <${Heading} item=${item} />
+      <h4>Asked</h4>
+      <pre class="json">${pretty(item.payload)}</pre>
+      <${ApprovalButtons} approval=${approval} callId=${callId}
+        readOnly="Read-only: answer through the API." />
+    </article>
   `;
 }
 
@@ -132,25 +167,27 @@ function Waiting({ item, onAnswered }) {
   `;
 }
 
-/**
- * What the editor starts with: a workflow's question itself (edit it into the answer), or
- * for a held tool call the approval it takes (`{"approved": true, ...}`; false rejects).
- */
+/** What the editor starts with: the workflow's question itself, to edit into the answer. */
 function prefill(item) {
-  // Naming the call makes a retry safe: a second answer is a 409, never the next call's.
-  if (item.reason === 'approval') {
-    return { approved: true, reason: null, call_id: item.payload?.call_id ?? null };
-  }
   return item.payload === undefined ? null : item.payload;
 }
 
-function Outcome({ item, outcome }) {
+function Outcome({ item, outcome, verdict }) {
+  const wakeAt = wakeAtOf(outcome.pending?.payload);
   return html`
     <article class="card answered" data-run-id=${item.run_id} data-outcome=${outcome.status}>
       <${Heading} item=${item} />
-      <p>Answered: the run is now <span class=${`status s-${outcome.status}`}>${outcome.status}</span></p>
+      ${
+        wakeAt
+          ? html`<p>Answered: <${SleepingUntil} wakeAt=${wakeAt} />; the run goes on by itself.</p>`
+          : html`<p>${verdict ? html`You ${verdict} <code>${item.payload?.tool}</code>` : 'Answered'}: the run is now <span class=${`status s-${outcome.status}`}>${outcome.status}</span></p>`
+      }
       ${outcome.result === undefined || outcome.result === null ? null : html`<h4>Result</h4><pre class="json">${pretty(outcome.result)}</pre>`}
-      ${outcome.pending ? html`<h4>It asks again</h4><pre class="json">${pretty(outcome.pending.payload)}</pre>` : null}
+      ${
+        outcome.pending && !wakeAt
+          ? html`<p class="muted">It asks again${outcome.pending.reason === 'approval' ? html`: its call of <code>${outcome.pending.payload?.tool}</code> waits for approval` : ''}; answer it below.</p>`
+          : null
+      }
     </article>
   `;
 }

@@ -11,7 +11,8 @@
  * before it in the run's events (the same deltas as the chat's), not by when it arrives: the
  * turn is one text and calls at offsets into it, and the text is cut at those offsets.
  */
-import { api, CAN_ACT } from './api.js';
+import { CAN_ACT } from './api.js';
+import { ApprovalButtons, useApprovalAnswer } from './approval-answer.js';
 import { streamChat } from './chat-stream.js';
 import { followEvents } from './event-stream.js';
 import { pretty, shortId } from './format.js';
@@ -269,42 +270,14 @@ function Part({ part, runId, onAnswered }) {
 }
 
 function Approval({ part, runId, onAnswered }) {
-  const [reason, setReason] = useState('');
-  const [state, setState] = useState({ sending: false, answer: null, refused: null });
+  const approval = useApprovalAnswer(part.item.run_id ?? runId, part.callId, onAnswered);
   const payload = part.item.payload ?? {};
-  const answer = async (approved) => {
-    setState({ sending: true, answer: null, refused: null });
-    const value = { approved, call_id: part.callId };
-    if (!approved && reason.trim()) value.reason = reason.trim();
-    try {
-      const outcome = await api(`/runs/${encodeURIComponent(part.item.run_id ?? runId)}/answer`, {
-        method: 'POST',
-        body: { value },
-      });
-      setState({ sending: false, answer: approved ? 'approved' : 'rejected', refused: null });
-      onAnswered(outcome);
-    } catch (e) {
-      setState({ sending: false, answer: null, refused: `${e.status ?? ''} ${e.message}`.trim() });
-    }
-  };
   return html`
-    <div class="approval" data-call-id=${part.callId} data-answer=${state.answer ?? ''}>
+    <div class="approval" data-call-id=${part.callId} data-answer=${approval.answer ?? ''}>
       <div><span class="badge b-approval">needs approval</span> <code>${payload.tool}</code></div>
       <pre class="json">${pretty(payload.arguments)}</pre>
-      ${
-        state.answer
-          ? html`<p>You ${state.answer} this call.</p>`
-          : CAN_ACT
-            ? html`<div class="row">
-                <button type="button" class="primary" disabled=${state.sending} onClick=${() => answer(true)}>Approve</button>
-                <label class="visually-hidden" for=${`reason-${part.callId}`}>Reason to reject</label>
-                <input id=${`reason-${part.callId}`} placeholder="reason (to reject)" value=${reason}
-                  onInput=${(e) => setReason(e.currentTarget.value)} />
-                <button type="button" disabled=${state.sending} onClick=${() => answer(false)}>Reject</button>
-              </div>`
-            : html`<p class="muted">Read-only: answer it in the inbox of a page that may act.</p>`
-      }
-      ${state.refused ? html`<p class="error" role="alert">Refused: ${state.refused}</p>` : null}
+      <${ApprovalButtons} approval=${approval} callId=${part.callId}
+        readOnly="Read-only: answer it in the inbox of a page that may act." />
     </div>
   `;
 }

@@ -10,10 +10,10 @@ import { followEvents } from './event-stream.js';
 import { pretty, shortId } from './format.js';
 import { runProgress, WorkflowGraph } from './graph-view.js';
 import { sampleOf, schemaErrors } from './json-schema-check.js';
+import { SleepingUntil, wakeAtOf } from './timer.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
 const newThread = () => `playground-${Math.random().toString(36).slice(2, 8)}`;
-const TIMER = 'agentdeck.timer';
 
 /** Why `text` cannot start `workflow`: not JSON, or each place it breaks the state schema. */
 export function stateProblems(workflow, text) {
@@ -144,7 +144,8 @@ function FollowedRun({ started }) {
       ? null
       : started.first;
   const failed = events.find((e) => e.kind === 'run.failed');
-  const asking = waiting && waiting.payload?.type !== TIMER;
+  const sleeping = wakeAtOf(waiting?.payload);
+  const asking = waiting && !sleeping;
   return html`
     <section class="card followed-run" data-run-id=${started.runId ?? ''} data-stands=${progress.stands}>
       <div class="card-head">
@@ -162,18 +163,18 @@ function FollowedRun({ started }) {
               html`<li key=${e.seq}><code>${e.payload.node}</code> <span class="mono muted">${JSON.stringify(e.payload.delta)}</span></li>`,
           )}
       </ol>
-      ${answers.map((a, i) => html`<p key=${i} class="answered-line">Answered <code>${JSON.stringify(a.value)}</code>: the run is now <span class=${`status s-${a.status}`}>${a.status}</span>${a.timer ? ' on a timer' : ''}</p>`)}
+      ${answers.map((a, i) => html`<p key=${i} class="answered-line">Answered <code>${JSON.stringify(a.value)}</code>: the run is now <span class=${`status s-${a.status}`}>${a.timer ? 'sleeping' : a.status}</span></p>`)}
       ${
         asking && progress.stands !== 'completed' && progress.stands !== 'failed'
           ? html`<${AnswerForm} key=${JSON.stringify(waiting.payload)} runId=${started.runId} payload=${waiting.payload}
               onAnswered=${(value, outcome) => {
-                const timer = outcome.pending?.payload?.type === TIMER;
+                const timer = wakeAtOf(outcome.pending?.payload) !== null;
                 setAnswers((all) => [...all, { value, status: outcome.status, timer }]);
                 setWaiting(outcome.pending ? { payload: outcome.pending.payload } : null);
               }} />`
           : null
       }
-      ${waiting?.payload?.type === TIMER && progress.stands !== 'completed' ? html`<p class="muted">Sleeping until ${waiting.payload.wake_at}: the run goes on by itself.</p>` : null}
+      ${sleeping && progress.stands !== 'completed' ? html`<p class="muted"><${SleepingUntil} wakeAt=${sleeping} />: the run goes on by itself.</p>` : null}
       ${failed ? html`<p class="error" role="alert">Failed: ${failed.payload.error_type ?? ''} ${failed.payload.message ?? ''}</p>` : null}
       ${finalState ? html`<h4>Final state</h4><pre class="json final-state">${pretty(finalState)}</pre>` : null}
     </section>

@@ -130,7 +130,11 @@ function RunHeader({ run, started, stream, children }) {
       <dl class="facts">
         <div><dt>Run</dt><dd class="mono">${run.run_id}</dd></div>
         <div><dt>Kind</dt><dd>${started.invocable_type ?? '–'}</dd></div>
-        <div><dt>Session / thread</dt><dd class="mono">${run.session_id ?? '–'}</dd></div>
+        <div><dt>${started.invocable_type === 'workflow' ? 'Thread' : 'Session'}</dt><dd class="mono">${
+          run.session_id
+            ? html`<a href=${historyOf(run, started)} data-testid="run-history">${run.session_id}</a>`
+            : '–'
+        }</dd></div>
         <div><dt>Started</dt><dd>${when(run.started_at)}</dd></div>
         <div><dt>${ENDED.has(run.status) ? 'Ended' : 'Last event'}</dt><dd>${when(run.updated_at)}</dd></div>
         <div><dt>Duration</dt><dd>${runDuration(run)}</dd></div>
@@ -151,6 +155,14 @@ function RunHeader({ run, started, stream, children }) {
       </dl>
     </div>
   `;
+}
+
+/** The page of the run's session (an agent's) or thread (a workflow's). */
+function historyOf(run, started) {
+  const id = encodeURIComponent(run.session_id);
+  return started.invocable_type === 'workflow'
+    ? `/ui/threads/${encodeURIComponent(run.origin)}/${id}`
+    : `/ui/sessions/${id}`;
 }
 
 function streamLabel(stream, status) {

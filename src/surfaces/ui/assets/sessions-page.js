@@ -7,6 +7,7 @@
 import { api, query } from './api.js';
 import { pretty, runDuration, shortId, statusLabel, when } from './format.js';
 import { catalogOnce, GraphSvg } from './graph-view.js';
+import { SleepingUntil, wakeAtOf } from './timer.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
 const REFRESH_MS = 3000;
@@ -107,7 +108,7 @@ export function SessionPage({ sessionId }) {
   const runOf = (index) => runs[runs.length - (turns.length - index)];
   return html`
     <section class="page session">
-      <p class="crumbs"><a href="/ui/playground">Playground</a> / session</p>
+      <p class="crumbs"><a href="/ui/sessions">Sessions</a> / session</p>
       <h1>Session <span class="mono">${sessionId}</span></h1>
       ${error || failed ? html`<p class="error" role="alert">${error ?? failed.message}</p>` : null}
       ${!read ? html`<p class="muted">Loading…</p>` : null}
@@ -145,7 +146,7 @@ export function ThreadPage({ workflow, threadId }) {
   if (state && !state.failed) for (const node of state.next) marks[node] = 'waiting';
   return html`
     <section class="page thread">
-      <p class="crumbs"><a href=${`/ui?origin=${encodeURIComponent(workflow)}`}>${workflow}</a> / thread</p>
+      <p class="crumbs"><a href="/ui/sessions#threads">Threads</a> / <a href=${`/ui?origin=${encodeURIComponent(workflow)}`}>${workflow}</a> / thread</p>
       <h1>Thread <span class="mono">${threadId}</span> <span class="muted">of ${workflow}</span></h1>
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       ${!read ? html`<p class="muted">Loading…</p>` : null}
@@ -160,9 +161,16 @@ export function ThreadPage({ workflow, threadId }) {
         <dl class="facts">
           <div><dt>Updated</dt><dd>${when(state.updated_at)}</dd></div>
           <div><dt>Next</dt><dd class="mono" data-testid="thread-next">${state.next.length > 0 ? state.next.join(', ') : 'nothing: it ended'}</dd></div>
-          <div><dt>Waiting for</dt><dd>${state.waiting.length === 0 ? '–' : state.waiting.map((w) => (w.wake_at ? `a timer (${when(w.wake_at)})` : 'an answer')).join(', ')}</dd></div>
+          <div><dt>Waiting for</dt><dd data-testid="thread-waiting">${
+            state.waiting.length === 0
+              ? '–'
+              : state.waiting.map((w, i) => {
+                  const wakeAt = w.wake_at ?? wakeAtOf(w.payload);
+                  return html`${i > 0 ? ', ' : ''}${wakeAt ? html`<${SleepingUntil} wakeAt=${wakeAt} />` : 'an answer'}`;
+                })
+          }</dd></div>
         </dl>
-        ${state.waiting.filter((w) => !w.wake_at).map((w) => html`<h4>It asks</h4><pre class="json">${pretty(w.payload)}</pre>`)}
+        ${state.waiting.filter((w) => !(w.wake_at ?? wakeAtOf(w.payload))).map((w) => html`<h4>It asks</h4><pre class="json">${pretty(w.payload)}</pre>`)}
         <h2>State</h2>
         <pre class="json thread-values">${pretty(state.values)}</pre>`
           : null

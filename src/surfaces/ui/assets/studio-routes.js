@@ -9,6 +9,7 @@ import { html } from './vendor/preact-htm.mjs';
 export function studioRoute(path) {
   if (/^\/ui\/catalog\/?$/.test(path)) return { page: 'catalog' };
   if (/^\/ui\/playground\/?$/.test(path)) return { page: 'playground' };
+  if (/^\/ui\/(sessions|threads)\/?$/.test(path)) return { page: 'sessions' };
   const session = /^\/ui\/sessions\/([^/]+)\/?$/.exec(path);
   if (session) return { page: 'session', sessionId: decodeURIComponent(session[1]) };
   const thread = /^\/ui\/threads\/([^/]+)\/([^/]+)\/?$/.exec(path);
@@ -22,6 +23,7 @@ export function studioRoute(path) {
 export const studioPages = {
   catalog: () => import('./catalog-page.js').then((m) => m.CatalogPage),
   playground: () => import('./playground-page.js').then((m) => m.PlaygroundPage),
+  sessions: () => import('./sessions-index.js').then((m) => m.SessionsIndex),
   session: () => import('./sessions-page.js').then((m) => m.SessionPage),
   thread: () => import('./sessions-page.js').then((m) => m.ThreadPage),
 };
@@ -29,16 +31,18 @@ export const studioPages = {
 export const STUDIO_TITLES = {
   catalog: 'Catalog',
   playground: 'Playground',
+  sessions: 'Sessions',
   session: 'Session',
   thread: 'Thread',
 };
 
-/** The tab a page is under: a session is the playground's, a thread the catalog's. */
-export const STUDIO_TABS = { session: 'playground', thread: 'catalog' };
+/** The tab a page is under: a session's and a thread's are the index's. */
+export const STUDIO_TABS = { session: 'sessions', thread: 'sessions' };
 
 export function StudioLinks({ tab }) {
   return html`
     <a href="/ui/catalog" aria-current=${tab === 'catalog' ? 'page' : undefined}>Catalog</a>
     <a href="/ui/playground" aria-current=${tab === 'playground' ? 'page' : undefined}>Playground</a>
+    <a href="/ui/sessions" aria-current=${tab === 'sessions' ? 'page' : undefined}>Sessions</a>
   `;
 }

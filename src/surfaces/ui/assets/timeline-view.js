@@ -5,6 +5,7 @@
  */
 import { clock, pretty } from './format.js';
 import { textOf } from './timeline.js';
+import { SleepingUntil, wakeAtOf } from './timer.js';
 import { html } from './vendor/preact-htm.mjs';
 
 export function Timeline({ entries }) {
@@ -91,8 +92,11 @@ function describe(e) {
       ];
     case 'run.cancelled':
       return ['Cancelled', 'bad', p.reason ? html`<p>${p.reason}</p>` : null];
-    case 'run.paused':
+    case 'run.paused': {
+      const wakeAt = wakeAtOf(p.reason);
+      if (wakeAt) return [html`<${SleepingUntil} wakeAt=${wakeAt} />`, 'wait', null];
       return ['Paused', 'control', p.reason ? html`<p>${p.reason}</p>` : null];
+    }
     case 'run.resumed':
       return p.answer
         ? [

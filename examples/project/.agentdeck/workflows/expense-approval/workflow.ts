@@ -40,7 +40,12 @@ export default new Workflow({
         return { paid: true };
       })
       .addEdge(START, 'approve')
-      .addConditionalEdges('approve', (s: Expense) => (s.approved ? 'schedule' : END))
+      // The path map names where the branch may go: without it LangGraph cannot know, and the
+      // studio would draw an edge to every node.
+      .addConditionalEdges('approve', (s: Expense) => (s.approved ? 'schedule' : END), [
+        'schedule',
+        END,
+      ])
       .addEdge('schedule', 'pay')
       .addEdge('pay', END),
 });
