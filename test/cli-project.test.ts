@@ -13,12 +13,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../src/stores/sqlite/index.js';
 import { ev, run } from '../src/testing/event-store-events.js';
+import { binArgs } from './support/cli.js';
 import { killServers, type ServerProcess, startServer } from './support/server-process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PROJECT = join(ROOT, 'test/fixtures/cli-project/.agentdeck');
-const TSX = join(ROOT, 'node_modules/tsx/dist/esm/index.mjs');
-const AGENTDECK = join(ROOT, 'src/surfaces/cli/agentdeck.ts');
 
 /** Where the MCP server of the process named `label` notes that it started. */
 const marks = mkdtempSync(join(tmpdir(), 'agentdeck-marks-'));
@@ -40,7 +39,7 @@ function agentdeck(cwd: string, label: string, ...args: string[]): Promise<Outco
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', TSX, AGENTDECK, ...args],
+      binArgs('agentdeck', ...args),
       { cwd, timeout: 60_000, env: { ...env, AGENTDECK_TEST_MCP_MARKER: marker(label) } },
       (error, stdout, stderr) => {
         const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;

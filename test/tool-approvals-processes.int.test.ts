@@ -29,10 +29,11 @@ afterEach(async () => {
 });
 
 /**
- * `shared`: conversations in the shared Redis (under a key prefix of this test), as several
- * processes answering one conversation need; otherwise each process keeps its own.
+ * Where conversations are kept: `redis`, the shared Redis (under a key prefix of this test),
+ * as several machines answering one conversation need; `file`, the default, the state file
+ * the processes share (`dir`); `memory`, each process its own.
  */
-async function setUp(shared = true) {
+async function setUp(sessions: 'redis' | 'file' | 'memory' = 'redis') {
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-approvals-'));
   const model: ScriptedModelServer = await scriptedModelServer([]);
   cleanups.push(
@@ -45,13 +46,14 @@ async function setUp(shared = true) {
     OPENAI_API_KEY: 'sk-test',
     OPENAI_USE_RESPONSES: 'false',
     PAYER_LOG: log,
-    ...(shared
+    ...(sessions === 'redis'
       ? {
           SERVICE_SESSION: 'redis://127.0.0.1:6379',
           SERVICE_SESSION_KEY_PREFIX: `agentdeck-approvals-${randomUUID()}:`,
           SERVICE_SESSION_TTL_SECONDS: '600',
         }
       : {}),
+    ...(sessions === 'memory' ? { SERVICE_SESSION: 'memory://' } : {}),
   };
   /** A `service-serve` process on the shared store (the default file in `dir`). */
   const server = async () => {
@@ -191,8 +193,18 @@ describe('tool approvals across processes', () => {
     });
   });
 
-  it('without shared conversations the command refuses, and --url answers on the server', async () => {
-    const { server, service, payments, askToPay } = await setUp(false);
+  it('with conversations in the state file (the default), the command answers with no --url', async () => {
+    const { server, service, payments, askToPay } = await setUp('file');
+    const { url } = await server();
+    const held = await askToPay(url, 's-file', 'INV-6');
+    const approval = await service('runs', 'approve', held.run_id, '--project', PROJECT);
+    expect(approval.stdout).toContain(`approved tool 'pay'`);
+    expect(approval.stdout).toContain('the run is completed: Done with INV-6.');
+    expect(payments()).toEqual(['paid INV-6 120']);
+  });
+
+  it('with conversations in process memory the command refuses, and --url answers on the server', async () => {
+    const { server, service, payments, askToPay } = await setUp('memory');
     const { url } = await server();
     const held = await askToPay(url, 's-url', 'INV-5');
     await expect(

@@ -244,6 +244,8 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
       ).toEqual([]);
     } finally {
       page.off('request', watch);
+      // Leave the proxy's origin first: the page's requests to it would fail in the next test.
+      await page.goto('about:blank');
       await proxy.close();
     }
   }, 40_000);
