@@ -64,8 +64,12 @@ export function gateResponses(r: Route, secured: boolean): Record<number, Respon
   if (r.body) {
     out[415] = { description: 'The request body is not `application/json`.', schema: Detail };
   }
-  if (r.body || r.query) {
-    out[422] = { description: 'A malformed body or query parameter.', schema: Detail };
+  if (r.body || r.query || /_id\}/.test(r.path)) {
+    out[422] = {
+      description:
+        'A malformed body, query or path parameter (an id over 1,024 bytes, or with a NUL character).',
+      schema: Detail,
+    };
   }
   if (!r.public) {
     out[500] = {

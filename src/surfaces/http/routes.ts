@@ -6,6 +6,8 @@
  */
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
+import { idProblem } from '../../core/ids.js';
+import { HttpError } from './errors.js';
 import { check, readJsonObject, requireJsonType } from './json-body.js';
 
 /** The tag grouping a route in the document (openapi-components.ts describes each). */
@@ -80,16 +82,27 @@ export function mount(app: Hono, routes: readonly Route[]): void {
     app.on(spec.method.toUpperCase(), honoPath, async (c) => {
       // Every POST changes state: refuse what a cross-site form could send (json-body.ts).
       if (spec.method === 'post') requireJsonType(c.req.header('content-type'));
+      const params = c.req.param() as Record<string, string>;
+      checkIdParams(params);
       const query = spec.query ? check(spec.query, c.req.query(), 'query parameter') : undefined;
       let body: unknown;
       if (spec.body) {
         const raw = await readJsonObject(c.req.raw, spec.body.optional ?? false);
         body = raw === undefined ? undefined : check(spec.body.schema, raw);
       }
-      return spec.handle(
-        { params: c.req.param() as Record<string, string>, body, query, request: c.req.raw },
-        c,
-      );
+      return spec.handle({ params, body, query, request: c.req.raw }, c);
     });
+  }
+}
+
+/**
+ * A path's ids (`run_id`, `thread_id`, `session_id`) by core/ids.ts's rule: 422 naming the
+ * parameter, before any store sees it (Postgres cannot look up a NUL, nor index a long id).
+ */
+function checkIdParams(params: Record<string, string>): void {
+  for (const [name, value] of Object.entries(params)) {
+    if (!name.endsWith('_id')) continue;
+    const problem = idProblem(value);
+    if (problem !== null) throw new HttpError(422, `path parameter '${name}': ${problem}`);
   }
 }
