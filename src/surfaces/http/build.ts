@@ -1,8 +1,8 @@
 /**
- * Assembles a Hono app from routes: the error handler (errors.ts), request metrics, CORS and
- * cross-origin protection (browsers.ts), the run inspector's files under `/ui` (../ui/ui-app.ts),
- * the 503 gate until the deck is open, bearer keys,
- * the body-size limit, then the routes and `/openapi.json`.
+ * Assembles a Hono app from routes: the error handler (errors.ts), request metrics, the `Host`
+ * check (hosts.ts), CORS and cross-origin protection (browsers.ts), the run inspector's files
+ * under `/ui` (../ui/ui-app.ts), the 503 gate until the deck is open, bearer keys, the
+ * body-size limit, then the routes and `/openapi.json`.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
@@ -11,6 +11,7 @@ import { mountUi, type UiMode } from '../ui/ui-app.js';
 import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
+import { checkHosts, hostCheck } from './hosts.js';
 import { openApiDocument } from './openapi.js';
 import { type AppOptions, appSettingsFromEnv, checkOrigins } from './options.js';
 import { countRequests } from './request-metrics.js';
@@ -27,6 +28,8 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   app.notFound(() => detailResponse(404, 'Not Found'));
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
   app.use('*', countRequests(deps.metrics));
+  const checkHost = hostCheck(settings.allowedHosts ?? ['*']);
+  if (checkHost) app.use('*', checkHost);
   // CORS answers preflights before the key gate; cross-origin protection refuses the rest.
   const allowCors = corsFor(settings.corsOrigins);
   if (allowCors) app.use('*', allowCors);
@@ -97,10 +100,12 @@ function definedOptions(options: AppOptions<unknown>) {
     maxBodyBytes?: number;
     corsOrigins?: readonly string[];
     ui?: UiMode;
+    allowedHosts?: readonly string[];
   } = {};
   if (options.apiKeys !== undefined) out.apiKeys = options.apiKeys;
   if (options.corsOrigins !== undefined) out.corsOrigins = checkOrigins(options.corsOrigins);
   if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
   if (options.ui !== undefined) out.ui = options.ui;
+  if (options.allowedHosts !== undefined) out.allowedHosts = checkHosts(options.allowedHosts);
   return out;
 }
