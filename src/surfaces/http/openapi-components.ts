@@ -59,6 +59,19 @@ export function gateResponses(r: Route, secured: boolean): Record<number, Respon
       schema: Detail,
       headers: ['WWW-Authenticate'],
     };
+    out[429] = {
+      description:
+        'Too many wrong API keys from this address (`Retry-After` says when to try again).',
+      schema: Detail,
+      headers: ['Retry-After'],
+    };
+  }
+  if (!secured && r.control) {
+    out[403] = {
+      description:
+        'No API keys are set and the client is on another machine: `SERVICE_OPEN_CONTROL` opens this route to it.',
+      schema: Detail,
+    };
   }
   out[413] = { description: 'The request body is over the size limit.', schema: Detail };
   if (r.body) {
