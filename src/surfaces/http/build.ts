@@ -23,6 +23,9 @@ import { OpenApiDocument } from './schemas.js';
 
 export type DeckApp = Hono;
 
+/** The headers a proxy adds to say whom it relays a request for. */
+const RELAYED = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
+
 export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions<C>): DeckApp {
   const settings = { ...appSettingsFromEnv(), ...definedOptions(options) };
   const keys = settings.apiKeys.map((k) => Buffer.from(k));
@@ -35,8 +38,11 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   const checkHost = hostCheck(settings.allowedHosts ?? ['*']);
   if (checkHost) app.use('*', checkHost);
   // No keys and not opened: what changes state beyond 1.2.1 is for this machine's clients only.
+  // A request a proxy relayed (it says whom for) is taken to come from beyond, wherever the
+  // proxy runs: behind one on this machine, every client's connection is a loopback one.
   const remote = (c: Context) => {
     if (keys.length > 0 || settings.openControl) return false;
+    if (RELAYED.some((name) => c.req.header(name) !== undefined)) return true;
     const address = clientAddress(c);
     return address !== null && !isLoopback(address);
   };

@@ -57,6 +57,21 @@ describe('with no API keys, bound beyond loopback', () => {
   );
 });
 
+describe('with no API keys, behind a proxy', () => {
+  it('a request a proxy relays for another machine is refused the control routes, even over loopback', async () => {
+    await whileServed('127.0.0.1', {}, async (port) => {
+      const relayed = { 'x-forwarded-for': '203.0.113.9' };
+      const tick = { method: 'POST', body: {} };
+      expect(
+        (await call('127.0.0.1', port, '/timers/tick', { ...tick, headers: relayed })).status,
+      ).toBe(403);
+      const forwarded = { forwarded: 'for=203.0.113.9;proto=https' };
+      expect(mode(await call('127.0.0.1', port, '/ui', { headers: forwarded }))).toBe('read-only');
+      expect((await call('127.0.0.1', port, '/timers/tick', tick)).status).toBe(200);
+    });
+  });
+});
+
 describe('wrong API keys', () => {
   it(`are limited per address: after ${MAX_FAILURES}, 429 with Retry-After; right keys never count`, async () => {
     await whileServed('0.0.0.0', { apiKeys: ['right-key'] }, async (port) => {
