@@ -2,7 +2,7 @@
  * The command names as a user types them, in real processes: `agentdeck` (preferred) does
  * what `service` and `service-serve` do, every command answers `--version` with the package's
  * version, `agentdeck serve --cors-origin` answers that origin's preflight over a real socket,
- * and a server bound beyond loopback with no API keys says once that every route is open.
+ * and a server bound beyond loopback with no API keys says once what is open to other machines.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -104,7 +104,7 @@ describe('the command names', () => {
     );
   }, 30_000);
 
-  it('agentdeck serve allows a --cors-origin, and says every route is open beyond loopback without keys', async () => {
+  it('agentdeck serve allows a --cors-origin, and says what is open beyond loopback without keys', async () => {
     const { url, out } = await serveWith(['--cors-origin', 'http://localhost:3000'], {
       HOST: '0.0.0.0',
     });
@@ -115,12 +115,12 @@ describe('the command names', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
     expect(out()).toContain(
-      "agentdeck: every route is open to anyone who can reach 0.0.0.0, the run inspector's answer and cancel buttons included: no API keys are set. Set SERVICE_API_KEYS",
+      "agentdeck: no API keys are set: the 1.2.1 routes (chat, workflows, pause, cancel, resume) and the run history are open to anyone who can reach 0.0.0.0; answers, timers, schedules and the run inspector's controls are refused to other machines",
     );
   }, 60_000);
 
   it('says nothing of open routes on loopback', async () => {
     const { out } = await serveWith([], { HOST: '127.0.0.1' });
-    expect(out()).not.toContain('every route is open');
+    expect(out()).not.toContain('open to anyone');
   }, 60_000);
 });

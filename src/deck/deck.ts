@@ -14,6 +14,7 @@ import type { Workflow } from '../authoring/workflow.js';
 import type { AgentInput } from '../core/blocks.js';
 import { DeckClosedError, NotOpenError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import { checkId } from '../core/ids.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { useLogger } from '../core/log.js';
 import type { ConversationSession } from '../core/sessions.js';
@@ -362,7 +363,8 @@ export class Deck<C = unknown> {
     options: AnswerOptions<C> = {},
   ): Promise<WorkflowResult> {
     const catalog = { agents: this.agents, workflows: this.workflows };
-    return answerRun({ parts: this.#parts('answer'), ...catalog }, runId, value, options.context);
+    const parts = this.#parts('answer');
+    return answerRun({ parts, ...catalog }, checkId('runId', runId), value, options.context);
   }
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
@@ -400,12 +402,12 @@ export class Deck<C = unknown> {
 
   /** The run's status folded from its events, or `null` when the log has no such run. */
   async status(runId: string): Promise<RunStatus | null> {
-    return this.#runtime('status').status(runId);
+    return this.#runtime('status').status(checkId('runId', runId));
   }
 
   /** The conversation-memory session `run` and `stream` use for `sessionId`. */
   sessionFor(sessionId: string): ConversationSession {
-    return this.#parts('sessionFor').sessionFor(sessionId);
+    return this.#parts('sessionFor').sessionFor(checkId('sessionId', sessionId));
   }
 
   /**
@@ -413,12 +415,14 @@ export class Deck<C = unknown> {
    * request is not a status change; an unknown run raises NotFoundError.
    */
   async pause(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    return this.#runtime('pause').requestControl(runId, 'pause', options.reason ?? null);
+    const runtime = this.#runtime('pause');
+    return runtime.requestControl(checkId('runId', runId), 'pause', options.reason ?? null);
   }
 
   /** Ask a run to cancel: records the request and returns at once (see `pause`). */
   async cancel(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    return this.#runtime('cancel').requestControl(runId, 'cancel', options.reason ?? null);
+    const runtime = this.#runtime('cancel');
+    return runtime.requestControl(checkId('runId', runId), 'cancel', options.reason ?? null);
   }
 
   /**
@@ -426,7 +430,7 @@ export class Deck<C = unknown> {
    * nothing to resume. The context is passed again (it is never stored).
    */
   async resume(runId: string, options: ResumeOptions<C> = {}): Promise<Event[]> {
-    return this.#runtime('resume').resume(runId, options.context);
+    return this.#runtime('resume').resume(checkId('runId', runId), options.context);
   }
 
   /**

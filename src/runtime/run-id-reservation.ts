@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConflictError, InvalidInputError } from '../core/errors.js';
+import { checkId } from '../core/ids.js';
 import { newRunId } from '../core/run-ids.js';
 import { type EventStore, runIdReservationKey } from '../core/store.js';
 
@@ -30,18 +31,13 @@ export async function reserveRunId(
 }
 
 /**
- * `value` as an id (a non-empty string with no NUL character, which Postgres cannot store),
- * or `null` when it was not given.
+ * `value` as an id (a non-empty string that passes `checkId`: no NUL character, which Postgres
+ * cannot store, and at most `MAX_ID_BYTES`), or `null` when it was not given.
  */
 export function optionalId(name: string, value: string | undefined): string | null {
   if (value === undefined) return null;
   if (typeof value !== 'string' || value.trim() === '') {
     throw new InvalidInputError(`${name} must be a non-empty string, got ${JSON.stringify(value)}`);
   }
-  if (value.includes('\u0000')) {
-    throw new InvalidInputError(
-      `${name} ${JSON.stringify(value)} holds a NUL character; send an id without one`,
-    );
-  }
-  return value;
+  return checkId(name, value);
 }

@@ -94,6 +94,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       url: server.url,
       host: parsed.values.host ?? serveSettingsFromEnv().host,
       apiKeys: appSettingsFromEnv().apiKeys.length,
+      openControl: appSettingsFromEnv().openControl,
+      allowedHosts: appSettingsFromEnv().allowedHosts,
       ui: appSettingsFromEnv().ui,
       storage: storageFromEnv(),
       retentionDays: runtimeSettingsFromEnv().retentionDays,

@@ -42,9 +42,14 @@ describe('the start-up lines', () => {
     );
   });
 
-  it('say that every route is open on a non-loopback address without keys, and only then', () => {
+  it('say what is open on a non-loopback address without keys, and only then', () => {
     expect(openLines({ host: '0.0.0.0' })).toEqual([
-      "agentdeck: every route is open to anyone who can reach 0.0.0.0, the run inspector's answer and cancel buttons included: no API keys are set. Set SERVICE_API_KEYS to require a key, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.",
+      "agentdeck: no API keys are set: the 1.2.1 routes (chat, workflows, pause, cancel, resume) and the run history are open to anyone who can reach 0.0.0.0; answers, timers, schedules and the run inspector's controls are refused to other machines (SERVICE_OPEN_CONTROL=true opens them too). Any host name is answered: list the names clients use in SERVICE_ALLOWED_HOSTS, against DNS rebinding. Set SERVICE_API_KEYS to require a key, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.",
+    ]);
+    expect(
+      openLines({ host: '0.0.0.0', openControl: true, allowedHosts: ['deck.example.com'] }),
+    ).toEqual([
+      "agentdeck: every route is open to anyone who can reach 0.0.0.0, the run inspector's answer and cancel buttons included: no API keys are set, and SERVICE_OPEN_CONTROL=true. Set SERVICE_API_KEYS to require a key, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.",
     ]);
     expect(openLines({ host: '10.0.0.7' })).toHaveLength(1);
     expect(openLines({ host: '0.0.0.0', apiKeys: 1 })).toEqual([]);

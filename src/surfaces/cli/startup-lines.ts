@@ -13,6 +13,7 @@ import {
   sessionSettingsFromEnv,
 } from '../../stores/sessions-url.js';
 import { redactUrl } from '../../stores/shared/url.js';
+import { isLoopback } from '../http/hosts.js';
 import type { UiMode } from '../ui/ui-app.js';
 
 /** Where a served deck keeps what it keeps. */
@@ -37,6 +38,10 @@ export interface StartupFacts {
   host: string;
   /** How many API keys guard the routes. */
   apiKeys: number;
+  /** `SERVICE_OPEN_CONTROL`: with no keys, the control routes beyond 1.2.1 open to the network. */
+  openControl?: boolean;
+  /** `SERVICE_ALLOWED_HOSTS`; `null`: unset. */
+  allowedHosts?: readonly string[] | null;
   ui: UiMode;
   storage: StoragePlaces;
   /** `SERVICE_RETENTION_DAYS`; `null`: every run is kept. */
@@ -62,12 +67,7 @@ export function startupLines(facts: StartupFacts): string[] {
       ? 'agentdeck: the run inspector is off (SERVICE_UI=off)'
       : `agentdeck: run inspector at ${url}/ui${ui === 'read-only' ? ' (read-only)' : ''}`,
   ];
-  if (facts.apiKeys === 0 && !isLoopback(facts.host)) {
-    lines.push(
-      `agentdeck: every route is open to anyone who can reach ${facts.host}, the run inspector's answer and cancel buttons included: no API keys are set. ` +
-        'Set SERVICE_API_KEYS to require a key, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.',
-    );
-  }
+  if (facts.apiKeys === 0 && !isLoopback(facts.host)) lines.push(openLine(facts));
   lines.push(
     retentionDays === null
       ? 'agentdeck: every run is kept (set SERVICE_RETENTION_DAYS to remove the ones that ended long ago)'
@@ -120,10 +120,19 @@ function and(words: readonly string[]): string {
     : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
-/** An address only this machine reaches. */
-function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(bare);
+/** What a server with no keys, bound beyond loopback, lets other machines do. */
+function openLine(facts: StartupFacts): string {
+  const open = facts.openControl
+    ? `every route is open to anyone who can reach ${facts.host}, the run inspector's answer and cancel buttons included: no API keys are set, and SERVICE_OPEN_CONTROL=true.`
+    : `no API keys are set: the 1.2.1 routes (chat, workflows, pause, cancel, resume) and the run history are open to anyone who can reach ${facts.host}; answers, timers, schedules and the run inspector's controls are refused to other machines (SERVICE_OPEN_CONTROL=true opens them too).`;
+  const hosts =
+    (facts.allowedHosts ?? null) === null
+      ? ' Any host name is answered: list the names clients use in SERVICE_ALLOWED_HOSTS, against DNS rebinding.'
+      : '';
+  return (
+    `agentdeck: ${open}${hosts} ` +
+    'Set SERVICE_API_KEYS to require a key, or bind to 127.0.0.1 (--host 127.0.0.1) for local use.'
+  );
 }
 
 function list(what: string, names: Iterable<string>): string {

@@ -1,16 +1,20 @@
 /**
- * Assembles a Hono app from routes: the error handler (errors.ts), request metrics, CORS and
- * cross-origin protection (browsers.ts), the run inspector's files under `/ui` (../ui/ui-app.ts),
- * the 503 gate until the deck is open, bearer keys,
- * the body-size limit, then the routes and `/openapi.json`.
+ * Assembles a Hono app from routes: the error handler (errors.ts), request metrics, the `Host`
+ * check (hosts.ts), CORS and cross-origin protection (browsers.ts), the run inspector's files
+ * under `/ui` (../ui/ui-app.ts), the 503 gate until the deck is open, bearer keys with wrong
+ * ones limited per address (key-guesses.ts), the body-size limit, then the routes and
+ * `/openapi.json`. With no keys, the control routes beyond 1.2.1 and the inspector's controls
+ * are for loopback clients only unless `openControl` says otherwise.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { mountUi, type UiMode } from '../ui/ui-app.js';
 import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
+import { checkHosts, hostCheck, isLoopback } from './hosts.js';
+import { clientAddress, KeyGuesses } from './key-guesses.js';
 import { openApiDocument } from './openapi.js';
 import { type AppOptions, appSettingsFromEnv, checkOrigins } from './options.js';
 import { countRequests } from './request-metrics.js';
@@ -19,30 +23,52 @@ import { OpenApiDocument } from './schemas.js';
 
 export type DeckApp = Hono;
 
+/** The headers a proxy adds to say whom it relays a request for. */
+const RELAYED = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
+
 export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions<C>): DeckApp {
   const settings = { ...appSettingsFromEnv(), ...definedOptions(options) };
   const keys = settings.apiKeys.map((k) => Buffer.from(k));
   const app = new Hono();
   app.onError((error) => errorResponse(error, deps.log));
   app.notFound(() => detailResponse(404, 'Not Found'));
+  const guesses = new KeyGuesses();
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
   app.use('*', countRequests(deps.metrics));
+  const checkHost = hostCheck(settings.allowedHosts ?? ['*']);
+  if (checkHost) app.use('*', checkHost);
+  // No keys and not opened: what changes state beyond 1.2.1 is for this machine's clients only.
+  // A request a proxy relayed (it says whom for) is taken to come from beyond, wherever the
+  // proxy runs: behind one on this machine, every client's connection is a loopback one.
+  const remote = (c: Context) => {
+    if (keys.length > 0 || settings.openControl) return false;
+    if (RELAYED.some((name) => c.req.header(name) !== undefined)) return true;
+    const address = clientAddress(c);
+    return address !== null && !isLoopback(address);
+  };
   // CORS answers preflights before the key gate; cross-origin protection refuses the rest.
   const allowCors = corsFor(settings.corsOrigins);
   if (allowCors) app.use('*', allowCors);
   app.use('*', crossOriginProtection(settings.corsOrigins));
   // The inspector's files, in front of the gate: the page asks for a key, then calls the API.
-  mountUi(app, settings.ui);
+  mountUi(app, settings.ui, remote);
 
   app.use('*', async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();
     if (deps.deck.state !== 'open')
       return detailResponse(503, `deck '${deps.deck.name}' not started`);
-    if (keys.length > 0 && !authorized(c.req.header('authorization'), keys)) {
+    if (keys.length === 0) return next();
+    const address = clientAddress(c) ?? 'unknown';
+    const refused = guesses.refusal(address);
+    if (refused) return refused;
+    const header = c.req.header('authorization');
+    if (!authorized(header, keys)) {
+      if (header !== undefined) guesses.failed(address); // a key sent, and wrong: a guess
       return detailResponse(401, 'missing or invalid API key: send Authorization: Bearer <key>', {
         'www-authenticate': 'Bearer',
       });
     }
+    guesses.succeeded(address);
     return next();
   });
   const tooLarge = () =>
@@ -75,7 +101,16 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
     version: '1.2.1',
     secured: keys.length > 0,
   });
-  mount(app, all);
+  mount(app, all, (c) =>
+    remote(c)
+      ? detailResponse(
+          403,
+          `${c.req.method} ${c.req.path} is refused to clients beyond this machine: no API keys ` +
+            'are set. Set SERVICE_API_KEYS to require a key, or SERVICE_OPEN_CONTROL=true ' +
+            '(deck.app({ openControl: true })) to open it to the network',
+        )
+      : null,
+  );
   return app;
 }
 
@@ -97,10 +132,14 @@ function definedOptions(options: AppOptions<unknown>) {
     maxBodyBytes?: number;
     corsOrigins?: readonly string[];
     ui?: UiMode;
+    allowedHosts?: readonly string[];
+    openControl?: boolean;
   } = {};
   if (options.apiKeys !== undefined) out.apiKeys = options.apiKeys;
   if (options.corsOrigins !== undefined) out.corsOrigins = checkOrigins(options.corsOrigins);
   if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
   if (options.ui !== undefined) out.ui = options.ui;
+  if (options.allowedHosts !== undefined) out.allowedHosts = checkHosts(options.allowedHosts);
+  if (options.openControl !== undefined) out.openControl = options.openControl;
   return out;
 }

@@ -58,6 +58,7 @@ export function inboxRoutes(deps: HttpDeps) {
     route<z.infer<typeof AnswerBody>>({
       method: 'post',
       path: '/runs/{run_id}/answer',
+      control: true,
       summary: 'Answer a run waiting for a person',
       description:
         'A workflow interrupt: `value` is what `interrupt()` returns. A tool approval: `{"approved": true}` runs ' +

@@ -59,13 +59,30 @@ export function gateResponses(r: Route, secured: boolean): Record<number, Respon
       schema: Detail,
       headers: ['WWW-Authenticate'],
     };
+    out[429] = {
+      description:
+        'Too many wrong API keys from this address (`Retry-After` says when to try again).',
+      schema: Detail,
+      headers: ['Retry-After'],
+    };
+  }
+  if (!secured && r.control) {
+    out[403] = {
+      description:
+        'No API keys are set and the client is on another machine: `SERVICE_OPEN_CONTROL` opens this route to it.',
+      schema: Detail,
+    };
   }
   out[413] = { description: 'The request body is over the size limit.', schema: Detail };
   if (r.body) {
     out[415] = { description: 'The request body is not `application/json`.', schema: Detail };
   }
-  if (r.body || r.query) {
-    out[422] = { description: 'A malformed body or query parameter.', schema: Detail };
+  if (r.body || r.query || /_id\}/.test(r.path)) {
+    out[422] = {
+      description:
+        'A malformed body, query or path parameter (an id over 1,024 bytes, or with a NUL character).',
+      schema: Detail,
+    };
   }
   if (!r.public) {
     out[500] = {

@@ -1,10 +1,11 @@
 /**
  * The HTTP app's and the server's options, declared once, and the environment settings
  * they default to (`SERVICE_API_KEYS`, `SERVICE_MAX_BODY_BYTES`, `SERVICE_CORS_ORIGINS`,
- * `SERVICE_UI`, `HOST`, `PORT`).
+ * `SERVICE_UI`, `SERVICE_ALLOWED_HOSTS`, `SERVICE_OPEN_CONTROL`, `HOST`, `PORT`).
  */
 import { ConfigError } from '../../core/errors.js';
 import { UI_MODES, type UiMode } from '../ui/ui-app.js';
+import { checkHosts } from './hosts.js';
 
 export interface AppOptions<C = unknown> {
   /**
@@ -33,6 +34,21 @@ export interface AppOptions<C = unknown> {
    * @default SERVICE_UI, else 'on'
    */
   ui?: UiMode;
+  /**
+   * The host names the server answers to (hosts.ts): a request whose `Host` names another is
+   * refused (403), which stops DNS rebinding. IP addresses and `localhost` are always
+   * answered; `.example.com` allows every name under it, `*` any host.
+   * @default SERVICE_ALLOWED_HOSTS (comma-separated), else any host (`serve()` bound to a loopback address: none but those always answered)
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * With no API keys: whether clients beyond loopback may call the routes beyond release 1.2.1
+   * that change state (answering a run, ticking timers, firing and pausing schedules) and get
+   * the run inspector's controls. Off, they get 403 and a read-only inspector; the 1.2.1
+   * routes stay open, as the spec says. Keys set, a key decides and this changes nothing.
+   * @default SERVICE_OPEN_CONTROL (`true`/`false`), else false
+   */
+  openControl?: boolean;
   /** Largest request body accepted; a larger one gets 413. @default SERVICE_MAX_BODY_BYTES, else 4 MiB */
   maxBodyBytes?: number;
   /**
@@ -80,7 +96,26 @@ export function appSettingsFromEnv(env: Env = process.env) {
     maxBodyBytes: positiveInt(env, 'SERVICE_MAX_BODY_BYTES') ?? DEFAULT_MAX_BODY_BYTES,
     corsOrigins: checkOrigins(origins, 'SERVICE_CORS_ORIGINS'),
     ui: uiMode(env.SERVICE_UI),
+    openControl: flag(env, 'SERVICE_OPEN_CONTROL') ?? false,
+    allowedHosts: allowedHostsFromEnv(env),
   };
+}
+
+/** `SERVICE_ALLOWED_HOSTS`, checked; `null` when unset. */
+export function allowedHostsFromEnv(env: Env = process.env): string[] | null {
+  const hosts = (env.SERVICE_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
+  return hosts.length === 0 ? null : checkHosts(hosts, 'SERVICE_ALLOWED_HOSTS');
+}
+
+function flag(env: Env, name: string): boolean | undefined {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got '${env[name]}'`);
 }
 
 function uiMode(raw: string | undefined): UiMode {

@@ -6,6 +6,8 @@
  */
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
+import { idProblem } from '../../core/ids.js';
+import { HttpError } from './errors.js';
 import { check, readJsonObject, requireJsonType } from './json-body.js';
 
 /** The tag grouping a route in the document (openapi-components.ts describes each). */
@@ -50,8 +52,8 @@ export interface RouteInput<B, Q> {
 
 /**
  * A route. Its `responses` are its own; the document adds those of the gate in front of
- * every route (openapi-components.ts `gateResponses`: 401, 413, 415, 422, 500, 503, 507), so a
- * route declares only what its handler decides (or a more precise wording of those).
+ * every route (openapi-components.ts `gateResponses`: 401, 403, 413, 415, 422, 429, 500, 503,
+ * 507), so a route declares only what its handler decides (or a more precise wording of those).
  */
 export interface Route<B = unknown, Q = unknown> {
   method: 'get' | 'post';
@@ -65,6 +67,11 @@ export interface Route<B = unknown, Q = unknown> {
   responses: Record<number, ResponseSpec>;
   /** Served without an API key, and before the deck is open (the health probes). */
   public?: boolean;
+  /**
+   * Beyond release 1.2.1 and changes state (answers, timers, schedules): with no API keys,
+   * refused to clients beyond loopback unless `openControl` (build.ts).
+   */
+  control?: boolean;
   handle(input: RouteInput<B, Q>, c: Context): Response | Promise<Response>;
 }
 
@@ -73,23 +80,43 @@ export function route<B = undefined, Q = undefined>(spec: Route<B, Q>): Route {
   return spec as unknown as Route;
 }
 
-/** Register each route on the Hono app, validating its query and body first. */
-export function mount(app: Hono, routes: readonly Route[]): void {
+/**
+ * Register each route on the Hono app, validating its query and body first; `refuseControl`
+ * answers a `control` route's request it refuses.
+ */
+export function mount(
+  app: Hono,
+  routes: readonly Route[],
+  refuseControl: (c: Context) => Response | null = () => null,
+): void {
   for (const spec of routes) {
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     app.on(spec.method.toUpperCase(), honoPath, async (c) => {
+      const refused = spec.control ? refuseControl(c) : null;
+      if (refused) return refused;
       // Every POST changes state: refuse what a cross-site form could send (json-body.ts).
       if (spec.method === 'post') requireJsonType(c.req.header('content-type'));
+      const params = c.req.param() as Record<string, string>;
+      checkIdParams(params);
       const query = spec.query ? check(spec.query, c.req.query(), 'query parameter') : undefined;
       let body: unknown;
       if (spec.body) {
         const raw = await readJsonObject(c.req.raw, spec.body.optional ?? false);
         body = raw === undefined ? undefined : check(spec.body.schema, raw);
       }
-      return spec.handle(
-        { params: c.req.param() as Record<string, string>, body, query, request: c.req.raw },
-        c,
-      );
+      return spec.handle({ params, body, query, request: c.req.raw }, c);
     });
+  }
+}
+
+/**
+ * A path's ids (`run_id`, `thread_id`, `session_id`) by core/ids.ts's rule: 422 naming the
+ * parameter, before any store sees it (Postgres cannot look up a NUL, nor index a long id).
+ */
+function checkIdParams(params: Record<string, string>): void {
+  for (const [name, value] of Object.entries(params)) {
+    if (!name.endsWith('_id')) continue;
+    const problem = idProblem(value);
+    if (problem !== null) throw new HttpError(422, `path parameter '${name}': ${problem}`);
   }
 }

@@ -5,6 +5,7 @@
  */
 
 import type { z } from 'zod';
+import { idProblem } from '../../core/ids.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type { RunCursor, RunSummary } from '../../core/store.js';
 import { sumUsage, usageReports } from '../../runtime/turn-result.js';
@@ -164,7 +165,9 @@ function decodeCursor(text: string): RunCursor {
       Array.isArray(value) &&
       value.length === 2 &&
       typeof value[0] === 'string' &&
-      typeof value[1] === 'string'
+      typeof value[1] === 'string' &&
+      idProblem(value[0]) === null &&
+      idProblem(value[1]) === null
     ) {
       return { startedAt: value[0], runId: value[1] };
     }

@@ -16,6 +16,7 @@ export function scheduleRoutes(deps: HttpDeps) {
     route({
       method: 'post',
       path: `/schedules/{name}/${verb}`,
+      control: true,
       summary:
         verb === 'pause'
           ? 'Stop a schedule firing until resumed'
@@ -44,6 +45,7 @@ export function scheduleRoutes(deps: HttpDeps) {
     route({
       method: 'post',
       path: '/schedules/{name}/trigger',
+      control: true,
       summary: 'Start a schedule’s run now',
       description: 'Paused or not; the overlap policy still applies (`skipped: "overlap"`).',
       tag: 'schedules',

@@ -6,10 +6,24 @@
  * schemas have no name: the document spells them out as parameters.
  */
 import { z } from 'zod';
+import { idProblem, MAX_ID_BYTES } from '../../core/ids.js';
 
 const runStatus = z
   .enum(['pending', 'running', 'paused', 'waiting_human', 'completed', 'failed', 'cancelled'])
   .meta({ id: 'RunStatus', description: "A run's status." });
+
+/**
+ * An id the caller chooses (a session, a thread): core/ids.ts's rule, so a NUL character or an
+ * id over the limit is a 422 naming the field on every backend, never a driver's error.
+ */
+function callerId() {
+  return z.string().superRefine((value, ctx) => {
+    const problem = idProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+const ID_LIMIT = `At most ${MAX_ID_BYTES} bytes (UTF-8), no NUL character.`;
 
 export const Detail = z
   .object({ detail: z.string() })
@@ -17,14 +31,14 @@ export const Detail = z
 
 export const ChatBody = z
   .object({
-    session_id: z.string().describe('The conversation: the same id keeps the history.'),
+    session_id: callerId().describe(`The conversation: the same id keeps the history. ${ID_LIMIT}`),
     message: z.string().describe('The user message.'),
   })
   .meta({ id: 'ChatBody' });
 
 export const NativeChatBody = z
   .object({
-    session_id: z.string().min(1).describe('The conversation (non-empty).'),
+    session_id: callerId().min(1).describe(`The conversation (non-empty). ${ID_LIMIT}`),
     message: z.string(),
   })
   .meta({ id: 'NativeChatBody' });
@@ -38,10 +52,9 @@ export const StreamQuery = z.object({
 });
 
 export const WorkflowQuery = StreamQuery.extend({
-  thread_id: z
-    .string()
+  thread_id: callerId()
     .optional()
-    .describe('The thread (required for a durable workflow); default: the run id.'),
+    .describe(`The thread (required for a durable workflow); default: the run id. ${ID_LIMIT}`),
 });
 
 export const InitialState = z
@@ -241,10 +254,10 @@ export const RunList = z
 
 export const RunsQuery = z.object({
   status: runStatus.optional(),
-  origin: z.string().optional(),
-  session_id: z.string().optional(),
+  origin: callerId().optional(),
+  session_id: callerId().optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
-  before: z.string().optional().describe('Only runs that started before this time (a cursor).'),
+  before: callerId().optional().describe('Only runs that started before this time (a cursor).'),
   after: z
     .string()
     .optional()

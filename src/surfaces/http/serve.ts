@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
 import { errorMessage } from '../../core/errors.js';
 import { log } from '../../core/log.js';
-import { type ServeOptions, serveSettingsFromEnv } from './options.js';
+import { isLoopback } from './hosts.js';
+import { allowedHostsFromEnv, type ServeOptions, serveSettingsFromEnv } from './options.js';
 import type { ServedDeck } from './served-deck.js';
 
 /** How long shutdown waits for in-flight requests before cutting the connections left. */
@@ -47,7 +48,14 @@ export async function serve<C>(
   const requestedPort = options.port ?? env.port;
   await deck.open({ wakeTimers: options.wakeTimers ?? true });
   const shutdown = new AbortController();
-  const app = deck.app({ ...options.app, shutdown: shutdown.signal });
+  // Bound to loopback with no names set: only this machine's names (hosts.ts, DNS rebinding).
+  const allowedHosts =
+    options.app?.allowedHosts ?? allowedHostsFromEnv() ?? (isLoopback(host) ? [] : undefined);
+  const app = deck.app({
+    ...options.app,
+    ...(allowedHosts ? { allowedHosts } : {}),
+    shutdown: shutdown.signal,
+  });
   let server: Server;
   let port: number;
   try {

@@ -14,6 +14,7 @@ export function timerRoutes(deps: HttpDeps) {
     route<z.infer<typeof TickBody> | undefined>({
       method: 'post',
       path: '/timers/tick',
+      control: true,
       summary: 'Wake the sleeping workflow threads that are due',
       description:
         'What `deck.tick()` does, over HTTP: each thread whose `sleepUntil()` time has come is ' +

@@ -44,8 +44,16 @@ const HEADERS = {
   vary: 'Accept-Encoding',
 };
 
-/** Register `/ui` on `app` (before the API-key gate: see the opening comment). */
-export function mountUi(app: Hono, mode: UiMode): void {
+/**
+ * Register `/ui` on `app` (before the API-key gate: see the opening comment). A request
+ * `readOnlyFor` picks gets the `read-only` page whatever the mode (a client beyond loopback
+ * of a server with no keys, build.ts).
+ */
+export function mountUi(
+  app: Hono,
+  mode: UiMode,
+  readOnlyFor: (c: Context) => boolean = () => false,
+): void {
   if (mode === 'off') {
     const notFound = (c: Context) => c.json({ detail: 'Not Found' }, 404);
     app.all('/ui', notFound);
@@ -54,6 +62,8 @@ export function mountUi(app: Hono, mode: UiMode): void {
   }
   const assets = uiAssets();
   const page = shell(assets, mode);
+  const readOnly = mode === 'read-only' ? page : shell(assets, 'read-only');
+  const pageFor = (c: Context) => (readOnlyFor(c) ? readOnly : page);
   app.get('/ui/assets/*', (c) => {
     const name = c.req.path.slice('/ui/assets/'.length);
     const found = assets.get(name);
@@ -61,8 +71,8 @@ export function mountUi(app: Hono, mode: UiMode): void {
   });
   // Every other path is a page of the inspector (`/ui/runs/<id>`, `/ui/inbox`): the shell
   // reads the path and shows it, so a reload or a pasted link opens the same page.
-  app.get('/ui', (c) => send(c, page));
-  app.get('/ui/*', (c) => send(c, page));
+  app.get('/ui', (c) => send(c, pageFor(c)));
+  app.get('/ui/*', (c) => send(c, pageFor(c)));
 }
 
 /** The shell with its mode written in (a `<meta>` the page reads before it draws). */
