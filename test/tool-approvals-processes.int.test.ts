@@ -102,7 +102,9 @@ function post(url: string, path: string, body: unknown): Promise<Response> {
   });
 }
 
-describe('tool approvals across processes', () => {
+// Each test starts one or two servers and up to four command processes: 60 s each, for a
+// loaded machine (most take 2 to 4 s).
+describe('tool approvals across processes', { timeout: 60_000 }, () => {
   it('approves on server B a call held on server A; it runs once, and the run completes', async () => {
     const { server, payments, askToPay, model } = await setUp();
     const [a, b] = await Promise.all([server(), server()]);

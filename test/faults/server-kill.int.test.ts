@@ -48,7 +48,12 @@ async function killUnderLoad(eventsUrl: string, env: Record<string, string>, cwd
     workers: 6,
     requestTimeoutMs: 5_000,
   });
-  await sleep(1_500);
+  // Killed once it has acknowledged steady traffic (more than 10 answers), however loaded the
+  // machine is; a server that cannot answer that many within 30 s fails the test here.
+  const acknowledged = () => load.answers.filter((a) => a.status === 200).length;
+  for (const started = Date.now(); acknowledged() <= 10; await sleep(50)) {
+    if (Date.now() - started > 30_000) throw new Error(`only ${acknowledged()} answers in 30 s`);
+  }
   victim.child.kill('SIGKILL');
   await victim.exited;
   const answers = await load.stop();
@@ -61,7 +66,6 @@ async function killUnderLoad(eventsUrl: string, env: Record<string, string>, cwd
     `[kill ${eventsUrl.split(':')[0]}] answers ${JSON.stringify(statusCounts(answers))}; ` +
       `${log.runs.length} runs in the log`,
   );
-  expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(10);
   // Requests in flight at the kill lost their connection (status 0): never acknowledged.
   expect(answers.filter((a) => a.status !== 200 && a.status !== 0)).toEqual([]);
   expect(log.missing).toEqual([]);
