@@ -5,12 +5,15 @@
  * process plays it, and a client that reconnects with `Last-Event-ID` misses nothing:
  * the position is a `seq`, and the store's seqs are gap-free.
  *
- * How it learns of new events: a store that announces appends (`AppendNotifier`: Postgres,
- * through LISTEN/NOTIFY) wakes it as each commit lands, in any process, and it then reads
- * after its last seq; it still reads once a second without a notice, in case one was lost.
- * Other stores (SQLite, memory) are polled, 10 ms at first, backing off to 250 ms. While the
- * store is down (`StoreUnavailableError`) the tail keeps its client and reads again each
- * second until the store is back.
+ * How it learns of new events: a store that announces appends (`AppendNotifier`: memory and
+ * SQLite in process, SQLite's other connections by its change counter, Postgres through
+ * LISTEN/NOTIFY) wakes it as each commit lands, and it then reads after its last seq; between
+ * notices it reads nothing (a store that may have lost notices wakes every watcher), so a
+ * tail of a run that waits for an answer costs no CPU and no query, only a keep-alive frame
+ * now and then. A store without notices (one of your own, or one that cannot listen now) is
+ * polled, 10 ms at first, backing off to 250 ms. While the store is down
+ * (`StoreUnavailableError`) the tail keeps its client and reads again each second until the
+ * store is back.
  */
 import { isBackendOutage } from '../../core/errors.js';
 import { isTerminal, toWire } from '../../core/events.js';
@@ -29,8 +32,8 @@ export interface TailOptions {
   pollMs?: { min: number; max: number };
   /** Idle time after which a comment frame is sent. @default 15 s */
   keepAliveMs?: number;
-  /** With a store that announces appends: the longest wait for a notice before reading anyway. @default 1000 ms */
-  noticeFallbackMs?: number;
+  /** While the store is down: the wait before reading again. @default 1000 ms */
+  outageRetryMs?: number;
 }
 
 export async function* runEventFrames(
@@ -40,8 +43,8 @@ export async function* runEventFrames(
 ): AsyncGenerator<string, void, undefined> {
   const { min, max } = options.pollMs ?? { min: 10, max: 250 };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const outageRetryMs = options.outageRetryMs ?? 1_000;
   const notices = options.follow ? await watch(log, runId) : null;
-  const ceiling = notices ? (options.noticeFallbackMs ?? 1_000) : max;
   let after = options.afterSeq;
   let wait = min;
   let idleSince = Date.now();
@@ -54,7 +57,7 @@ export async function* runEventFrames(
           yield KEEPALIVE;
           idleSince = Date.now();
         }
-        await sleep(ceiling, options.signal);
+        await sleep(outageRetryMs, options.signal);
         continue;
       }
       for (const event of events) {
@@ -64,7 +67,7 @@ export async function* runEventFrames(
       }
       if (!options.follow) return;
       if (events.length > 0) {
-        wait = notices ? ceiling : min;
+        wait = min;
         idleSince = Date.now();
       } else {
         // Nothing new: a client already past the terminal event (a reconnect with its seq) ends here.
@@ -79,13 +82,22 @@ export async function* runEventFrames(
           if (run.lastSeq > after) continue;
           return;
         }
-        wait = notices ? ceiling : Math.min(max, wait * 2);
-        if (Date.now() - idleSince >= keepAliveMs) {
+        wait = Math.min(max, wait * 2);
+      }
+      if (notices) {
+        // Nothing to read until a notice: only keep-alives meanwhile.
+        while (!(await notices.next(keepAliveMs - (Date.now() - idleSince), options.signal))) {
+          if (options.signal.aborted) return;
           yield KEEPALIVE;
           idleSince = Date.now();
         }
+        continue;
       }
-      await (notices ? notices.next(wait, options.signal) : sleep(wait, options.signal));
+      if (Date.now() - idleSince >= keepAliveMs) {
+        yield KEEPALIVE;
+        idleSince = Date.now();
+      }
+      await sleep(wait, options.signal);
     }
   } finally {
     notices?.stop();
@@ -106,8 +118,11 @@ async function readThroughOutage(log: EventLog, runId: string, after: number) {
 }
 
 interface Notices {
-  /** Resolves at the next notice (at once if one came since the last call), or after `ms`. */
-  next(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves `true` at the next notice (at once if one came since the last call), `false`
+   * after `ms` or on abort without one.
+   */
+  next(ms: number, signal: AbortSignal): Promise<boolean>;
   stop(): void;
 }
 
@@ -127,16 +142,18 @@ async function watch(log: EventLog, runId: string): Promise<Notices | null> {
   }
   return {
     async next(ms, signal) {
-      if (!noticed) {
+      if (!noticed && !signal.aborted) {
         const quit = new AbortController();
         const stopWaiting = () => quit.abort();
         wake = stopWaiting;
         signal.addEventListener('abort', stopWaiting, { once: true });
-        await sleep(ms, quit.signal);
+        await sleep(Math.max(0, ms), quit.signal);
         signal.removeEventListener('abort', stopWaiting);
         wake = null;
       }
+      const seen = noticed;
       noticed = false;
+      return seen;
     },
     stop,
   };
