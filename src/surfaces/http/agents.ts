@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
 import { type HttpDeps, unknownName } from './deps.js';
-import { failedRunResponse, HttpError, runIdHeader, withRunId } from './errors.js';
+import { failedRunResponse, HttpError, logRunFailure, runIdHeader, withRunId } from './errors.js';
 import { approvalItem, pendingToWire } from './inbox.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
@@ -114,7 +114,7 @@ function chatRenderer(log: HttpDeps['log']): FrameRenderer {
       return null;
     },
     observe(event) {
-      if (event.kind === 'run.failed') log(failureLine(event));
+      if (event.kind === 'run.failed') logRunFailure(event.payload, failureLine(event), log);
     },
     failed(error) {
       log(`[agentdeck] chat stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);

@@ -3,13 +3,16 @@
  * port where nothing listens (a Redis that is down refuses connections the same way). A JSON
  * chat and a streamed one both answer 503 with `Retry-After` and the backend named, the
  * stream before its first byte (never a 200 whose only frame is `event: error`); and however
- * many turns are refused, the server log gets one line for the outage, as for any refusal.
+ * many turns are refused, the server log gets one line for the outage, as for any refusal,
+ * also when the outage comes after the check (a session that fails once the stream began).
  * The fault suite does the same against a Redis it kills (test/faults/redis-outage.int.test.ts).
  */
 import { createServer } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { openTestDeck } from '../../../test/support/decks.js';
-import { postJson } from '../../../test/support/http.js';
+import { parseSse, postJson } from '../../../test/support/http.js';
+import { StoreUnavailableError } from '../../core/errors.js';
+import type { ConversationSession } from '../../core/sessions.js';
 import { Agent } from '../../index.js';
 import { ScriptedModel } from '../../testing/index.js';
 
@@ -45,6 +48,51 @@ describe('chats while the session backend (Redis) is down', () => {
       }
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^\[agentdeck\] refusing requests while .* is out: .*Redis/);
+    } finally {
+      await deck.close();
+    }
+  });
+
+  it('logs turns that fail for the outage after a stream began once, not a line per turn', async () => {
+    const down = () =>
+      Promise.reject(
+        new StoreUnavailableError(
+          'redis',
+          'Redis session store at redis://127.0.0.1:6390 could not read the session; redis is unavailable, retry later',
+        ),
+      );
+    const session = (id: string): ConversationSession => ({
+      getSessionId: async () => id,
+      getItems: down,
+      addItems: down,
+      popItem: down,
+      clearSession: down,
+    });
+    const model = new ScriptedModel([]);
+    const { deck } = await openTestDeck({
+      agents: [new Agent({ name: 'Greeter', model })],
+      sessionFactory: session, // no backend to ask first: the turn finds the outage itself
+    });
+    const lines: string[] = [];
+    const app = deck.app({ log: (line) => lines.push(line) });
+    try {
+      for (let turn = 0; turn < 3; turn += 1) {
+        const streamed = await app.request(
+          '/agents/Greeter/chat?stream=true',
+          postJson({ session_id: `s-${turn}`, message: 'hi' }),
+        );
+        expect(parseSse(await streamed.text()).at(-1)).toEqual({
+          event: 'error',
+          data: { error: 'StoreUnavailableError' },
+        });
+        const json = await app.request(
+          '/agents/Greeter/chat',
+          postJson({ session_id: `j-${turn}`, message: 'hi' }),
+        );
+        expect(json.status).toBe(503);
+      }
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^\[agentdeck\] refusing requests while a backend is out: Redis/);
     } finally {
       await deck.close();
     }
