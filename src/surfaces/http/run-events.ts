@@ -14,9 +14,14 @@
  * polled, 10 ms at first, backing off to 250 ms. While the store is down
  * (`StoreUnavailableError`) the tail keeps its client and reads again each second until the
  * store is back.
+ *
+ * A notice wakes every tail of the run at once. So that 2,000 of them do not make 2,000 reads
+ * and 2,000 serializations of each event, the tails of one run share a read in flight from the
+ * same position, if it began after the notice that woke them (it then holds what the notice
+ * announced), and each event's frame is written once.
  */
 import { isBackendOutage } from '../../core/errors.js';
-import { isTerminal, toWire } from '../../core/events.js';
+import { type Event, isTerminal, toWire } from '../../core/events.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { isAppendNotifier } from '../../core/store.js';
 import type { EventLog } from './served-deck.js';
@@ -48,9 +53,12 @@ export async function* runEventFrames(
   let after = options.afterSeq;
   let wait = min;
   let idleSince = Date.now();
+  let fresh = false; // the next read must begin now, not join one in flight
   try {
     while (!options.signal.aborted) {
-      const events = await readThroughOutage(log, runId, after);
+      const since = notices && !fresh ? notices.wokenAt : tick();
+      fresh = false;
+      const events = await readThroughOutage(log, runId, after, since);
       if (events === null) {
         // The store is down: keep the client, say we are alive, and read again after a pause.
         if (Date.now() - idleSince >= keepAliveMs) {
@@ -61,7 +69,7 @@ export async function* runEventFrames(
         continue;
       }
       for (const event of events) {
-        yield formatFrame({ id: event.seq, data: toWire(event) });
+        yield frameOf(event);
         after = event.seq;
         if (isTerminal(event)) return;
       }
@@ -79,7 +87,10 @@ export async function* runEventFrames(
         if (!run) return;
         if (TERMINAL_STATUSES.includes(run.status)) {
           // Ended between the read and now: read its last events (the terminal one ends the loop).
-          if (run.lastSeq > after) continue;
+          if (run.lastSeq > after) {
+            fresh = true;
+            continue;
+          }
           return;
         }
         wait = Math.min(max, wait * 2);
@@ -107,17 +118,62 @@ export async function* runEventFrames(
 /**
  * The events after `after`, or `null` while the store is down (a Postgres restart): a tail
  * outlives an outage and catches up by reading once the store is back, so it misses nothing.
+ * A read of the same run and position begun after `since` (a {@link tick}) is shared.
  */
-async function readThroughOutage(log: EventLog, runId: string, after: number) {
+async function readThroughOutage(log: EventLog, runId: string, after: number, since: number) {
   try {
-    return await log.read(runId, { afterSeq: after });
+    return await sharedRead(log, runId, after, since);
   } catch (error) {
     if (isBackendOutage(error)) return null;
     throw error;
   }
 }
 
+/** A clock of wake-ups and reads: what began after what. */
+let clock = 0;
+function tick(): number {
+  clock += 1;
+  return clock;
+}
+
+/** Reads in flight, by store, run and position, with the tick each began at. */
+const readsInFlight = new WeakMap<
+  EventLog,
+  Map<string, { began: number; events: Promise<Event[]> }>
+>();
+
+function sharedRead(log: EventLog, runId: string, after: number, since: number) {
+  let reads = readsInFlight.get(log);
+  if (!reads) {
+    reads = new Map();
+    readsInFlight.set(log, reads);
+  }
+  const key = `${after} ${runId}`;
+  const current = reads.get(key);
+  if (current && current.began > since) return current.events;
+  const read = { began: tick(), events: log.read(runId, { afterSeq: after }) };
+  reads.set(key, read);
+  const done = () => {
+    if (reads.get(key) === read) reads.delete(key);
+  };
+  read.events.then(done, done);
+  return read.events;
+}
+
+/** Each stored event's frame, written once for all the tails that send it. */
+const frames = new WeakMap<Event, string>();
+function frameOf(event: Event): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = formatFrame({ id: event.seq, data: toWire(event) });
+    frames.set(event, frame);
+  }
+  return frame;
+}
+
 interface Notices {
+  /** The tick of the latest notice (of the start of watching, before the first). */
+  readonly wokenAt: number;
   /**
    * Resolves `true` at the next notice (at once if one came since the last call), `false`
    * after `ms` or on abort without one.
@@ -132,15 +188,21 @@ async function watch(log: EventLog, runId: string): Promise<Notices | null> {
   let noticed = false;
   let wake: (() => void) | null = null;
   let stop: () => void;
+  let wokenAt = 0;
   try {
     stop = await log.watchRun(runId, () => {
+      wokenAt = tick();
       noticed = true;
       wake?.();
     });
   } catch {
     return null; // it cannot listen now (the store said why in its error): poll instead
   }
+  wokenAt = tick(); // a read begun before watching may miss what was appended since
   return {
+    get wokenAt() {
+      return wokenAt;
+    },
     async next(ms, signal) {
       if (!noticed && !signal.aborted) {
         const quit = new AbortController();

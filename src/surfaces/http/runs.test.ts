@@ -280,7 +280,9 @@ async function readUntil(
 }
 
 describe('GET /runs/{run_id}/events of a run waiting for an answer', () => {
-  it('reads nothing while the run waits, and each follower has the events of the answer', async () => {
+  const FOLLOWERS = 40;
+
+  it('reads nothing while the run waits; the followers share their reads of the answer', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentdeck-idle-tail-'));
     const eventStore = new CountingStore({ path: join(dir, 'state.db') });
     const { deck } = await openTestDeck({ workflows: [approval()], eventStore });
@@ -290,7 +292,7 @@ describe('GET /runs/{run_id}/events of a run waiting for an answer', () => {
       const runId = started.headers.get('x-run-id');
       expect(await started.json()).toMatchObject({ type: 'interrupt' });
       const readers = await Promise.all(
-        Array.from({ length: 20 }, async () => {
+        Array.from({ length: FOLLOWERS }, async () => {
           const response = await app.request(`/runs/${runId}/events`);
           return (response.body as ReadableStream<Uint8Array>).getReader();
         }),
@@ -305,6 +307,7 @@ describe('GET /runs/{run_id}/events of a run waiting for an answer', () => {
       await new Promise((resolve) => setTimeout(resolve, 350));
       expect(eventStore.reads - reads).toBe(0);
 
+      const beforeAnswer = eventStore.reads;
       const answered = await app.request(
         `/runs/${runId}/answer`,
         postJson({ value: { approved: true } }),
@@ -313,6 +316,8 @@ describe('GET /runs/{run_id}/events of a run waiting for an answer', () => {
       const rests = await Promise.all(
         readers.map((reader) => readUntil(reader, (text) => text.includes('run.completed'))),
       );
+      // Woken together, the followers read together: fewer reads than followers (one each before).
+      expect(eventStore.reads - beforeAnswer).toBeLessThan(FOLLOWERS);
       const logged = await eventStore.read(runId ?? '');
       const answerEvents = logged
         .slice(logged.findIndex((event) => event.kind === 'run.interrupted') + 1)
