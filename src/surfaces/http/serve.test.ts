@@ -92,11 +92,13 @@ describe('serve()', () => {
 
   it('cuts a request whose body trickles in for longer than requestTimeoutMs: 408, connection closed', async () => {
     const { deck } = testDeck({ workflows: [threeSteps()] });
+    const lines: string[] = [];
     const server = await serve(deck, {
       host: '127.0.0.1',
       port: 0,
       handleSignals: false,
       requestTimeoutMs: 300,
+      app: { log: (line) => lines.push(line) },
     });
     const socket = connect(server.port, '127.0.0.1');
     socket.on('error', () => {}); // a write after the server closed the connection
@@ -118,6 +120,8 @@ describe('serve()', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
       expect(socket.destroyed).toBe(true);
       expect(performance.now() - t0).toBeLessThan(2_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(lines).toEqual([]); // a client cut off is no server failure
     } finally {
       clearInterval(trickle);
       socket.destroy();
