@@ -170,11 +170,14 @@ export interface EventStore extends EventLog, RunIndex, Claims, ControlRequests,
 }
 
 /**
- * An ability of an event store that several processes share: telling a reader, at once,
- * that a run has new events, whoever appended them, so a live tail need not poll. A notice
- * is a wake-up, never the events: the reader then reads the store after the last seq it
- * has. Notices may be lost (a dropped connection), so a reader still reads now and then.
- * Found with {@link isAppendNotifier}; the Postgres store has it (LISTEN/NOTIFY).
+ * An ability of an event store: telling a reader, at once, that a run has new events,
+ * whoever appended them (this process or, for a shared store, any other), so a live tail
+ * need not poll and a tail of a waiting run costs nothing while nothing happens. A notice is
+ * a wake-up, never the events: the reader then reads the store after the last seq it has.
+ * A store that may have missed notices (a dropped connection) wakes every watcher instead,
+ * so a reader never needs to read on a timer. Found with {@link isAppendNotifier}; the
+ * memory store (in process), the SQLite store (in process, and other connections' commits
+ * seen by the file's change counter) and the Postgres store (LISTEN/NOTIFY) have it.
  */
 export interface AppendNotifier {
   /**

@@ -1,10 +1,11 @@
 /**
  * What a deck grants its own HTTP surface beyond its public methods (SPEC.md rule 9: the
  * public Deck has no event-log reader): read access to the log, stopping a run whose client
- * left, readiness, metrics, and a turn played for its result only. Built from closures over
+ * left, readiness (and the session backend's alone), metrics, and a turn played for its result only. Built from closures over
  * the deck's private parts by `Deck.app()`.
  */
 import type { Event } from '../core/events.js';
+import { isPingable } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import type { DeckGrants } from '../surfaces/http/served-deck.js';
 import { type CatalogSources, describeCatalog } from './catalog-description.js';
@@ -39,6 +40,10 @@ export function deckGrants(sources: GrantSources): DeckGrants {
     readiness: () => {
       const open = parts();
       return open ? checkReadiness(open) : null;
+    },
+    sessionsReachable: async () => {
+      const sessions = parts()?.sessions;
+      if (sessions && isPingable(sessions)) await sessions.ping();
     },
     missingModel: sources.missingModel,
     metrics: () => parts()?.metrics ?? null,

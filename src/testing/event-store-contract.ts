@@ -5,9 +5,9 @@
  * timestamps, unknown kinds and content blocks surviving the round trip, the run index
  * folded from lifecycle events, (in `event-store-coordination.ts`) claims, run boundaries,
  * control requests and continuations, (in `event-store-listing.ts`) paging a status with the
- * `after` cursor, and (in `event-store-pruning.ts`) pruning. Ids are
- * random, and listings filter on a per-test origin, so a backend may share one database
- * between tests.
+ * `after` cursor, (in `event-store-pruning.ts`) pruning, and (in `event-store-notices.ts`)
+ * append notices. Ids are random, and listings filter on a per-test origin, so a backend may
+ * share one database between tests.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AudioBlock, DataBlock, ImageBlock, ResourceBlock, TextBlock } from '../core/blocks.js';
@@ -17,6 +17,7 @@ import type { EventStore, RunSummary } from '../core/store.js';
 import { describeCoordinationContract } from './event-store-coordination.js';
 import { ev, ISO_MS_UTC, run, sleep, textsOf, uid } from './event-store-events.js';
 import { describeListingContract } from './event-store-listing.js';
+import { describeNoticesContract } from './event-store-notices.js';
 import { describePruningContract } from './event-store-pruning.js';
 
 /** How the suite gets a fresh store for each test and disposes of it. */
@@ -325,6 +326,7 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
 
     const { another } = factory;
     describePruningContract(() => store, another ? () => another.call(factory, store) : null);
+    describeNoticesContract(() => store, another ? () => another.call(factory, store) : null);
 
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards', async () => {

@@ -2,9 +2,11 @@
  * Fault injection: the Redis that holds conversation sessions is killed under load and
  * started again a few seconds later (a server of this test's own, on a free port). The
  * `service-serve` process (events in SQLite) must stay alive, answer the chats that need
- * Redis with 503 naming it (with `Retry-After`, never 500) while the workflows that do not
- * need it go on answering 200, serve chats again without a restart, and leave a log where
- * every acknowledged run is present with one terminal event and none is left `running`.
+ * Redis with 503 naming it (with `Retry-After`, never 500), streamed ones too (before the
+ * stream's first byte, never a 200 whose only frame is `event: error`), while the workflows
+ * that do not need it go on answering 200; log the refusals once, not a line per refused
+ * turn; serve chats again without a restart, and leave a log where every acknowledged run is
+ * present with one terminal event and none is left `running`.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,11 +56,27 @@ describe('a Redis restart under load', () => {
     const load = startLoad({ servers: [url], model, workers: 4 });
     await sleep(1_000);
     const downAt = Date.now();
+    const logBefore = server.err().length;
     await redis.stop('SIGKILL');
-    await sleep(2_500);
+    await sleep(500);
+    const streamed = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        fetch(`${url}/agents/helper/chat?stream=true`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ session_id: `stream-${i}`, message: 'hi' }),
+        }).then(async (r) => ({
+          status: r.status,
+          retryAfter: r.headers.get('retry-after'),
+          body: await r.text(),
+        })),
+      ),
+    );
+    await sleep(2_000);
     const ready = await fetch(`${url}/health/ready`);
     const readyBody = await ready.text();
     const restartAt = Date.now();
+    const outageLog = server.err().slice(logBefore);
     await redis.start();
     const upAt = Date.now();
     const recovery = await timeToFirstOk(url, 'chat', upAt, { model, timeoutMs: 20_000 });
@@ -66,6 +84,15 @@ describe('a Redis restart under load', () => {
     const answers = await load.stop();
 
     expect(server.child.exitCode, server.err()).toBeNull();
+    // The refusals are logged as every outage's are (once, then once per 30 s), not per turn.
+    const logLines = outageLog.split('\n').filter((line) => line.startsWith('[agentdeck]'));
+    expect(logLines.length, outageLog).toBeGreaterThan(0);
+    expect(logLines.length, outageLog).toBeLessThanOrEqual(2);
+    for (const stream of streamed) {
+      expect(stream.status, stream.body).toBe(503);
+      expect(stream.retryAfter).toMatch(/^\d+$/);
+      expect(stream.body).toMatch(/Redis session store at redis:\/\/127\.0\.0\.1/);
+    }
     // Commands wait up to a reconnect attempt before failing: judge those sent well inside.
     const during = answers.filter((a) => a.at >= downAt + 500 && a.at + a.ms <= restartAt);
     const after = answers.filter((a) => a.at >= upAt + recovery + 300);

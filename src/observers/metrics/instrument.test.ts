@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasRunBoundaries, isAppendNotifier } from '../../core/store.js';
+import { hasRunBoundaries, isAppendNotifier, isPingable } from '../../core/store.js';
 import { MemoryEventStore } from '../../stores/memory/index.js';
 import { SqliteEventStore } from '../../stores/sqlite/events.js';
 import { timeOperations } from './instrument.js';
@@ -83,7 +83,8 @@ describe('timeOperations', () => {
   it('keeps the ability guards and instanceof of the stores working', async () => {
     const { proxy, reports } = reporting(new MemoryEventStore());
     expect(hasRunBoundaries(proxy)).toBe(true);
-    expect(isAppendNotifier(proxy)).toBe(false);
+    expect(isAppendNotifier(proxy)).toBe(true);
+    expect(isPingable(proxy)).toBe(false); // an ability the memory store lacks
     expect(proxy).toBeInstanceOf(MemoryEventStore);
     const [stored] = await proxy.append([
       {

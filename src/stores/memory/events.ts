@@ -10,6 +10,7 @@ import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import { nextStatus, TERMINAL_STATUSES } from '../../core/status.js';
 import {
+  type AppendNotifier,
   type ClaimHolder,
   type ClaimRequest,
   type ClaimResult,
@@ -28,6 +29,7 @@ import {
   runIdReservationKey,
 } from '../../core/store.js';
 import { resolvePruneRequest } from '../shared/prune.js';
+import { RunWatchers } from '../shared/run-watchers.js';
 import {
   eventFromStored,
   nextTimestamp,
@@ -57,8 +59,11 @@ interface RunRecord {
  * stored.seq; // 0
  * ```
  */
-export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning, RunIdSearch {
+export class MemoryEventStore
+  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, AppendNotifier
+{
   readonly #runs = new Map<string, RunRecord>();
+  readonly #watchers = new RunWatchers();
   readonly #claims = new Map<string, ClaimHolder>();
   readonly #control = new Map<string, ControlRequest[]>();
   readonly #continuations = new Map<string, string>();
@@ -71,6 +76,12 @@ export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning, 
   }
 
   #append(prepared: PreparedEvent[]): Event[] {
+    const stored = this.#appendRows(prepared);
+    this.#watchers.wakeFor(stored);
+    return stored;
+  }
+
+  #appendRows(prepared: PreparedEvent[]): Event[] {
     return prepared.map((item) => {
       const runId = item.event.runId;
       let record = this.#runs.get(runId);
@@ -277,8 +288,15 @@ export class MemoryEventStore implements EventStore, RunBoundaries, RunPruning, 
     return this.#continuations.delete(runId);
   }
 
+  /** Call `onAppend` after each append to `runId` (this store lives in one process). */
+  async watchRun(runId: string, onAppend: () => void): Promise<() => void> {
+    this.#open();
+    return this.#watchers.watch(runId, onAppend);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#watchers.clear();
   }
 
   #open(): void {

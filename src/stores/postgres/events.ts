@@ -80,8 +80,8 @@ export interface PostgresEventStoreOptions {
   /**
    * Announce appends on channel `agentdeck_events` (LISTEN/NOTIFY: after each commit,
    * gathered, one statement per event-loop turn; see notices.ts), so a live tail in any
-   * process sharing the database reads at once. `false` sends none (a tail then finds new
-   * events by reading once a second), and `watchRun` rejects.
+   * process sharing the database reads at once. `false` sends none (a tail then polls the
+   * store, up to every 250 ms), and `watchRun` rejects.
    * @default true
    */
   notify?: boolean;
@@ -383,7 +383,7 @@ export class PostgresEventStore
     } catch (error) {
       failure = error;
     }
-    await this.#announcer.flush();
+    await this.#announcer.close();
     try {
       await this.#pool.end();
     } catch (error) {

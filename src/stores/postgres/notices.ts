@@ -14,9 +14,10 @@
  *
  * Listening ({@link AppendNotices}): one dedicated connection per store, opened when the
  * first run is watched, wakes the watchers of the run a notice names. A notice is a wake-up,
- * never the events: the watcher reads the store after the last seq it has. Notices can be
- * lost (a failed send, a dropped connection), so a watcher keeps a slow read of its own;
- * when the connection drops, every watcher is woken, and it is opened again after a pause.
+ * never the events: the watcher reads the store after the last seq it has, and reads nothing
+ * between notices. So that none is lost: a send that fails is sent again after a pause (a
+ * second notice costs a watcher one read that finds nothing), and when the listening
+ * connection drops every watcher is woken, and again once it listens anew.
  */
 import type { Pool } from 'pg';
 import pg from 'pg';
@@ -28,6 +29,9 @@ export const NOTICE_CHANNEL = 'agentdeck_events';
 const NOTIFY_RUNS = `SELECT pg_notify('${NOTICE_CHANNEL}', current_schema() || ' ' || run_id)
   FROM unnest($1::text[]) AS run_id`;
 
+/** How long to wait before sending notices again after a send failed, in ms. */
+const RESEND_MS = 1_000;
+
 /** Sends the notices of one store: gathered runs, one statement at a time. */
 export class Announcer {
   readonly #pool: Pool;
@@ -35,6 +39,8 @@ export class Announcer {
   #runs = new Set<string>();
   #sending: Promise<void> | null = null;
   #scheduled: NodeJS.Immediate | null = null;
+  #retry: NodeJS.Timeout | null = null;
+  #closing = false;
 
   constructor(pool: Pool, enabled: boolean) {
     this.#pool = pool;
@@ -45,11 +51,14 @@ export class Announcer {
   announce(runId: string): void {
     if (!this.#enabled) return;
     this.#runs.add(runId);
-    if (!this.#sending && !this.#scheduled) this.#scheduled = setImmediate(() => this.#send());
+    if (!this.#sending && !this.#scheduled && !this.#retry) {
+      this.#scheduled = setImmediate(() => this.#send());
+    }
   }
 
-  /** Wait until every announcement made so far is sent (or failed). */
-  async flush(): Promise<void> {
+  /** Send what is gathered, once more for a failed send, and stop retrying (the store closes). */
+  async close(): Promise<void> {
+    this.#closing = true;
     while (this.#sending || this.#runs.size > 0) {
       if (!this.#sending) this.#send();
       await this.#sending;
@@ -58,19 +67,27 @@ export class Announcer {
 
   #send(): void {
     if (this.#scheduled) clearImmediate(this.#scheduled);
+    if (this.#retry) clearTimeout(this.#retry);
     this.#scheduled = null;
+    this.#retry = null;
     const runs = [...this.#runs];
     this.#runs = new Set();
     this.#sending = this.#pool
       .query(NOTIFY_RUNS, [runs])
-      // A lost notice costs a watcher one fallback read, not an event: nothing to report.
       .then(
-        () => {},
-        () => {},
+        () => true,
+        () => false,
       )
-      .then(() => {
+      .then((sent) => {
         this.#sending = null;
-        if (this.#runs.size > 0) this.#send();
+        if (!sent && !this.#closing) {
+          // Watchers read nothing without a notice: send these again (with any gathered meanwhile).
+          for (const runId of runs) this.#runs.add(runId);
+          this.#retry = setTimeout(() => this.#send(), RESEND_MS);
+          this.#retry.unref();
+        } else if (this.#runs.size > 0) {
+          this.#send();
+        }
       });
   }
 }

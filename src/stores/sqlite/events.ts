@@ -20,6 +20,7 @@ import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type {
+  AppendNotifier,
   ClaimHolder,
   ClaimRequest,
   ClaimResult,
@@ -41,6 +42,7 @@ import { resolvePruneRequest } from '../shared/prune.js';
 import { fromCompact, toSummary } from '../shared/rows.js';
 import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
 import { Appender, type Written } from './append.js';
+import { AppendWatch } from './append-watch.js';
 import {
   claim,
   claimHolder,
@@ -126,7 +128,7 @@ const DEFAULTS = {
  * ```
  */
 export class SqliteEventStore
-  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, Pingable
+  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, Pingable, AppendNotifier
 {
   /** The database file. */
   readonly path: string;
@@ -136,6 +138,7 @@ export class SqliteEventStore
   readonly #appender: Appender;
   readonly #pruner: Pruner;
   readonly #checkpoints: WalCheckpoints;
+  readonly #watch: AppendWatch;
   readonly #listStatements = new Map<string, StatementSync>();
   #closed = false;
 
@@ -187,13 +190,21 @@ export class SqliteEventStore
     );
     this.#appender = new Appender(this.#sql, this.#writes);
     this.#pruner = new Pruner(this.#db, this.#sql, this.#writes, reclaimPagesPerPrune);
+    this.#watch = new AppendWatch(this.#db, (runId) => {
+      const row = this.#sql.getRun.get(runId) as { last_seq: number } | undefined;
+      return row ? Number(row.last_seq) : -1;
+    });
   }
 
   async append(events: readonly NewEvent[]): Promise<Event[]> {
     this.#ready();
     const prepared = prepareEvents(events);
     if (prepared.length === 0) return [];
-    return this.#durable(this.#guard('append events', () => this.#appender.append(prepared)));
+    const stored = await this.#durable(
+      this.#guard('append events', () => this.#appender.append(prepared)),
+    );
+    this.#watch.appended(stored);
+    return stored;
   }
 
   async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
@@ -308,7 +319,9 @@ export class SqliteEventStore
         return { claim, events: prepared.length > 0 ? insert(prepared) : [] };
       }),
     );
-    return this.#durable(written);
+    const result = await this.#durable(written);
+    if (result.events) this.#watch.appended(result.events);
+    return result;
   }
 
   async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
@@ -324,7 +337,9 @@ export class SqliteEventStore
         return stored ?? null;
       }),
     );
-    return this.#durable(written);
+    const stored = await this.#durable(written);
+    if (stored) this.#watch.appended([stored]);
+    return stored;
   }
 
   async release(key: string, runId: string): Promise<boolean> {
@@ -399,9 +414,19 @@ export class SqliteEventStore
     }
   }
 
+  /**
+   * Call `onAppend` after each append to `runId`: at once for this store's own, within
+   * 250 ms for another connection's (another process on the file; see append-watch.ts).
+   */
+  async watchRun(runId: string, onAppend: () => void): Promise<() => void> {
+    this.#ready();
+    return this.#guard(`watch run '${runId}'`, () => this.#watch.watch(runId, onAppend));
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#watch.close();
     let failure: unknown = this.#writes.takeLost();
     try {
       this.#writes.commit();

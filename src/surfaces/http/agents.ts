@@ -2,12 +2,14 @@
  * `POST /agents/{name}/chat`: one agent turn, answered as JSON `{"output": ...}` or, with
  * `?stream=true`, as SSE (`data: {"delta": ...}` per chunk, then `event: done` or
  * `event: error`). The run is started and its first event awaited before any response is
- * chosen, so a busy session is a real 409, never an error frame.
+ * chosen, so a busy session is a real 409, never an error frame; a stream first asks the
+ * session backend (a Redis) whether it answers, so an outage is 503 with `Retry-After`, as
+ * for the JSON answer, never a 200 whose only frame is `event: error`.
  */
 import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
 import { type HttpDeps, unknownName } from './deps.js';
-import { failedRunResponse, HttpError, runIdHeader, withRunId } from './errors.js';
+import { failedRunResponse, HttpError, logRunFailure, runIdHeader, withRunId } from './errors.js';
 import { approvalItem, pendingToWire } from './inbox.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
@@ -53,6 +55,9 @@ export function agentRoutes(deps: HttpDeps) {
         // A JSON answer has no frame to carry the failure: say what to set before starting a run.
         const missing = query.stream ? null : deps.missingModel(name);
         if (missing) throw new HttpError(503, missing);
+        // A stream's status is sent with its first frame: a session backend that is down
+        // would fail the turn after the 200, so ask it first (the JSON answer's run says so).
+        if (query.stream) await deps.sessionsReachable();
         const options = { sessionId: body.session_id, ...(await deps.runContext(request)) };
         // A JSON answer needs only the result: the turn may ask the model for whole replies.
         const events = query.stream
@@ -109,7 +114,7 @@ function chatRenderer(log: HttpDeps['log']): FrameRenderer {
       return null;
     },
     observe(event) {
-      if (event.kind === 'run.failed') log(failureLine(event));
+      if (event.kind === 'run.failed') logRunFailure(event.payload, failureLine(event), log);
     },
     failed(error) {
       log(`[agentdeck] chat stream failed with ${errorTypeName(error)}: ${errorMessage(error)}`);

@@ -17,6 +17,8 @@ export interface HttpDeps {
   stopRun(runId: string, reason: string): boolean;
   /** Whether every configured backend answers now, or `null` before the deck opens. */
   readiness(): Promise<Readiness> | null;
+  /** Rejects with a `StoreUnavailableError` when the session backend is down now. */
+  sessionsReachable(): Promise<void>;
   /** Why agent `name` cannot play a turn (no model configured), or `null` when it can. */
   missingModel(name: string): string | null;
   /** Play an agent turn whose events are read for its result only (see {@link DeckGrants}). */
@@ -40,6 +42,7 @@ export function makeDeps<C>(
     deck: deck as ServedDeck,
     stopRun: grants.stopRun,
     readiness: grants.readiness,
+    sessionsReachable: grants.sessionsReachable ?? (async () => {}),
     missingModel: grants.missingModel ?? (() => null),
     streamForResult: grants.streamForResult,
     metrics: grants.metrics ?? (() => null),

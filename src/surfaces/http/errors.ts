@@ -82,7 +82,7 @@ export function errorResponse(error: unknown, log: ErrorLog): Response {
   if (error instanceof HttpError) return detailResponse(error.status, error.detail, error.headers);
   if (isBackendOutage(error)) {
     // Temporary: say which backend and what failed, and when to try again (never a 500).
-    outageLog(error, log);
+    outageLog(error.backend, errorMessage(error), log);
     return backendResponse(error);
   }
   const status = isDeckError(error) ? STATUS[error.code] : 500;
@@ -98,9 +98,11 @@ const outageLogged = new WeakMap<ErrorLog, { at: number; refused: number }>();
 
 /**
  * Log a refusal for an outage: the first at once, then one line per 30 s with the count,
- * so a down database does not write a line per request.
+ * so a down database does not write a line per request. One count per log, whatever refused:
+ * a request refused before its run, a run that failed for the outage (its `run.failed`), a
+ * stream's or a JSON answer's.
  */
-function outageLog(error: StoreUnavailableError | StorageFullError, log: ErrorLog): void {
+function outageLog(backend: string, message: string, log: ErrorLog): void {
   const now = Date.now();
   const last = outageLogged.get(log);
   if (last && now - last.at < OUTAGE_LOG_EVERY_MS) {
@@ -109,9 +111,7 @@ function outageLog(error: StoreUnavailableError | StorageFullError, log: ErrorLo
   }
   const since = last?.refused ? ` (${last.refused} more refused since the last line)` : '';
   outageLogged.set(log, { at: now, refused: 0 });
-  log(
-    `[agentdeck] refusing requests while ${error.backend} is out: ${errorMessage(error)}${since}`,
-  );
+  log(`[agentdeck] refusing requests while ${backend} is out: ${message}${since}`);
 }
 
 /** What a run that failed because a backend was out answers: its status, by recorded error type. */
@@ -119,6 +119,20 @@ const OUTAGE_TYPES: Record<string, { status: number; retryAfter: number }> = {
   StoreUnavailableError: { status: 503, retryAfter: DEFAULT_RETRY_AFTER_SECONDS },
   StorageFullError: { status: 507, retryAfter: DEFAULT_RETRY_AFTER_SECONDS * 6 },
 };
+
+/**
+ * Log a run that ended with `run.failed`: a failure for an outage (a session server down
+ * mid-turn) as a refusal, at most one line per 30 s; any other failure at once, with its
+ * message (`logLine`), which may hold secrets and goes to the server log only.
+ */
+export function logRunFailure(
+  failed: { errorType: string; message: string },
+  logLine: string,
+  log: ErrorLog,
+): void {
+  if (OUTAGE_TYPES[failed.errorType]) outageLog('a backend', failed.message, log);
+  else log(logLine);
+}
 
 /**
  * The JSON answer for a run that ended with `run.failed`: 503/507 with the recorded message
@@ -131,12 +145,12 @@ export function failedRunResponse(
   log: ErrorLog,
 ): Response {
   const outage = OUTAGE_TYPES[failed.errorType];
+  logRunFailure(failed, logLine, log);
   if (outage) {
     return detailResponse(outage.status, failed.message, {
       'retry-after': String(outage.retryAfter),
     });
   }
-  log(logLine);
   return detailResponse(500, INTERNAL_ERROR);
 }
 

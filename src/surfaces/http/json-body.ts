@@ -28,7 +28,17 @@ export async function readJsonObject(
   request: Request,
   optional: boolean,
 ): Promise<Record<string, unknown> | undefined> {
-  const text = await request.text();
+  let text: string;
+  try {
+    text = await request.text();
+  } catch (error) {
+    // The client left mid-body, or was cut for sending it too slowly (serve()'s request
+    // timeout): no one to answer, and no server failure to log.
+    if (request.signal.aborted || (error as { code?: unknown }).code === 'ECONNRESET') {
+      throw new HttpError(400, 'the request body did not arrive whole');
+    }
+    throw error;
+  }
   if (text.trim() === '') {
     if (optional) return undefined;
     throw new HttpError(422, 'the request body must be a JSON object, got an empty body');

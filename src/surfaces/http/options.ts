@@ -1,7 +1,8 @@
 /**
  * The HTTP app's and the server's options, declared once, and the environment settings
  * they default to (`SERVICE_API_KEYS`, `SERVICE_MAX_BODY_BYTES`, `SERVICE_CORS_ORIGINS`,
- * `SERVICE_UI`, `SERVICE_ALLOWED_HOSTS`, `SERVICE_OPEN_CONTROL`, `HOST`, `PORT`).
+ * `SERVICE_UI`, `SERVICE_ALLOWED_HOSTS`, `SERVICE_OPEN_CONTROL`, `HOST`, `PORT`,
+ * `SERVICE_REQUEST_TIMEOUT_SECONDS`).
  */
 import { ConfigError } from '../../core/errors.js';
 import { UI_MODES, type UiMode } from '../ui/ui-app.js';
@@ -75,9 +76,17 @@ export interface ServeOptions<C = unknown> {
   wakeTimers?: boolean;
   /** Handle SIGTERM and SIGINT: stop accepting, let in-flight requests end, close the deck. @default true */
   handleSignals?: boolean;
+  /**
+   * Longest time a client may take to send a whole request, headers and body: a slower one
+   * (a body trickled byte by byte) gets 408 and its connection is closed, within a quarter
+   * of this more. The response is not limited (a stream may last hours).
+   * @default SERVICE_REQUEST_TIMEOUT_SECONDS × 1000, else 60000
+   */
+  requestTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 type Env = Record<string, string | undefined>;
 
@@ -157,12 +166,18 @@ export function serveSettingsFromEnv(env: Env = process.env): { host: string; po
   return { host: env.HOST || '0.0.0.0', port };
 }
 
-function positiveInt(env: Env, name: string): number | undefined {
+/** How long a client may take to send a request: `SERVICE_REQUEST_TIMEOUT_SECONDS`, else 60 s. */
+export function requestTimeoutMsFromEnv(env: Env = process.env): number {
+  const seconds = positiveInt(env, 'SERVICE_REQUEST_TIMEOUT_SECONDS', 'seconds');
+  return seconds === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : seconds * 1000;
+}
+
+function positiveInt(env: Env, name: string, unit = 'bytes'): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) {
-    throw new ConfigError(`${name} must be a positive whole number of bytes, got '${raw}'`);
+    throw new ConfigError(`${name} must be a positive whole number of ${unit}, got '${raw}'`);
   }
   return value;
 }

@@ -5,15 +5,23 @@
  * process plays it, and a client that reconnects with `Last-Event-ID` misses nothing:
  * the position is a `seq`, and the store's seqs are gap-free.
  *
- * How it learns of new events: a store that announces appends (`AppendNotifier`: Postgres,
- * through LISTEN/NOTIFY) wakes it as each commit lands, in any process, and it then reads
- * after its last seq; it still reads once a second without a notice, in case one was lost.
- * Other stores (SQLite, memory) are polled, 10 ms at first, backing off to 250 ms. While the
- * store is down (`StoreUnavailableError`) the tail keeps its client and reads again each
- * second until the store is back.
+ * How it learns of new events: a store that announces appends (`AppendNotifier`: memory and
+ * SQLite in process, SQLite's other connections by its change counter, Postgres through
+ * LISTEN/NOTIFY) wakes it as each commit lands, and it then reads after its last seq; between
+ * notices it reads nothing (a store that may have lost notices wakes every watcher), so a
+ * tail of a run that waits for an answer costs no CPU and no query, only a keep-alive frame
+ * now and then. A store without notices (one of your own, or one that cannot listen now) is
+ * polled, 10 ms at first, backing off to 250 ms. While the store is down
+ * (`StoreUnavailableError`) the tail keeps its client and reads again each second until the
+ * store is back.
+ *
+ * A notice wakes every tail of the run at once. So that 2,000 of them do not make 2,000 reads
+ * and 2,000 serializations of each event, the tails of one run share a read in flight from the
+ * same position, if it began after the notice that woke them (it then holds what the notice
+ * announced), and each event's frame is written once.
  */
 import { isBackendOutage } from '../../core/errors.js';
-import { isTerminal, toWire } from '../../core/events.js';
+import { type Event, isTerminal, toWire } from '../../core/events.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import { isAppendNotifier } from '../../core/store.js';
 import type { EventLog } from './served-deck.js';
@@ -29,8 +37,8 @@ export interface TailOptions {
   pollMs?: { min: number; max: number };
   /** Idle time after which a comment frame is sent. @default 15 s */
   keepAliveMs?: number;
-  /** With a store that announces appends: the longest wait for a notice before reading anyway. @default 1000 ms */
-  noticeFallbackMs?: number;
+  /** While the store is down: the wait before reading again. @default 1000 ms */
+  outageRetryMs?: number;
 }
 
 export async function* runEventFrames(
@@ -40,31 +48,34 @@ export async function* runEventFrames(
 ): AsyncGenerator<string, void, undefined> {
   const { min, max } = options.pollMs ?? { min: 10, max: 250 };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const outageRetryMs = options.outageRetryMs ?? 1_000;
   const notices = options.follow ? await watch(log, runId) : null;
-  const ceiling = notices ? (options.noticeFallbackMs ?? 1_000) : max;
   let after = options.afterSeq;
   let wait = min;
   let idleSince = Date.now();
+  let fresh = false; // the next read must begin now, not join one in flight
   try {
     while (!options.signal.aborted) {
-      const events = await readThroughOutage(log, runId, after);
+      const since = notices && !fresh ? notices.wokenAt : tick();
+      fresh = false;
+      const events = await readThroughOutage(log, runId, after, since);
       if (events === null) {
         // The store is down: keep the client, say we are alive, and read again after a pause.
         if (Date.now() - idleSince >= keepAliveMs) {
           yield KEEPALIVE;
           idleSince = Date.now();
         }
-        await sleep(ceiling, options.signal);
+        await sleep(outageRetryMs, options.signal);
         continue;
       }
       for (const event of events) {
-        yield formatFrame({ id: event.seq, data: toWire(event) });
+        yield frameOf(event);
         after = event.seq;
         if (isTerminal(event)) return;
       }
       if (!options.follow) return;
       if (events.length > 0) {
-        wait = notices ? ceiling : min;
+        wait = min;
         idleSince = Date.now();
       } else {
         // Nothing new: a client already past the terminal event (a reconnect with its seq) ends here.
@@ -76,16 +87,28 @@ export async function* runEventFrames(
         if (!run) return;
         if (TERMINAL_STATUSES.includes(run.status)) {
           // Ended between the read and now: read its last events (the terminal one ends the loop).
-          if (run.lastSeq > after) continue;
+          if (run.lastSeq > after) {
+            fresh = true;
+            continue;
+          }
           return;
         }
-        wait = notices ? ceiling : Math.min(max, wait * 2);
-        if (Date.now() - idleSince >= keepAliveMs) {
+        wait = Math.min(max, wait * 2);
+      }
+      if (notices) {
+        // Nothing to read until a notice: only keep-alives meanwhile.
+        while (!(await notices.next(keepAliveMs - (Date.now() - idleSince), options.signal))) {
+          if (options.signal.aborted) return;
           yield KEEPALIVE;
           idleSince = Date.now();
         }
+        continue;
       }
-      await (notices ? notices.next(wait, options.signal) : sleep(wait, options.signal));
+      if (Date.now() - idleSince >= keepAliveMs) {
+        yield KEEPALIVE;
+        idleSince = Date.now();
+      }
+      await sleep(wait, options.signal);
     }
   } finally {
     notices?.stop();
@@ -95,19 +118,67 @@ export async function* runEventFrames(
 /**
  * The events after `after`, or `null` while the store is down (a Postgres restart): a tail
  * outlives an outage and catches up by reading once the store is back, so it misses nothing.
+ * A read of the same run and position begun after `since` (a {@link tick}) is shared.
  */
-async function readThroughOutage(log: EventLog, runId: string, after: number) {
+async function readThroughOutage(log: EventLog, runId: string, after: number, since: number) {
   try {
-    return await log.read(runId, { afterSeq: after });
+    return await sharedRead(log, runId, after, since);
   } catch (error) {
     if (isBackendOutage(error)) return null;
     throw error;
   }
 }
 
+/** A clock of wake-ups and reads: what began after what. */
+let clock = 0;
+function tick(): number {
+  clock += 1;
+  return clock;
+}
+
+/** Reads in flight, by store, run and position, with the tick each began at. */
+const readsInFlight = new WeakMap<
+  EventLog,
+  Map<string, { began: number; events: Promise<Event[]> }>
+>();
+
+function sharedRead(log: EventLog, runId: string, after: number, since: number) {
+  let reads = readsInFlight.get(log);
+  if (!reads) {
+    reads = new Map();
+    readsInFlight.set(log, reads);
+  }
+  const key = `${after} ${runId}`;
+  const current = reads.get(key);
+  if (current && current.began > since) return current.events;
+  const read = { began: tick(), events: log.read(runId, { afterSeq: after }) };
+  reads.set(key, read);
+  const done = () => {
+    if (reads.get(key) === read) reads.delete(key);
+  };
+  read.events.then(done, done);
+  return read.events;
+}
+
+/** Each stored event's frame, written once for all the tails that send it. */
+const frames = new WeakMap<Event, string>();
+function frameOf(event: Event): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = formatFrame({ id: event.seq, data: toWire(event) });
+    frames.set(event, frame);
+  }
+  return frame;
+}
+
 interface Notices {
-  /** Resolves at the next notice (at once if one came since the last call), or after `ms`. */
-  next(ms: number, signal: AbortSignal): Promise<void>;
+  /** The tick of the latest notice (of the start of watching, before the first). */
+  readonly wokenAt: number;
+  /**
+   * Resolves `true` at the next notice (at once if one came since the last call), `false`
+   * after `ms` or on abort without one.
+   */
+  next(ms: number, signal: AbortSignal): Promise<boolean>;
   stop(): void;
 }
 
@@ -117,26 +188,34 @@ async function watch(log: EventLog, runId: string): Promise<Notices | null> {
   let noticed = false;
   let wake: (() => void) | null = null;
   let stop: () => void;
+  let wokenAt = 0;
   try {
     stop = await log.watchRun(runId, () => {
+      wokenAt = tick();
       noticed = true;
       wake?.();
     });
   } catch {
     return null; // it cannot listen now (the store said why in its error): poll instead
   }
+  wokenAt = tick(); // a read begun before watching may miss what was appended since
   return {
+    get wokenAt() {
+      return wokenAt;
+    },
     async next(ms, signal) {
-      if (!noticed) {
+      if (!noticed && !signal.aborted) {
         const quit = new AbortController();
         const stopWaiting = () => quit.abort();
         wake = stopWaiting;
         signal.addEventListener('abort', stopWaiting, { once: true });
-        await sleep(ms, quit.signal);
+        await sleep(Math.max(0, ms), quit.signal);
         signal.removeEventListener('abort', stopWaiting);
         wake = null;
       }
+      const seen = noticed;
       noticed = false;
+      return seen;
     },
     stop,
   };

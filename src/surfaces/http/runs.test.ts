@@ -2,12 +2,17 @@
  * Beyond 1.2.1: reading runs and following their events, including a client that loses
  * its connection mid-turn and reconnects with Last-Event-ID.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTestDeck } from '../../../test/support/decks.js';
 import { headersOf, parseSse, postJson, SSE_HEADERS } from '../../../test/support/http.js';
-import { threeSteps } from '../../../test/support/workflows.js';
-import { Agent, toWire } from '../../index.js';
+import { approval, threeSteps } from '../../../test/support/workflows.js';
+import type { ReadOptions, RunSummary } from '../../core/store.js';
+import { Agent, type Event, toWire } from '../../index.js';
 import { MemoryEventStore } from '../../stores/memory/index.js';
+import { SqliteEventStore } from '../../stores/sqlite/events.js';
 import { ScriptedModel } from '../../testing/index.js';
 
 async function deckWith(steps: ConstructorParameters<typeof ScriptedModel>[0]) {
@@ -243,5 +248,87 @@ describe('GET /runs/{run_id}/events', () => {
     const logged = await eventStore.read(runId);
     expect(ids).toEqual(logged.map((e) => e.seq));
     expect(after.at(-1)?.data).toMatchObject({ kind: 'run.completed' });
+  });
+});
+
+/** The SQLite default, counting the reads a tail makes. */
+class CountingStore extends SqliteEventStore {
+  reads = 0;
+  override async read(runId: string, options?: ReadOptions): Promise<Event[]> {
+    this.reads += 1;
+    return super.read(runId, options);
+  }
+  override async getRun(runId: string): Promise<RunSummary | null> {
+    this.reads += 1;
+    return super.getRun(runId);
+  }
+}
+
+/** Read `reader` until `done(text)` holds or the stream ends; the text read. */
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  done: (text: string) => boolean,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!done(text)) {
+    const { value, done: ended } = await reader.read();
+    if (ended) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}
+
+describe('GET /runs/{run_id}/events of a run waiting for an answer', () => {
+  const FOLLOWERS = 40;
+
+  it('reads nothing while the run waits; the followers share their reads of the answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentdeck-idle-tail-'));
+    const eventStore = new CountingStore({ path: join(dir, 'state.db') });
+    const { deck } = await openTestDeck({ workflows: [approval()], eventStore });
+    const app = deck.app();
+    try {
+      const started = await app.request('/workflows/approval?thread_id=t', postJson({ amount: 3 }));
+      const runId = started.headers.get('x-run-id');
+      expect(await started.json()).toMatchObject({ type: 'interrupt' });
+      const readers = await Promise.all(
+        Array.from({ length: FOLLOWERS }, async () => {
+          const response = await app.request(`/runs/${runId}/events`);
+          return (response.body as ReadableStream<Uint8Array>).getReader();
+        }),
+      );
+      for (const reader of readers) {
+        expect(await readUntil(reader, (text) => text.includes('run.interrupted'))).toContain(
+          '"kind":"run.started"',
+        );
+      }
+      // An idle window: a tail that polled read the store 5 times each in it (10, 20, 40, 80, 160 ms).
+      const reads = eventStore.reads;
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(eventStore.reads - reads).toBe(0);
+
+      const beforeAnswer = eventStore.reads;
+      const answered = await app.request(
+        `/runs/${runId}/answer`,
+        postJson({ value: { approved: true } }),
+      );
+      expect(answered.status).toBe(200);
+      const rests = await Promise.all(
+        readers.map((reader) => readUntil(reader, (text) => text.includes('run.completed'))),
+      );
+      // Woken together, the followers read together: fewer reads than followers (one each before).
+      expect(eventStore.reads - beforeAnswer).toBeLessThan(FOLLOWERS);
+      const logged = await eventStore.read(runId ?? '');
+      const answerEvents = logged
+        .slice(logged.findIndex((event) => event.kind === 'run.interrupted') + 1)
+        .map((event) => String(event.seq));
+      for (const rest of rests) {
+        expect(parseSse(rest).map((frame) => frame.id)).toEqual(answerEvents);
+      }
+      expect(rests[0]).toContain('"kind":"run.resumed"');
+    } finally {
+      await deck.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

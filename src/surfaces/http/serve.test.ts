@@ -2,13 +2,15 @@
  * `serve()` once over a real socket with a real HTTP client (fetch): it opens the deck,
  * answers, and on SIGTERM lets an in-flight stream finish before it closes the deck.
  */
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { testDeck } from '../../../test/support/decks.js';
 import { parseSse } from '../../../test/support/http.js';
 import { approval, threeSteps } from '../../../test/support/workflows.js';
 import { Agent, ConfigError } from '../../index.js';
 import { ScriptedModel } from '../../testing/index.js';
-import { serveSettingsFromEnv } from './options.js';
+import { requestTimeoutMsFromEnv, serveSettingsFromEnv } from './options.js';
 import { serve } from './serve.js';
 
 describe('serve()', () => {
@@ -88,12 +90,56 @@ describe('serve()', () => {
     expect(deck.state).toBe('closed');
   });
 
-  it('reads HOST and PORT, defaulting to 0.0.0.0:8000', () => {
+  it('cuts a request whose body trickles in for longer than requestTimeoutMs: 408, connection closed', async () => {
+    const { deck } = testDeck({ workflows: [threeSteps()] });
+    const lines: string[] = [];
+    const server = await serve(deck, {
+      host: '127.0.0.1',
+      port: 0,
+      handleSignals: false,
+      requestTimeoutMs: 300,
+      app: { log: (line) => lines.push(line) },
+    });
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => {}); // a write after the server closed the connection
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('utf8');
+    });
+    const trickle = setInterval(() => socket.write(' '), 20);
+    try {
+      await once(socket, 'connect');
+      const t0 = performance.now();
+      socket.write(
+        'POST /workflows/three-steps HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+      );
+      // Bounded: without the limit the body would hold the connection for Node's 300 s.
+      const closed = once(socket, 'close');
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(socket.destroyed).toBe(true);
+      expect(performance.now() - t0).toBeLessThan(2_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(lines).toEqual([]); // a client cut off is no server failure
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+      await server.close();
+    }
+  });
+
+  it('reads HOST, PORT and SERVICE_REQUEST_TIMEOUT_SECONDS, defaulting to 0.0.0.0:8000 and 60 s', () => {
     expect(serveSettingsFromEnv({})).toEqual({ host: '0.0.0.0', port: 8000 });
     expect(serveSettingsFromEnv({ HOST: '::1', PORT: '9001' })).toEqual({
       host: '::1',
       port: 9001,
     });
     expect(() => serveSettingsFromEnv({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(requestTimeoutMsFromEnv({})).toBe(60_000);
+    expect(requestTimeoutMsFromEnv({ SERVICE_REQUEST_TIMEOUT_SECONDS: '15' })).toBe(15_000);
+    expect(() => requestTimeoutMsFromEnv({ SERVICE_REQUEST_TIMEOUT_SECONDS: '0.5' })).toThrow(
+      ConfigError,
+    );
   });
 });

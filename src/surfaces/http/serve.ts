@@ -9,11 +9,19 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
-import { errorMessage } from '../../core/errors.js';
+import { ConfigError, errorMessage } from '../../core/errors.js';
 import { log } from '../../core/log.js';
 import { isLoopback } from './hosts.js';
-import { allowedHostsFromEnv, type ServeOptions, serveSettingsFromEnv } from './options.js';
+import {
+  allowedHostsFromEnv,
+  requestTimeoutMsFromEnv,
+  type ServeOptions,
+  serveSettingsFromEnv,
+} from './options.js';
 import type { ServedDeck } from './served-deck.js';
+
+/** Node's own limit on receiving a request's headers, in ms. */
+const NODE_HEADERS_TIMEOUT_MS = 60_000;
 
 /** How long shutdown waits for in-flight requests before cutting the connections left. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -46,6 +54,7 @@ export async function serve<C>(
       : serveSettingsFromEnv();
   const host = options.host ?? env.host;
   const requestedPort = options.port ?? env.port;
+  const limits = requestLimits(options.requestTimeoutMs ?? requestTimeoutMsFromEnv());
   await deck.open({ wakeTimers: options.wakeTimers ?? true });
   const shutdown = new AbortController();
   // Bound to loopback with no names set: only this machine's names (hosts.ts, DNS rebinding).
@@ -61,7 +70,12 @@ export async function serve<C>(
   try {
     ({ server, port } = await new Promise<{ server: Server; port: number }>((resolve, reject) => {
       const s = listen(
-        { fetch: app.fetch, hostname: host, port: requestedPort },
+        {
+          fetch: app.fetch,
+          hostname: host,
+          port: requestedPort,
+          serverOptions: limits,
+        },
         (info: AddressInfo) => resolve({ server: s as Server, port: info.port }),
       );
       s.once('error', reject);
@@ -116,5 +130,24 @@ export async function serve<C>(
     closed,
     close,
     [Symbol.asyncDispose]: close,
+  };
+}
+
+/**
+ * Node's limits on receiving a request. Left alone, a body trickled byte by byte holds its
+ * connection for Node's `requestTimeout` (300 s), checked only every 30 s: the whole request
+ * gets `requestTimeoutMs` (headers at most Node's 60 s of their own), checked every quarter
+ * of it, so a slow sender is cut within 1.25 times the setting.
+ */
+function requestLimits(requestTimeoutMs: number) {
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) {
+    throw new ConfigError(
+      `requestTimeoutMs must be a positive whole number of ms, got ${requestTimeoutMs}`,
+    );
+  }
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(NODE_HEADERS_TIMEOUT_MS, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.floor(requestTimeoutMs / 4))),
   };
 }

@@ -148,6 +148,12 @@ export interface DeckGrants {
   stopRun(runId: string, reason: string): boolean;
   /** Whether every configured backend answers now, or `null` before the deck opens. */
   readiness(): Promise<Readiness> | null;
+  /**
+   * Resolves when the session backend answers now (at once for one that cannot be asked:
+   * SQLite, memory, a `sessionFactory`); rejects with its `StoreUnavailableError` when it
+   * is down. @default none: not checked
+   */
+  sessionsReachable?(): Promise<void>;
   /** Why agent `name` cannot play a turn (no model configured), or `null` when it can. */
   missingModel?(name: string): string | null;
   /**

@@ -13,6 +13,7 @@ import {
   failedRunResponse,
   HttpError,
   INTERNAL_ERROR,
+  logRunFailure,
   runIdHeader,
   withRunId,
 } from './errors.js';
@@ -204,7 +205,7 @@ function workflowRenderer(log: HttpDeps['log']): FrameRenderer {
       }
     },
     observe(event) {
-      if (event.kind === 'run.failed') log(failureLine(event));
+      if (event.kind === 'run.failed') logRunFailure(event.payload, failureLine(event), log);
     },
     failed(error) {
       log(
