@@ -7,12 +7,12 @@
 import type { z } from 'zod';
 import { errorMessage, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
-import { isInterrupt } from '../../core/interrupt-result.js';
+import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
 import type { HttpDeps } from './deps.js';
 import { HttpError, withRunId } from './errors.js';
 import { route } from './routes.js';
 import { AnswerBody, Answered, Detail, Inbox } from './schemas.js';
-import type { PendingItem } from './served-deck.js';
+import type { PendingItem, ServedDeck } from './served-deck.js';
 
 /** The wire form of an inbox item. */
 export function pendingToWire(item: PendingItem): Record<string, unknown> {
@@ -103,7 +103,7 @@ export function inboxRoutes(deps: HttpDeps) {
           if (error instanceof NotFoundError) throw new HttpError(409, errorMessage(error));
           throw error;
         }
-        const status = await deck.status(runId);
+        const status = await statusAfter(deck, runId, result);
         const pending = isInterrupt(result)
           ? pendingToWire({
               runId,
@@ -124,4 +124,15 @@ export function inboxRoutes(deps: HttpDeps) {
       },
     }),
   ];
+}
+
+/**
+ * The run's status once its answer played. Read from the log; when the store cannot say (it
+ * failed just now, or the run's ending still waits to be written), what the result shows: an
+ * answer that took effect is not reported as refused.
+ */
+async function statusAfter(deck: ServedDeck, runId: string, result: WorkflowResult) {
+  const read = await deck.status(runId).catch(() => null);
+  if (read !== null && read !== 'running') return read;
+  return isInterrupt(result) ? (result.payload === null ? 'paused' : 'waiting_human') : 'completed';
 }
