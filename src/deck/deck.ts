@@ -68,6 +68,11 @@ type AnyAgent = Agent<any, any>;
 export interface AnswerOptions<C = unknown> {
   /** The per-run application value the resumed nodes receive; omitted, they read `null`. */
   context?: C;
+  /**
+   * Names this answer (a workflow's): a retry with the same key, once the run has moved on,
+   * gets the first answer's outcome instead of NotFoundError. @default none
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -362,7 +367,8 @@ export class Deck<C = unknown> {
     options: AnswerOptions<C> = {},
   ): Promise<WorkflowResult> {
     const catalog = { agents: this.agents, workflows: this.workflows };
-    return answerRun({ parts: this.#parts('answer'), ...catalog }, runId, value, options.context);
+    const parts = { parts: this.#parts('answer'), ...catalog };
+    return answerRun(parts, runId, value, options.context, options.idempotencyKey);
   }
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */

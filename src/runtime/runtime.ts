@@ -436,6 +436,7 @@ export class Runtime implements RunPlayer {
         context: options.context,
         identity: identityOf(summary),
         reopen: reopenedPause(open, resume, threadId),
+        answerId: options.answerId,
       });
     });
   }

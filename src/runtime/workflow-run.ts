@@ -57,6 +57,8 @@ export interface WorkflowSegmentRequest {
    * backend outage stops the segment before it ends, so the run waits as it did.
    */
   reopen?: EventDraft | undefined;
+  /** The answer's id (its idempotency key, or its value's digest), recorded on `run.resumed`. */
+  answerId?: string | undefined;
 }
 
 /** How the segment ended, for callers that want the result or the original exception. */
@@ -168,7 +170,13 @@ export async function* playWorkflowSegment(
             ...request.trigger,
           },
         }
-      : { kind: 'run.resumed', payload: { requestId: request.resumeRequestId ?? null } };
+      : {
+          kind: 'run.resumed',
+          payload: {
+            requestId: request.resumeRequestId ?? null,
+            ...(request.answerId ? { answerId: request.answerId } : {}),
+          },
+        };
   const lease = await RunLease.acquire(
     deps,
     identity,

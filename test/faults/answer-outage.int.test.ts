@@ -5,7 +5,8 @@
  * (`pg_terminate_backend`, as a restart or a failover would), and every other statement that
  * queues behind the lock, until the client has its response. For each disruption: an answer
  * the client was told succeeded took effect, and one it was told to retry (503) can be
- * retried, at once, to success; an answer that took effect is never reported as refused.
+ * retried, at once, to success; an answer that took effect is never reported as refused, and
+ * its retry (same `Idempotency-Key`, or same value) gets its outcome.
  */
 import { END, START, StateGraph } from '@langchain/langgraph';
 import pg from 'pg';
@@ -187,9 +188,17 @@ describe.skipIf(skipReason !== null)(`answers while Postgres fails ${skipReason 
       result: { approved: true, note: 'amount 7 approved' },
     });
     expect(await deck.status(runId)).toBe('completed');
+    // Sent once more (its response lost, say): the same value replays the outcome.
+    const replayed = await post(`/runs/${runId}/answer`, { value: { approved: true } });
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toMatchObject({
+      status: 'completed',
+      result: { approved: true },
+    });
+    expect((await post(`/runs/${runId}/answer`, { value: { approved: false } })).status).toBe(409);
   }, 30_000);
 
-  it('an answer that took effect is not refused though its ending waits for the store', async () => {
+  it('an answer that took effect is not refused, and its retry gets its outcome', async () => {
     const runId = await waitingRun('applied');
     let reached = () => {};
     let go = () => {};
@@ -200,11 +209,12 @@ describe.skipIf(skipReason !== null)(`answers while Postgres fails ${skipReason 
       go = resolve;
     });
     held = { reached, go: released };
+    const key = { 'idempotency-key': 'expense-applied-1' };
     const checkpoints = await locker();
     const events = await locker();
     let answering = Promise.resolve(new Response('not sent', { status: 599 }));
     try {
-      answering = post('/workflows/expenses/applied/resume', { value: { approved: true } });
+      answering = post('/workflows/expenses/applied/resume', { value: { approved: true } }, key);
       await atFinish;
       // The graph's final checkpoint waits; then the run's ending waits, and is cut off.
       await checkpoints.lock('checkpoints', 'EXCLUSIVE');
@@ -225,10 +235,19 @@ describe.skipIf(skipReason !== null)(`answers while Postgres fails ${skipReason 
     expect(first.status, await first.clone().text()).toBe(200);
     expect(await first.json()).toMatchObject(done);
 
-    // Its ending is written once the store is back.
-    for (let i = 0; i < 60 && (await deck.status(runId)) !== 'completed'; i++) {
-      await new Promise((wait) => setTimeout(wait, 50));
-    }
+    const again = await retried(() =>
+      post('/workflows/expenses/applied/resume', { value: { approved: true } }, key),
+    );
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await again.json()).toMatchObject(done);
+    expect(again.headers.get('x-run-id')).toBe(runId);
+    // The same key on the run's own route: the same outcome, not a 409.
+    const byRun = await post(`/runs/${runId}/answer`, { value: { approved: true } }, key);
+    expect(byRun.status, await byRun.clone().text()).toBe(200);
+    expect(await byRun.json()).toMatchObject({ status: 'completed', result: done });
+    // Without the key, the thread is not paused (1.2.1: 404), and another answer is refused.
+    expect((await post('/workflows/expenses/applied/resume', { value: {} })).status).toBe(404);
+    expect((await post(`/runs/${runId}/answer`, { value: { approved: false } })).status).toBe(409);
     expect(await deck.status(runId)).toBe('completed');
   }, 30_000);
 });

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { errorMessage, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
+import { answerIdOf, replayedAnswer } from '../../runtime/answer-replay.js';
 import type { HttpDeps } from './deps.js';
 import { HttpError, withRunId } from './errors.js';
 import { route } from './routes.js';
@@ -89,19 +90,28 @@ export function inboxRoutes(deps: HttpDeps) {
             `Run '${runId}' is of '${run.origin}', which this service does not serve.`,
           );
         }
-        if (run.status !== 'waiting_human') {
-          throw new HttpError(
-            409,
-            `Run '${runId}' is not waiting for an answer (its status is ${run.status}).`,
-          );
-        }
+        const key = idempotencyKeyOf(request);
         let result: Awaited<ReturnType<typeof deck.answer>>;
-        try {
-          result = await deck.answer(runId, body.value, await deps.runContext(request));
-        } catch (error) {
-          // It waited a moment ago: another caller answered it meanwhile.
-          if (error instanceof NotFoundError) throw new HttpError(409, errorMessage(error));
-          throw error;
+        if (run.status !== 'waiting_human') {
+          // The retry of an answer that took effect (same key, or same value): its outcome.
+          const answerId = answerIdOf(body.value, key.idempotencyKey);
+          const replay = await replayedAnswer(deps.eventLog(), runId, answerId);
+          if (!replay) {
+            throw new HttpError(
+              409,
+              `Run '${runId}' is not waiting for an answer (its status is ${run.status}).`,
+            );
+          }
+          result = replay;
+        } else {
+          try {
+            const options = { ...(await deps.runContext(request)), ...key };
+            result = await deck.answer(runId, body.value, options);
+          } catch (error) {
+            // It waited a moment ago: another caller answered it meanwhile.
+            if (error instanceof NotFoundError) throw new HttpError(409, errorMessage(error));
+            throw error;
+          }
         }
         const status = await statusAfter(deck, runId, result);
         const pending = isInterrupt(result)
@@ -124,6 +134,12 @@ export function inboxRoutes(deps: HttpDeps) {
       },
     }),
   ];
+}
+
+/** The `Idempotency-Key` header, as `deck.answer`'s option (none when absent or empty). */
+export function idempotencyKeyOf(request: Request): { idempotencyKey?: string } {
+  const key = request.headers.get('idempotency-key')?.trim();
+  return key ? { idempotencyKey: key } : {};
 }
 
 /**
