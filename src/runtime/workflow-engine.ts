@@ -100,8 +100,9 @@ const untouched = new WeakSet<object>();
 
 /**
  * Mark `error` as thrown before the segment changed anything: the graph had not produced a
- * step, so the thread's checkpoint is as it was (its first read failed). A resumed run that
- * fails so, for an outage, waits again rather than failing. Returns `error`.
+ * step (its checkpoint read failed), or it writes its checkpoint only when it ends (LangGraph's
+ * `exit` durability) and failed before it ended, so the thread's checkpoint is as it was. A
+ * resumed run that fails so, for an outage, waits again rather than failing. Returns `error`.
  */
 export function markUntouched(error: unknown): unknown {
   if (typeof error === 'object' && error !== null) untouched.add(error);

@@ -253,8 +253,8 @@ export async function* playWorkflowSegment(
       if (recorder.ended && isBackendOutage(error)) throw error;
       if (recorder.ended || paused) return reason ? { cancelled: reason } : { error };
       if (request.reopen && !reason && isBackendOutage(error) && leftUntouched(error)) {
-        // Refused for an outage before the graph changed anything (its checkpoint read
-        // failed): the thread still waits where it did, so the run waits again for a retry.
+        // Refused for an outage before the graph changed anything (its checkpoint read or its
+        // final write failed): the thread still waits where it did, so the run waits again.
         const reopened = await recorder.record(request.reopen).catch((recordError) => {
           // The log is out too: the pause is written as soon as it is back.
           if (!isBackendOutage(recordError) || !deps.endings) throw recordError;

@@ -198,6 +198,27 @@ describe.skipIf(skipReason !== null)(`answers while Postgres fails ${skipReason 
     expect((await post(`/runs/${runId}/answer`, { value: { approved: false } })).status).toBe(409);
   }, 30_000);
 
+  it("an answer whose graph's final checkpoint write is cut off leaves the run waiting", async () => {
+    const runId = await waitingRun('unwritten');
+    const holder = await locker();
+    let answering = Promise.resolve(new Response('not sent', { status: 599 }));
+    try {
+      // The graph reads its checkpoint and plays; its one write, at its end, waits and is cut off.
+      await holder.lock('checkpoints', 'EXCLUSIVE');
+      answering = post(`/runs/${runId}/answer`, { value: { approved: true } });
+      await untilWaiting(holder, async () => (await deck.status(runId)) === 'running');
+      await terminateUntil(holder, answering);
+    } finally {
+      await holder.end();
+    }
+    const refused = await answering;
+    expect(refused.status, await refused.clone().text()).toBe(503);
+    expect(await deck.status(runId)).toBe('waiting_human');
+    const retry = await retried(() => post(`/runs/${runId}/answer`, { value: { approved: true } }));
+    expect(retry.status, await retry.clone().text()).toBe(200);
+    expect(await retry.json()).toMatchObject({ status: 'completed', result: { approved: true } });
+  }, 30_000);
+
   it('an answer that took effect is not refused, and its retry gets its outcome', async () => {
     const runId = await waitingRun('applied');
     let reached = () => {};

@@ -118,11 +118,12 @@ export class LangGraphEngine implements WorkflowEngine {
     stored: string,
   ): AsyncGenerator<EventDraft, SegmentEnd, undefined> {
     const { workflow, threadId, scope, settings } = request;
+    const durability = workflow.durability ?? DEFAULT_DURABILITY;
     let chunks = 0;
     const stream = await graph
       .stream(input as never, {
         configurable: { thread_id: stored },
-        durability: workflow.durability ?? DEFAULT_DURABILITY,
+        durability,
         ...workflow.runSettings,
         ...settings,
         context: scope,
@@ -132,7 +133,8 @@ export class LangGraphEngine implements WorkflowEngine {
       .catch((error: unknown) => Promise.reject(markUntouched(error)));
     const interrupts: Interrupt[] = [];
     let state: WorkflowState = {};
-    // A failure before the first step's output (the checkpoint read) changed nothing.
+    // A stream that failed before its first step's output (the checkpoint read failed), or
+    // before its end when checkpoints are written only at the end, left the thread as it was.
     const counted = (async function* () {
       try {
         for await (const chunk of stream) {
@@ -140,7 +142,7 @@ export class LangGraphEngine implements WorkflowEngine {
           yield chunk;
         }
       } catch (error) {
-        throw chunks === 0 ? markUntouched(error) : error;
+        throw chunks === 0 || durability === 'exit' ? markUntouched(error) : error;
       }
     })();
     for await (const chunk of counted) {
