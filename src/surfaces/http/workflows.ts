@@ -128,7 +128,10 @@ export function workflowRoutes(deps: HttpDeps) {
       method: 'post',
       path: '/workflows/{name}/{thread_id}/resume',
       summary: "Answer a thread's open question",
-      description: 'Always plain JSON: the final state, or the next interrupt object.',
+      description:
+        'Always plain JSON: the final state, or the next interrupt object. With an ' +
+        '`Idempotency-Key` header, the same answer sent again once the thread has moved on gets ' +
+        "the first answer's outcome; a 503 or 507 means it did not happen.",
       tag: 'workflows',
       body: { schema: ResumeBody, description: 'The answer.' },
       responses: {
