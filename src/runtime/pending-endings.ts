@@ -55,8 +55,9 @@ export class PendingEndings {
    */
   add(event: NewEvent, releaseKey: string | null, written: (event: Event) => void): void {
     if (this.#closed) return;
+    const what = TERMINAL_KINDS.has(event.kind) ? 'ended' : 'stopped';
     log.error(
-      `[agentdeck] run '${event.runId}' ended while the event store could not take its ` +
+      `[agentdeck] run '${event.runId}' ${what} while the event store could not take its ` +
         `'${event.kind}'; it is written as soon as the store is back`,
     );
     this.#pending.set(event.runId, { event, releaseKey, written });
