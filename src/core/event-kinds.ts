@@ -56,6 +56,8 @@ export interface RunResumed {
   requestId: string | null;
   /** A person's answer to the tool call the agent run waited for (absent otherwise). */
   answer?: { approved: boolean; reason: string | null };
+  /** The answer's id (its idempotency key, or its value's digest), so a retry finds its outcome. */
+  answerId?: string;
 }
 export interface RunInterrupted {
   /** A workflow's `interrupt()` value, or the tool call held for approval. */

@@ -45,6 +45,8 @@ export const wirePayloads = {
     request_id: nullableString,
     // A person's answer to the tool call the agent run waited for (#19).
     answer: z.looseObject({ approved: z.boolean(), reason: nullableString }).optional(),
+    // The answer's id: its idempotency key, or its value's digest (#36).
+    answer_id: z.string().optional(),
   }),
   'run.interrupted': z.looseObject({
     payload: z.unknown(),

@@ -13,6 +13,7 @@ import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ApprovalAnswer } from '../runtime/agent-engine.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
+import { answerIdOf, replayedAnswer } from '../runtime/answer-replay.js';
 import { pausedRun } from '../runtime/paused-run.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import { settle } from '../runtime/workflow-run.js';
@@ -31,14 +32,21 @@ export async function answerRun(
   runId: string,
   value: unknown,
   context: unknown,
+  idempotencyKey?: string,
 ): Promise<WorkflowResult> {
   const { runtime, store } = parts;
   const summary = await store.getRun(runId);
   const workflow = summary ? workflows.get(summary.origin) : undefined;
   if (summary && workflow) {
-    return settle(
-      runtime.resumeWorkflow(workflow, runId, { answer: value }, { context, checked: summary }),
-    );
+    const answerId = answerIdOf(value, idempotencyKey);
+    // A retry of an answer that took effect (its key seen, the run moved on): its outcome.
+    const replay =
+      idempotencyKey && summary.status !== 'waiting_human'
+        ? await replayedAnswer(store, runId, answerId)
+        : null;
+    if (replay) return replay;
+    const options = { context, checked: summary, answerId };
+    return settle(runtime.resumeWorkflow(workflow, runId, { answer: value }, options));
   }
   const agent = summary ? agents.get(summary.origin) : undefined;
   if (!summary || !agent) {

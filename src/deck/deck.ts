@@ -69,6 +69,11 @@ type AnyAgent = Agent<any, any>;
 export interface AnswerOptions<C = unknown> {
   /** The per-run application value the resumed nodes receive; omitted, they read `null`. */
   context?: C;
+  /**
+   * Names this answer (a workflow's): a retry with the same key, once the run has moved on,
+   * gets the first answer's outcome instead of NotFoundError. @default none
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -363,8 +368,14 @@ export class Deck<C = unknown> {
     options: AnswerOptions<C> = {},
   ): Promise<WorkflowResult> {
     const catalog = { agents: this.agents, workflows: this.workflows };
-    const parts = this.#parts('answer');
-    return answerRun({ parts, ...catalog }, checkId('runId', runId), value, options.context);
+    const parts = { parts: this.#parts('answer'), ...catalog };
+    return answerRun(
+      parts,
+      checkId('runId', runId),
+      value,
+      options.context,
+      options.idempotencyKey,
+    );
   }
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */

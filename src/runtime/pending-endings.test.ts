@@ -1,7 +1,8 @@
 /**
  * A terminal event the store cannot take (its backend is down) is kept and written once the
  * store is back, exactly once, and handed to the run's taps then; one that another writer
- * ended meanwhile is dropped; what is left at close is given up with a log line. The store
+ * ended meanwhile is dropped, as is a pause put back on a run no longer playing; what is
+ * left at close is given up with a log line. The store
  * is the memory reference with an outage switch (a fake, not a mock).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -89,6 +90,26 @@ describe('PendingEndings', () => {
     expect(terminals.map((event) => event.payload)).toEqual([
       { errorType: 'StaleRunError', message: 'swept' },
     ]);
+    await endings.close();
+  });
+
+  it('writes a pause put back (a resume refused for an outage) only on a run still playing', async () => {
+    const store = new OutageStore();
+    const endings = new PendingEndings(store, 20);
+    const tapped: Event[] = [];
+    await store.append([{ ...identity, ...started }]);
+    const asked = { ...identity, sessionId: 'other', runId: 'r2' };
+    await store.append([{ ...asked, ...started }]);
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const pause = { kind: 'run.interrupted', payload: { payload: 'ok?', threadId: 't' } } as const;
+    endings.add({ ...identity, ...pause } as NewEvent, null, (event) => tapped.push(event));
+    endings.add({ ...asked, ...pause } as NewEvent, null, (event) => tapped.push(event));
+    // Run r2 was closed meanwhile (a stale sweep): its pause is dropped.
+    await store.endRun({ ...asked, ...failed } as NewEvent, null);
+    await vi.waitFor(() => expect(endings.size).toBe(0), { timeout: 2_000, interval: 10 });
+    expect((await store.getRun('r1'))?.status).toBe('waiting_human');
+    expect((await store.getRun('r2'))?.status).toBe('failed');
+    expect(tapped.map((event) => `${event.runId} ${event.kind}`)).toEqual(['r1 run.interrupted']);
     await endings.close();
   });
 

@@ -15,6 +15,12 @@ import { log } from '../core/log.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import { type EventStore, hasRunBoundaries } from '../core/store.js';
 
+const TERMINAL_KINDS: ReadonlySet<string> = new Set([
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+]);
+
 /** How often unwritten endings are tried again, in ms. */
 export const PENDING_ENDING_RETRY_MS = 1_000;
 
@@ -43,11 +49,15 @@ export class PendingEndings {
     return this.#pending.size;
   }
 
-  /** Keep `event` (a terminal event whose write failed for a temporary reason) to write later. */
+  /**
+   * Keep `event` (a terminal event, or the pause of a run whose resume was refused for an
+   * outage, whose write failed for a temporary reason) to write later.
+   */
   add(event: NewEvent, releaseKey: string | null, written: (event: Event) => void): void {
     if (this.#closed) return;
+    const what = TERMINAL_KINDS.has(event.kind) ? 'ended' : 'stopped';
     log.error(
-      `[agentdeck] run '${event.runId}' ended while the event store could not take its ` +
+      `[agentdeck] run '${event.runId}' ${what} while the event store could not take its ` +
         `'${event.kind}'; it is written as soon as the store is back`,
     );
     this.#pending.set(event.runId, { event, releaseKey, written });
@@ -99,6 +109,11 @@ export class PendingEndings {
   /** The stored terminal event, or `null` when another writer has ended the run meanwhile. */
   async #write({ event, releaseKey }: PendingEnding): Promise<Event | null> {
     const store = this.#store;
+    if (!TERMINAL_KINDS.has(event.kind)) {
+      // A pause put back (a resume refused for an outage): only on a run still playing.
+      if ((await store.getRun(event.runId))?.status !== 'running') return null;
+      return (await store.append([event]))[0] ?? null;
+    }
     if (hasRunBoundaries(store)) return store.endRun(event, releaseKey);
     const summary = await store.getRun(event.runId);
     if (summary && TERMINAL_STATUSES.includes(summary.status)) return null;

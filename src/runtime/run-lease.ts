@@ -5,9 +5,10 @@
  * either releases its claim when it ends, or keeps it (a workflow paused on `interrupt()`
  * or `sleepUntil()` holds its thread until it is answered or woken).
  */
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, isBackendOutage } from '../core/errors.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
 import { log } from '../core/log.js';
+import { TERMINAL_STATUSES } from '../core/status.js';
 import { type ControlRequest, type EventStore, hasRunBoundaries } from '../core/store.js';
 import { acquireClaim } from './claims.js';
 import { type ControlWatch, RunControl, type WatchedRun } from './control/watch.js';
@@ -211,9 +212,13 @@ export class RunLease {
     await this.#stopHeartbeat();
     if (this.#claimKey && this.#timing?.leaseMs !== undefined) {
       const { key, runId } = { key: this.#claimKey, runId: this.recorder.identity.runId };
-      await this.#deps.store
-        .claim({ key, runId, staleAfterMs: this.#deps.staleRunAfterSeconds * 1000 })
-        .catch(logFailure(`keep ${key} for the paused run`));
+      const staleAfterMs = this.#deps.staleRunAfterSeconds * 1000;
+      await this.#deps.store.claim({ key, runId, staleAfterMs }).catch((error: unknown) => {
+        logFailure(`keep ${key} for the paused run`)(error);
+        // Kept as soon as the store is back, before a stale sweep takes the lapsed lease for
+        // a gone process and closes the paused run.
+        if (isBackendOutage(error)) keepWhenBack(this.#deps.store, key, runId, staleAfterMs);
+      });
     }
   }
 
@@ -223,6 +228,25 @@ export class RunLease {
     this.#deps.liveTurns.delete(this.#live);
     this.#markFinished();
   }
+}
+
+/** How often a paused run's claim the store refused is tried again, in ms. */
+const KEEP_RETRY_MS = 100;
+
+/** Renew a paused run's claim (no lease) once the store takes it, while the run is not over. */
+function keepWhenBack(store: EventStore, key: string, runId: string, staleAfterMs: number): void {
+  const until = Date.now() + staleAfterMs;
+  const attempt = async () => {
+    const summary = await store.getRun(runId);
+    if (!summary || TERMINAL_STATUSES.includes(summary.status)) return;
+    await store.claim({ key, runId, staleAfterMs });
+  };
+  const retry = () => {
+    attempt().catch((error: unknown) => {
+      if (isBackendOutage(error) && Date.now() < until) setTimeout(retry, KEEP_RETRY_MS).unref();
+    });
+  };
+  setTimeout(retry, KEEP_RETRY_MS).unref();
 }
 
 export function logFailure(what: string) {

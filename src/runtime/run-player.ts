@@ -75,4 +75,6 @@ export interface ResumeWorkflowOptions {
   context?: unknown;
   /** The run as the caller just read it (its status is the check before the resume lock). */
   checked?: RunSummary;
+  /** The answer's id, recorded on `run.resumed` so a retry can find its outcome (answer-replay.ts). */
+  answerId?: string;
 }

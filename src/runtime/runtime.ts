@@ -42,6 +42,7 @@ import type { DueThread, SegmentStart } from './workflow-engine.js';
 import {
   addressResume,
   playWorkflowSegment,
+  reopenedPause,
   type WorkflowOutcome,
   type WorkflowResume,
   type WorkflowRunDeps,
@@ -408,8 +409,7 @@ export class Runtime implements RunPlayer {
    * Continue a paused workflow run in the same log entry: an answer goes to its open
    * question (`interrupt()` returns it in the re-run node), a wake-up to its timers due by
    * then. The run must be `waiting_human` (answer) or `paused` (wake) in the log and have a
-   * matching open pause in its checkpointer; otherwise NotFoundError, and nothing changes.
-   * Two callers resuming one run at once: the second gets ConflictError.
+   * matching open pause in its checkpointer (else NotFoundError); a second caller: ConflictError.
    */
   async *resumeWorkflow(
     workflow: WorkflowDefinition,
@@ -435,6 +435,8 @@ export class Runtime implements RunPlayer {
         start: { resume: values },
         context: options.context,
         identity: identityOf(summary),
+        reopen: reopenedPause(open, resume, threadId),
+        answerId: options.answerId,
       });
     });
   }

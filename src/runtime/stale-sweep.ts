@@ -13,6 +13,7 @@
  * test/scale-out.int.test.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { isBackendOutage } from '../core/errors.js';
 import { type EventStore, isStale, type RunSummary } from '../core/store.js';
 import { closeTakenOver, sessionClaimKey } from './claims.js';
 import { heartbeatTiming, LEASE_HEARTBEATS } from './heartbeat.js';
@@ -40,20 +41,31 @@ export function startStaleSweep(deps: SweepDeps): () => Promise<void> {
   );
   let inFlight: Promise<unknown> | null = null;
   const failures = new RepeatedFailures('closing the runs of gone processes');
-  const timer = setInterval(
-    () => {
-      if (inFlight) return;
-      inFlight = sweepStaleRuns(deps)
-        .then(
-          () => failures.succeeded(),
-          (error: unknown) => failures.failed(error),
-        )
-        .finally(() => {
-          inFlight = null;
-        });
-    },
-    leaseMs ?? everyMs * LEASE_HEARTBEATS,
-  );
+  const periodMs = leaseMs ?? everyMs * LEASE_HEARTBEATS;
+  // After an outage every claim looks stale (nobody could renew): live processes get one
+  // period from the store's return to renew theirs before a sweep may close their runs.
+  let outage = false;
+  let closeAfter = 0;
+  const timer = setInterval(() => {
+    if (inFlight || Date.now() < closeAfter) return;
+    const sweep = outage
+      ? deps.store.listRuns({ limit: 1 }).then(() => {
+          outage = false;
+          closeAfter = Date.now() + periodMs;
+        })
+      : sweepStaleRuns(deps);
+    inFlight = sweep
+      .then(
+        () => failures.succeeded(),
+        (error: unknown) => {
+          outage ||= isBackendOutage(error);
+          failures.failed(error);
+        },
+      )
+      .finally(() => {
+        inFlight = null;
+      });
+  }, periodMs);
   timer.unref();
   return async () => {
     clearInterval(timer);

@@ -94,3 +94,22 @@ export interface WorkflowEngine {
   deleteThread(workflow: WorkflowDefinition, threadId: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Errors an engine threw before its segment changed anything (see {@link markUntouched}). */
+const untouched = new WeakSet<object>();
+
+/**
+ * Mark `error` as thrown before the segment changed anything: the graph had not produced a
+ * step (its checkpoint read failed), or it writes its checkpoint only when it ends (LangGraph's
+ * `exit` durability) and failed before it ended, so the thread's checkpoint is as it was. A
+ * resumed run that fails so, for an outage, waits again rather than failing. Returns `error`.
+ */
+export function markUntouched(error: unknown): unknown {
+  if (typeof error === 'object' && error !== null) untouched.add(error);
+  return error;
+}
+
+/** Whether an engine marked `error` with {@link markUntouched}. */
+export function leftUntouched(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && untouched.has(error);
+}

@@ -13,7 +13,7 @@ import type { WorkflowDefinition, WorkflowRunSettings } from '../authoring/workf
 import { DataBlock } from '../core/blocks.js';
 import { isBackendOutage, RunCancelledError } from '../core/errors.js';
 import type { RunTrigger } from '../core/event-kinds.js';
-import type { Event, EventDraft } from '../core/events.js';
+import type { Event, EventDraft, NewEvent } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { ControlRequest } from '../core/store.js';
 import { sleepingReason, timerPayload } from '../core/wakeups.js';
@@ -22,7 +22,13 @@ import type { OpenPausesMemo } from './open-pauses-memo.js';
 import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { createRunScope } from './run-scope.js';
-import type { OpenPause, SegmentEnd, SegmentStart, WorkflowEngine } from './workflow-engine.js';
+import {
+  leftUntouched,
+  type OpenPause,
+  type SegmentEnd,
+  type SegmentStart,
+  type WorkflowEngine,
+} from './workflow-engine.js';
 
 export interface WorkflowRunDeps extends LeaseDeps {
   engine: WorkflowEngine;
@@ -46,6 +52,13 @@ export interface WorkflowSegmentRequest {
   handled?: readonly string[];
   /** This run's overrides of the workflow's LangGraph run settings. */
   settings?: WorkflowRunSettings;
+  /**
+   * The pause this segment continues (see {@link reopenedPause}): recorded again when a
+   * backend outage stops the segment before it ends, so the run waits as it did.
+   */
+  reopen?: EventDraft | undefined;
+  /** The answer's id (its idempotency key, or its value's digest), recorded on `run.resumed`. */
+  answerId?: string | undefined;
 }
 
 /** How the segment ended, for callers that want the result or the original exception. */
@@ -92,6 +105,30 @@ export function addressResume(
   return due.length > 0 ? Object.fromEntries(due.map((p) => [p.id, WAKE_VALUE])) : null;
 }
 
+/**
+ * The event that puts a run back where a resume found it: the question an answer went to
+ * (`run.interrupted`), or the sleep a wake-up ended (`run.paused`).
+ */
+export function reopenedPause(
+  open: readonly OpenPause[],
+  resume: WorkflowResume,
+  threadId: string,
+): EventDraft | undefined {
+  if ('answer' in resume) {
+    const question = open.find((p) => p.wakeAt === null);
+    return (
+      question && { kind: 'run.interrupted', payload: { payload: question.payload, threadId } }
+    );
+  }
+  const wakeAt = open
+    .map((p) => p.wakeAt)
+    .filter((at): at is string => at !== null)
+    .sort()[0];
+  return wakeAt === undefined
+    ? undefined
+    : { kind: 'run.paused', payload: { reason: sleepingReason(wakeAt) } };
+}
+
 /** What a caller gets for a segment's end: the final state, or an InterruptResult (a timer's payload is its SleepRequest). */
 export function segmentResult(
   end: SegmentEnd,
@@ -133,7 +170,13 @@ export async function* playWorkflowSegment(
             ...request.trigger,
           },
         }
-      : { kind: 'run.resumed', payload: { requestId: request.resumeRequestId ?? null } };
+      : {
+          kind: 'run.resumed',
+          payload: {
+            requestId: request.resumeRequestId ?? null,
+            ...(request.answerId ? { answerId: request.answerId } : {}),
+          },
+        };
   const lease = await RunLease.acquire(
     deps,
     identity,
@@ -176,12 +219,19 @@ export async function* playWorkflowSegment(
       const end = step.value;
       if (end.type === 'completed') {
         // The thread is free with the run's completion (one write when the store can).
-        const completed = await lease.end({
-          kind: 'run.completed',
-          payload: { output: [new DataBlock(end.state)], usage: null },
-        });
+        const completed = await lease
+          .end({
+            kind: 'run.completed',
+            payload: { output: [new DataBlock(end.state)], usage: null },
+          })
+          .catch((error: unknown) => {
+            // An answer that took effect (the graph wrote its checkpoint) is not refused: its
+            // ending waits in PendingEndings and is written once the store is back.
+            if (request.reopen && isBackendOutage(error)) return null;
+            throw error;
+          });
         await lease.release();
-        yield completed;
+        if (completed) yield completed;
         return { result: end.state };
       }
       const pausedEvent = await recorder.record(
@@ -202,6 +252,21 @@ export async function* playWorkflowSegment(
       // A terminal event waiting for the store (PendingEndings): say which backend failed.
       if (recorder.ended && isBackendOutage(error)) throw error;
       if (recorder.ended || paused) return reason ? { cancelled: reason } : { error };
+      if (request.reopen && !reason && isBackendOutage(error) && leftUntouched(error)) {
+        // Refused for an outage before the graph changed anything (its checkpoint read or its
+        // final write failed): the thread still waits where it did, so the run waits again.
+        const reopened = await recorder.record(request.reopen).catch((recordError) => {
+          // The log is out too: the pause is written as soon as it is back.
+          if (!isBackendOutage(recordError) || !deps.endings) throw recordError;
+          const draft = { ...identity, ...request.reopen } as NewEvent;
+          deps.endings.add(draft, null, (stored) => recorder.adopt(stored));
+          return null;
+        });
+        paused = true;
+        await lease.keep();
+        if (reopened) yield reopened;
+        return { error };
+      }
       if (pausing && !reason) {
         const pauseEvents = await recordPause(recorder, pausing);
         paused = true;

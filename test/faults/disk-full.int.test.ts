@@ -5,13 +5,21 @@
  * must stay alive, answer 507 with `Retry-After` and a detail naming SQLite while the disk is
  * full (never 500), say so on `/health/ready`, serve again once space is freed, and leave an
  * intact file (`PRAGMA integrity_check`) where every acknowledged run is present, none has
- * two terminal events and none is left `running`. Skipped, with the reason, where a tmpfs
+ * two terminal events and none is left `running`. Half the load answers the runs it starts
+ * (with an `Idempotency-Key`): an answer told 200 took effect, and one told 507 is retried,
+ * once space is freed, to success. Skipped, with the reason, where a tmpfs
  * cannot be mounted.
  */
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLoad, statusCounts, timeToFirstOk } from '../support/load.js';
+import {
+  checkAnswers,
+  completedOn,
+  startLoad,
+  statusCounts,
+  timeToFirstOk,
+} from '../support/load.js';
 import { checkLog, sqliteIntegrity, untilNoneRunning } from '../support/log-checks.js';
 import { type ServerProcess, startServer } from '../support/server-process.js';
 import { mountSmallDisk, type SmallDisk } from '../support/small-disk.js';
@@ -63,7 +71,7 @@ describe.skipIf(skipReason !== null)(`a full disk under SQLite ${skipReason ?? '
   it('answers 507 while the disk is full, serves again once space is freed, loses nothing', async () => {
     const file = join(disk.dir, '.agentdeck/state.db');
     const filler = join(disk.dir, 'filler');
-    const load = startLoad({ servers: [url], workers: 4, kinds: ['workflow'] });
+    const load = startLoad({ servers: [url], workers: 4, kinds: ['workflow', 'answer'] });
     await sleep(800);
     const fullAt = Date.now();
     fillDisk(filler);
@@ -81,7 +89,8 @@ describe.skipIf(skipReason !== null)(`a full disk under SQLite ${skipReason ?? '
     const after = answers.filter((a) => a.at >= freeAt + recovery + 300);
     console.log(
       `[disk full] answers ${JSON.stringify(statusCounts(answers))}; while full ` +
-        `${JSON.stringify(statusCounts(during))}; first 200 after freeing ${recovery} ms`,
+        `${JSON.stringify(statusCounts(during))}; first 200 after freeing ${recovery} ms; answers ` +
+        `${JSON.stringify(statusCounts(answers.filter((a) => a.kind === 'answer')))}`,
     );
     expect(answers.filter((a) => a.status === 500 || a.status === 0)).toEqual([]);
     expect(during.length).toBeGreaterThan(0);
@@ -97,6 +106,12 @@ describe.skipIf(skipReason !== null)(`a full disk under SQLite ${skipReason ?? '
     expect(ready.status, readyBody).toBe(503);
     expect(readyBody).toMatch(/bytes free/);
     expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+
+    // Every answer told 200 took effect; every one told to retry can be, to success.
+    expect(await checkAnswers(answers, completedOn(url))).toEqual({
+      notInEffect: [],
+      notRetried: [],
+    });
 
     const eventsUrl = `sqlite://${file}`;
     await untilNoneRunning(eventsUrl);

@@ -6,13 +6,22 @@
  * answer 503 naming Postgres with `Retry-After` while it is down (never 500), serve again
  * without a restart, and leave a log where every acknowledged run is present, none has two
  * terminal events and none stays `running`. A live tail opened before the outage follows
- * the run to its end after it, through the LISTEN connection's reconnect.
+ * the run to its end after it, through the LISTEN connection's reconnect. Part of the load
+ * answers the runs it starts (with an `Idempotency-Key`): an answer told 200 took effect, and
+ * one told 503 (or cut off) is retried, once Postgres is back, to success.
  */
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
 import { parseSse } from '../support/http.js';
-import { type Answer, startLoad, statusCounts, timeToFirstOk } from '../support/load.js';
+import {
+  type Answer,
+  checkAnswers,
+  completedOn,
+  startLoad,
+  statusCounts,
+  timeToFirstOk,
+} from '../support/load.js';
 import { checkLog, untilNoneRunning } from '../support/log-checks.js';
 import {
   type OwnPostgres,
@@ -64,7 +73,12 @@ describe.skipIf(skipReason !== null)(`a Postgres restart under load ${skipReason
     const tail = follow(B, runId);
     tail.catch(() => {}); // awaited below; a failure before then is reported there
 
-    const load = startLoad({ servers: urls, model, workers: 6 });
+    const load = startLoad({
+      servers: urls,
+      model,
+      workers: 6,
+      kinds: ['workflow', 'chat', 'answer'],
+    });
     await sleep(1_000);
     const downAt = Date.now();
     await postgres.stop('immediate');
@@ -85,7 +99,8 @@ describe.skipIf(skipReason !== null)(`a Postgres restart under load ${skipReason
     const after = answers.filter((a) => a.at >= upAt + Math.max(...recovery) + 300);
     console.log(
       `[postgres outage] answers ${JSON.stringify(statusCounts(answers))}; while down ` +
-        `${JSON.stringify(statusCounts(during))}; first 200 after restart ${recovery.join(' / ')} ms`,
+        `${JSON.stringify(statusCounts(during))}; first 200 after restart ${recovery.join(' / ')} ms; ` +
+        `answers ${JSON.stringify(statusCounts(answers.filter((a) => a.kind === 'answer')))}`,
     );
     const logged = servers.flatMap((server) =>
       server
@@ -121,6 +136,10 @@ describe.skipIf(skipReason !== null)(`a Postgres restart under load ${skipReason
     const seqs = frames.map((frame) => Number(frame.id));
     expect(seqs).toEqual(seqs.map((_, i) => (seqs[0] ?? 0) + i));
     expect((frames.at(-1)?.data as { kind?: string } | undefined)?.kind).toBe('run.completed');
+
+    // Every answer told 200 took effect; every one told to retry can be, to success.
+    const retried = await checkAnswers(answers, completedOn(A));
+    expect(retried, JSON.stringify(retried)).toEqual({ notInEffect: [], notRetried: [] });
 
     await untilNoneRunning(postgres.url);
     const log = await checkLog(postgres.url, answers);

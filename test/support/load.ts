@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ScriptedModelServer } from '../../src/testing/index.js';
 
-export type LoadKind = 'workflow' | 'chat';
+/** `answer`: start a workflow on a fresh thread, then answer it (`Idempotency-Key`: the thread). */
+export type LoadKind = 'workflow' | 'chat' | 'answer';
 
 export interface Answer {
   kind: LoadKind;
@@ -80,6 +81,13 @@ export async function send(
 ): Promise<Answer> {
   const id = `${kind}-${randomUUID()}`;
   const at = Date.now();
+  if (kind === 'answer') {
+    // The start is judged as a workflow request; only a run that waits gets its answer.
+    const start = await send('workflow', server, model, timeoutMs);
+    if (start.status !== 200) return start;
+    const answer = await sendAnswer(server, start.id, timeoutMs);
+    return { ...answer, at, ms: Date.now() - at };
+  }
   const request =
     kind === 'workflow'
       ? { url: `${server}/workflows/approval?thread_id=${id}`, body: { amount: 7 } }
@@ -99,6 +107,65 @@ export async function send(
     const body = error instanceof Error ? error.message : String(error);
     return { kind, server, id, at, ms: Date.now() - at, status: 0, retryAfter: null, body };
   }
+}
+
+/** Answer the thread `id` of workflow `approval` (`Idempotency-Key`: `id`); never throws. */
+export async function sendAnswer(server: string, id: string, timeoutMs = 15_000): Promise<Answer> {
+  const at = Date.now();
+  const answer = { kind: 'answer' as const, server, id, at };
+  try {
+    const response = await fetch(`${server}/workflows/approval/${id}/resume`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': id },
+      body: JSON.stringify({ value: { approved: true } }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = await response.text();
+    const retryAfter = response.headers.get('retry-after');
+    return { ...answer, ms: Date.now() - at, status: response.status, retryAfter, body };
+  } catch (error) {
+    const body = error instanceof Error ? error.message : String(error);
+    return { ...answer, ms: Date.now() - at, status: 0, retryAfter: null, body };
+  }
+}
+
+/**
+ * For the answers of a load (kind `answer`), once the backend is back: one told 200 must have
+ * taken effect (its run completed); one told to retry (503, 507, no response) is sent again,
+ * with its key, until it is 200 (bounded), and must then have taken effect. What fell short.
+ */
+export async function checkAnswers(
+  answers: readonly Answer[],
+  completed: (thread: string) => Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<{ notInEffect: Answer[]; notRetried: Answer[] }> {
+  const notInEffect: Answer[] = [];
+  const notRetried: Answer[] = [];
+  for (const answer of answers.filter((a) => a.kind === 'answer')) {
+    let last = answer;
+    const deadline = Date.now() + timeoutMs;
+    while (last.status !== 200 && [0, 409, 503, 507].includes(last.status)) {
+      if (Date.now() > deadline) break;
+      await new Promise((done) => setTimeout(done, 100));
+      last = await sendAnswer(answer.server, answer.id);
+    }
+    if (last.status !== 200) notRetried.push(last);
+    else if (!(await completed(answer.id))) notInEffect.push(answer);
+  }
+  return { notInEffect, notRetried };
+}
+
+/** Whether the latest run on a thread has completed, asked of `server` (polled for 3 s at most). */
+export function completedOn(server: string) {
+  return async (thread: string): Promise<boolean> => {
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const response = await fetch(`${server}/runs?session_id=${thread}`);
+      const body = (await response.json()) as { runs?: { status: string }[] };
+      if (body.runs?.[0]?.status === 'completed') return true;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    return false;
+  };
 }
 
 /** Count answers by status: `{ 200: 40, 503: 12 }`. */

@@ -12,13 +12,14 @@ import {
 } from '../../authoring/workflow-definition.js';
 import { ConfigError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
-import type {
-  DueThread,
-  OpenPause,
-  SegmentEnd,
-  SegmentRequest,
-  WorkflowEngine,
-  WorkflowState,
+import {
+  type DueThread,
+  markUntouched,
+  type OpenPause,
+  type SegmentEnd,
+  type SegmentRequest,
+  type WorkflowEngine,
+  type WorkflowState,
 } from '../../runtime/workflow-engine.js';
 import { dueThreads, nextWakeup } from './due.js';
 import {
@@ -117,18 +118,34 @@ export class LangGraphEngine implements WorkflowEngine {
     stored: string,
   ): AsyncGenerator<EventDraft, SegmentEnd, undefined> {
     const { workflow, threadId, scope, settings } = request;
-    const stream = await graph.stream(input as never, {
-      configurable: { thread_id: stored },
-      durability: workflow.durability ?? DEFAULT_DURABILITY,
-      ...workflow.runSettings,
-      ...settings,
-      context: scope,
-      signal: scope.signal,
-      streamMode: ['updates', 'custom', 'values'],
-    });
+    const durability = workflow.durability ?? DEFAULT_DURABILITY;
+    let chunks = 0;
+    const stream = await graph
+      .stream(input as never, {
+        configurable: { thread_id: stored },
+        durability,
+        ...workflow.runSettings,
+        ...settings,
+        context: scope,
+        signal: scope.signal,
+        streamMode: ['updates', 'custom', 'values'],
+      })
+      .catch((error: unknown) => Promise.reject(markUntouched(error)));
     const interrupts: Interrupt[] = [];
     let state: WorkflowState = {};
-    for await (const chunk of stream) {
+    // A stream that failed before its first step's output (the checkpoint read failed), or
+    // before its end when checkpoints are written only at the end, left the thread as it was.
+    const counted = (async function* () {
+      try {
+        for await (const chunk of stream) {
+          chunks += 1;
+          yield chunk;
+        }
+      } catch (error) {
+        throw chunks === 0 || durability === 'exit' ? markUntouched(error) : error;
+      }
+    })();
+    for await (const chunk of counted) {
       const [mode, data] = chunk as [string, unknown];
       if (mode === 'custom') {
         yield { kind: 'custom', payload: { data: data ?? null } };

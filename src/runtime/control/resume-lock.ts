@@ -7,7 +7,7 @@
  * src/deck/run-control-agents.test.ts ("lets exactly one of two concurrent resumes continue the run").
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError } from '../../core/errors.js';
+import { ConflictError, isBackendOutage, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import type { RunStatus } from '../../core/status.js';
 import type { EventStore, RunSummary } from '../../core/store.js';
@@ -42,12 +42,18 @@ export async function* underResumeLock<R>(
   }
   const lockKey = resumeLockKey(runId);
   const lockHolder = randomUUID();
-  const lock = await store.claim({
-    key: lockKey,
-    runId: lockHolder,
-    staleAfterMs: request.staleAfterMs,
-    leaseMs: RESUME_LOCK_LEASE_MS,
-  });
+  const lock = await store
+    .claim({
+      key: lockKey,
+      runId: lockHolder,
+      staleAfterMs: request.staleAfterMs,
+      leaseMs: RESUME_LOCK_LEASE_MS,
+    })
+    .catch((error: unknown) => {
+      // The claim may have been written before the connection broke: free it once it can be.
+      if (isBackendOutage(error)) releaseLater(store, lockKey, lockHolder);
+      throw error;
+    });
   if (!lock.acquired) {
     throw new ConflictError(
       `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
@@ -58,6 +64,26 @@ export async function* underResumeLock<R>(
     if (request.closed()) throw closed();
     return yield* body();
   } finally {
-    await store.release(lockKey, lockHolder).catch(() => false);
+    await store.release(lockKey, lockHolder).catch((error: unknown) => {
+      // A lock left behind would refuse the retry of an answer for the whole lease.
+      if (isBackendOutage(error)) releaseLater(store, lockKey, lockHolder);
+      return false;
+    });
   }
+}
+
+/** How often a lock that could not be freed is tried again, in ms. */
+const RELEASE_RETRY_MS = 200;
+
+/** Free a lock the store refused to free (it was out), retrying until it can or the lease ends. */
+function releaseLater(store: EventStore, key: string, holder: string): void {
+  const until = Date.now() + RESUME_LOCK_LEASE_MS;
+  const attempt = () => {
+    store.release(key, holder).catch((error: unknown) => {
+      if (isBackendOutage(error) && Date.now() < until) {
+        setTimeout(attempt, RELEASE_RETRY_MS).unref();
+      }
+    });
+  };
+  setTimeout(attempt, RELEASE_RETRY_MS).unref();
 }

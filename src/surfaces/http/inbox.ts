@@ -7,12 +7,13 @@
 import type { z } from 'zod';
 import { errorMessage, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
-import { isInterrupt } from '../../core/interrupt-result.js';
+import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
+import { answerIdOf, replayedAnswer } from '../../runtime/answer-replay.js';
 import type { HttpDeps } from './deps.js';
 import { HttpError, withRunId } from './errors.js';
 import { route } from './routes.js';
 import { AnswerBody, Answered, Detail, Inbox } from './schemas.js';
-import type { PendingItem } from './served-deck.js';
+import type { PendingItem, ServedDeck } from './served-deck.js';
 
 /** The wire form of an inbox item. */
 export function pendingToWire(item: PendingItem): Record<string, unknown> {
@@ -63,7 +64,9 @@ export function inboxRoutes(deps: HttpDeps) {
       description:
         'A workflow interrupt: `value` is what `interrupt()` returns. A tool approval: `{"approved": true}` runs ' +
         'the call, `{"approved": false, "reason": "..."}` tells the model it was rejected. The run goes on ' +
-        'before the response: its status after, its result, and what it waits for next.',
+        'before the response: its status after, its result, and what it waits for next. Sent again ' +
+        'once the run has moved on, with the same `Idempotency-Key` header or the same value, a ' +
+        "workflow answer gets the first answer's outcome; a 503 or 507 means it did not happen.",
       tag: 'runs',
       body: { schema: AnswerBody, description: 'The answer.' },
       responses: {
@@ -90,21 +93,30 @@ export function inboxRoutes(deps: HttpDeps) {
             `Run '${runId}' is of '${run.origin}', which this service does not serve.`,
           );
         }
-        if (run.status !== 'waiting_human') {
-          throw new HttpError(
-            409,
-            `Run '${runId}' is not waiting for an answer (its status is ${run.status}).`,
-          );
-        }
+        const key = idempotencyKeyOf(request);
         let result: Awaited<ReturnType<typeof deck.answer>>;
-        try {
-          result = await deck.answer(runId, body.value, await deps.runContext(request));
-        } catch (error) {
-          // It waited a moment ago: another caller answered it meanwhile.
-          if (error instanceof NotFoundError) throw new HttpError(409, errorMessage(error));
-          throw error;
+        if (run.status !== 'waiting_human') {
+          // The retry of an answer that took effect (same key, or same value): its outcome.
+          const answerId = answerIdOf(body.value, key.idempotencyKey);
+          const replay = await replayedAnswer(deps.eventLog(), runId, answerId);
+          if (!replay) {
+            throw new HttpError(
+              409,
+              `Run '${runId}' is not waiting for an answer (its status is ${run.status}).`,
+            );
+          }
+          result = replay;
+        } else {
+          try {
+            const options = { ...(await deps.runContext(request)), ...key };
+            result = await deck.answer(runId, body.value, options);
+          } catch (error) {
+            // It waited a moment ago: another caller answered it meanwhile.
+            if (error instanceof NotFoundError) throw new HttpError(409, errorMessage(error));
+            throw error;
+          }
         }
-        const status = await deck.status(runId);
+        const status = await statusAfter(deck, runId, result);
         const pending = isInterrupt(result)
           ? pendingToWire({
               runId,
@@ -125,4 +137,21 @@ export function inboxRoutes(deps: HttpDeps) {
       },
     }),
   ];
+}
+
+/** The `Idempotency-Key` header, as `deck.answer`'s option (none when absent or empty). */
+export function idempotencyKeyOf(request: Request): { idempotencyKey?: string } {
+  const key = request.headers.get('idempotency-key')?.trim();
+  return key ? { idempotencyKey: key } : {};
+}
+
+/**
+ * The run's status once its answer played. Read from the log; when the store cannot say (it
+ * failed just now, or the run's ending still waits to be written), what the result shows: an
+ * answer that took effect is not reported as refused.
+ */
+async function statusAfter(deck: ServedDeck, runId: string, result: WorkflowResult) {
+  const read = await deck.status(runId).catch(() => null);
+  if (read !== null && read !== 'running') return read;
+  return isInterrupt(result) ? (result.payload === null ? 'paused' : 'waiting_human') : 'completed';
 }

@@ -39,7 +39,11 @@ export interface ServedDeck<C = unknown> {
     options: ServedRunOptions<C>,
   ): AsyncGenerator<Event, void, undefined>;
   pending(): Promise<PendingItem[]>;
-  answer(runId: string, value: unknown, options: { context?: C }): Promise<WorkflowResult>;
+  answer(
+    runId: string,
+    value: unknown,
+    options: { context?: C; idempotencyKey?: string },
+  ): Promise<WorkflowResult>;
   tick(now?: string): Promise<TickOutcome[]>;
   status(runId: string): Promise<RunStatus | null>;
   pause(runId: string, options: { reason: string | null }): Promise<unknown>;

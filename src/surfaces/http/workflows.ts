@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { errorMessage, errorTypeName, NotFoundError } from '../../core/errors.js';
 import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
 import { pendingOnThread } from '../../deck/pending.js';
+import { answerIdOf, replayedAnswer } from '../../runtime/answer-replay.js';
 import { type HttpDeps, unknownName } from './deps.js';
 import {
   detailResponse,
@@ -17,6 +18,7 @@ import {
   runIdHeader,
   withRunId,
 } from './errors.js';
+import { idempotencyKeyOf } from './inbox.js';
 import { route } from './routes.js';
 import { answerOf, drainToEnd, failureLine, interruptBody } from './run-results.js';
 import {
@@ -127,7 +129,10 @@ export function workflowRoutes(deps: HttpDeps) {
       method: 'post',
       path: '/workflows/{name}/{thread_id}/resume',
       summary: "Answer a thread's open question",
-      description: 'Always plain JSON: the final state, or the next interrupt object.',
+      description:
+        'Always plain JSON: the final state, or the next interrupt object. With an ' +
+        '`Idempotency-Key` header, the same answer sent again once the thread has moved on gets ' +
+        "the first answer's outcome; a 503 or 507 means it did not happen.",
       tag: 'workflows',
       body: { schema: ResumeBody, description: 'The answer.' },
       responses: {
@@ -145,12 +150,21 @@ export function workflowRoutes(deps: HttpDeps) {
         const name = known(params.name);
         const threadId = params.thread_id ?? '';
         const notPaused = new HttpError(404, `No paused run of '${name}' on thread '${threadId}'.`);
+        const key = idempotencyKeyOf(request);
         // One lookup by the thread, not a listing of every waiting run (#29).
         const item = await pendingOnThread(deps.eventLog(), name, threadId);
-        if (!item) throw notPaused;
+        if (!item) {
+          // With an idempotency key, the retry of an answer that took effect: its outcome.
+          const replay = key.idempotencyKey
+            ? await replayOnThread(deps, name, threadId, key.idempotencyKey)
+            : null;
+          if (!replay) throw notPaused;
+          return withRunId(Response.json(resultBody(replay.result)), replay.runId);
+        }
         let result: WorkflowResult;
         try {
-          result = await deck.answer(item.runId, body.value, await deps.runContext(request));
+          const options = { ...(await deps.runContext(request)), ...key };
+          result = await deck.answer(item.runId, body.value, options);
         } catch (error) {
           // Refused before it continued: it stopped waiting meanwhile (404), or another caller
           // is answering it (409). Anything else failed inside the run: 500, logged.
@@ -161,6 +175,17 @@ export function workflowRoutes(deps: HttpDeps) {
       },
     }),
   ];
+}
+
+/** The outcome of the answer named `key` to the latest run on the thread, or `null`. */
+async function replayOnThread(deps: HttpDeps, name: string, threadId: string, key: string) {
+  const store = deps.eventLog();
+  const [run] = await store.listRuns({ origin: name, sessionId: threadId, limit: 1 });
+  const byId = run ? null : await store.getRun(threadId);
+  const runId = run?.runId ?? (byId?.origin === name ? byId.runId : null);
+  if (runId === null) return null;
+  const result = await replayedAnswer(store, runId, answerIdOf(null, key));
+  return result === null ? null : { runId, result };
 }
 
 /** A node's state patch; `null` when it returned no update (the engine records `{}`). */
