@@ -136,7 +136,8 @@ export async function sendAnswer(server: string, id: string, timeoutMs = 15_000)
  */
 export async function checkAnswers(
   answers: readonly Answer[],
-  completed: (thread: string) => Promise<boolean>,
+  /** `true` once the answer's run completed; otherwise what is seen of it, for the report. */
+  completed: (thread: string) => Promise<true | string>,
   timeoutMs = 10_000,
 ): Promise<{ notInEffect: Answer[]; notRetried: Answer[] }> {
   const notInEffect: Answer[] = [];
@@ -150,21 +151,26 @@ export async function checkAnswers(
       last = await sendAnswer(answer.server, answer.id);
     }
     if (last.status !== 200) notRetried.push(last);
-    else if (!(await completed(answer.id))) notInEffect.push(answer);
+    else {
+      const seen = await completed(answer.id);
+      if (seen !== true) notInEffect.push({ ...answer, body: `${answer.body} (now: ${seen})` });
+    }
   }
   return { notInEffect, notRetried };
 }
 
 /** Whether the latest run on a thread has completed, asked of `server` (polled for 3 s at most). */
 export function completedOn(server: string) {
-  return async (thread: string): Promise<boolean> => {
+  return async (thread: string): Promise<true | string> => {
+    let seen = '';
     for (let attempt = 0; attempt < 30; attempt++) {
       const response = await fetch(`${server}/runs?session_id=${thread}`);
-      const body = (await response.json()) as { runs?: { status: string }[] };
+      const body = (await response.json()) as { runs?: { run_id: string; status: string }[] };
       if (body.runs?.[0]?.status === 'completed') return true;
+      seen = JSON.stringify(body.runs?.map((run) => [run.run_id, run.status]));
       await new Promise((done) => setTimeout(done, 100));
     }
-    return false;
+    return seen;
   };
 }
 
