@@ -13,7 +13,7 @@ import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import type { ApprovalAnswer } from '../runtime/agent-engine.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
-import { answerIdOf, replayedAnswer } from '../runtime/answer-replay.js';
+import { answeredTurnResult, answerIdOf, replayedAnswer } from '../runtime/answer-replay.js';
 import { pausedRun } from '../runtime/paused-run.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import { settle } from '../runtime/workflow-run.js';
@@ -37,34 +37,32 @@ export async function answerRun(
   const { runtime, store } = parts;
   const summary = await store.getRun(runId);
   const workflow = summary ? workflows.get(summary.origin) : undefined;
-  if (summary && workflow) {
-    const answerId = answerIdOf(value, idempotencyKey);
-    // A retry of an answer that took effect (its key seen, the run moved on): its outcome.
-    const replay =
-      idempotencyKey && summary.status !== 'waiting_human'
-        ? await replayedAnswer(store, runId, answerId)
-        : null;
-    if (replay) return replay;
-    const options = { context, checked: summary, answerId };
-    return settle(runtime.resumeWorkflow(workflow, runId, { answer: value }, options));
-  }
-  const agent = summary ? agents.get(summary.origin) : undefined;
-  if (!summary || !agent) {
+  const agent = summary && !workflow ? agents.get(summary.origin) : undefined;
+  if (!summary || (!workflow && !agent)) {
     throw new NotFoundError(
       summary
         ? `run '${runId}' is not a run of an agent or workflow in this catalog (it ran '${summary.origin}')`
         : `no run '${runId}' in the event log; pass a run id that pending() listed`,
     );
   }
+  const answerId = answerIdOf(value, idempotencyKey);
+  // A retry of an answer that took effect (its key seen, the run moved on): its outcome.
+  const replay =
+    idempotencyKey && summary.status !== 'waiting_human'
+      ? await replayedAnswer(store, runId, answerId)
+      : null;
+  if (replay) return replay;
+  if (workflow) {
+    const options = { context, checked: summary, answerId };
+    return settle(runtime.resumeWorkflow(workflow, runId, { answer: value }, options));
+  }
   // A run that does not wait is said so before its answer is judged.
   await pausedRun(store, runId, 'waiting_human');
-  const answer = approvalAnswer(value, runId);
-  const result = await turnOf(
-    runtime.resumeAgent(agent, runId, { context, resumeRequestId: null, answer }),
-    runId,
-  );
+  const answer = { ...approvalAnswer(value, runId), answerId };
+  const options = { context, resumeRequestId: null, answer };
+  const result = await turnOf(runtime.resumeAgent(agent as AgentDefinition, runId, options), runId);
   // The turn goes on: the next call waiting, or its result (a mapping like a final state).
-  return result.interrupt ?? (result as unknown as Record<string, unknown>);
+  return answeredTurnResult(result);
 }
 
 /** Play an agent turn to its end: its result, or the error that failed it. */

@@ -70,8 +70,8 @@ export interface AnswerOptions<C = unknown> {
   /** The per-run application value the resumed nodes receive; omitted, they read `null`. */
   context?: C;
   /**
-   * Names this answer (a workflow's): a retry with the same key, once the run has moved on,
-   * gets the first answer's outcome instead of NotFoundError. @default none
+   * Names this answer (a workflow's, or a tool approval): a retry with the same key, once the
+   * run has moved on, gets the first answer's outcome instead of NotFoundError. @default none
    */
   idempotencyKey?: string;
 }

@@ -10,6 +10,7 @@ import { END, START, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { openTestDeck } from '../../test/support/decks.js';
+import { heldShipping } from '../../test/support/held-tool.js';
 import { useScriptedModelServer } from '../../test/support/model-server.js';
 import { Agent, InterruptResult, tool, Workflow } from '../index.js';
 
@@ -164,6 +165,38 @@ describe.each([
       'refund',
     ]);
     expect(events.filter((e) => e.kind === 'run.interrupted')).toHaveLength(2);
+    modelServer().assertConsumed();
+  });
+});
+
+describe('tool approvals: a repeated answer (#36)', () => {
+  it('replays the first outcome by its key; refuses another answer, and one still playing', async () => {
+    const { agent, running, release, shipped } = heldShipping();
+    const { deck, eventStore } = await openTestDeck({ agents: [agent] });
+    modelServer().push(
+      { toolCalls: [{ name: 'ship', arguments: { order: 'H1' } }] },
+      { text: 'Shipped H1.' },
+    );
+    const first = await deck.run('Dispatcher', 'Ship H1', { sessionId: 's-again' });
+    const key = { idempotencyKey: 'k-1' };
+    const answering = deck.answer(first.runId, { approved: true }, key);
+    await running;
+    await expect(deck.answer(first.runId, { approved: true }, key)).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    release();
+    const answered = await answering;
+    expect(answered).toMatchObject({ output: 'Shipped H1.', runId: first.runId });
+    expect(await deck.answer(first.runId, { approved: true }, key)).toEqual(answered);
+    await expect(
+      deck.answer(first.runId, { approved: false }, { idempotencyKey: 'k-2' }),
+    ).rejects.toThrow(/not waiting/);
+    // Without a key the deck does not replay (the same value may be a new answer).
+    await expect(deck.answer(first.runId, { approved: true })).rejects.toThrow(/not waiting/);
+    expect(shipped).toEqual(['H1']);
+    const events = await eventStore.read(first.runId);
+    const resumed = events.find((e) => e.kind === 'run.resumed');
+    expect(resumed?.payload).toMatchObject({ answer: { approved: true }, answerId: 'key:k-1' });
     modelServer().assertConsumed();
   });
 });

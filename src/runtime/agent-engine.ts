@@ -51,6 +51,11 @@ export interface ApprovalAnswer {
    * or doubled answer never approves a call nobody saw.
    */
   callId?: string | null;
+  /**
+   * The answer's id (its idempotency key, or its value's digest), recorded on `run.resumed`
+   * so a retry finds its outcome (`runtime/answer-replay.ts`); engines ignore it. @default none
+   */
+  answerId?: string;
 }
 
 /** How a turn is paused (SPEC.md "Agent run control"). */

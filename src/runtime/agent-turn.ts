@@ -79,6 +79,7 @@ export async function* playAgentTurn(
           ...(answer
             ? { answer: { approved: answer.approved, reason: answer.reason ?? null } }
             : {}),
+          ...(answer?.answerId ? { answerId: answer.answerId } : {}),
         },
       }
     : {

@@ -4,7 +4,7 @@
  * answer gets nothing to replay.
  */
 import { describe, expect, it } from 'vitest';
-import { DataBlock } from '../core/blocks.js';
+import { DataBlock, TextBlock } from '../core/blocks.js';
 import { ConflictError, RunFailedError } from '../core/errors.js';
 import type { EventDraft, NewEvent } from '../core/events.js';
 import { InterruptResult } from '../core/interrupt-result.js';
@@ -63,5 +63,33 @@ describe('replayedAnswer', () => {
     await expect(replayedAnswer(failed, 'r-1', id)).rejects.toThrow(RunFailedError);
     const playing = await logOf(started, asked, resumed(id));
     await expect(replayedAnswer(playing, 'r-1', id)).rejects.toThrow(ConflictError);
+  });
+
+  it("replays a tool approval as the answer returned it: the turn's result or the next call", async () => {
+    const id = answerIdOf({ approved: true });
+    const approved: EventDraft = {
+      kind: 'run.resumed',
+      payload: { requestId: null, answer: { approved: true, reason: null }, answerId: id },
+    };
+    const agentStarted: EventDraft = {
+      kind: 'run.started',
+      payload: { invocableType: 'agent', input: [] },
+    };
+    const usage = { requests: 1, inputTokens: 2, outputTokens: 3, totalTokens: 5, usd: null };
+    const done: EventDraft = {
+      kind: 'run.completed',
+      payload: { output: [new TextBlock('Sent.')], usage },
+    };
+    const store = await logOf(agentStarted, asked, approved, done);
+    expect(await replayedAnswer(store, 'r-1', id)).toEqual({
+      output: 'Sent.',
+      usage,
+      runId: 'r-1',
+      sessionId: 't-1',
+    });
+    const next = await logOf(agentStarted, asked, approved, asked);
+    expect(await replayedAnswer(next, 'r-1', id)).toEqual(
+      new InterruptResult({ question: 'approve?' }, 't-1', 'r-1'),
+    );
   });
 });

@@ -1,10 +1,12 @@
 /**
- * Answers are idempotent: a workflow answer records its id on `run.resumed` (the caller's
- * idempotency key, or a digest of the value), so an answer retried after its response was
- * lost (a 503 or 507 while the store failed, a dropped connection) gets the outcome the first
- * one had, read from the run's log, instead of "not waiting". A run that waits again is
- * answered again: a retry is only replayed once the run has moved past waiting.
- * Tested in test/faults/answer-outage.int.test.ts and src/runtime/answer-replay.test.ts.
+ * Answers are idempotent: an answer (a workflow's, or an agent's tool approval) records its
+ * id on `run.resumed` (the caller's idempotency key, or a digest of the value), so an answer
+ * retried after its response was lost (a 503 or 507 while the store failed, a dropped
+ * connection) gets the outcome the first one had, read from the run's log, instead of "not
+ * waiting". A run that waits again is answered again: a retry is only replayed once the run
+ * has moved past waiting. Tested in test/faults/answer-outage.int.test.ts,
+ * src/runtime/answer-replay.test.ts, and for approvals in src/deck/tool-approvals.test.ts and
+ * src/surfaces/http/inbox.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { ConflictError, RunCancelledError, RunFailedError } from '../core/errors.js';
@@ -12,7 +14,7 @@ import type { Event } from '../core/events.js';
 import { InterruptResult, type WorkflowResult } from '../core/interrupt-result.js';
 import type { EventStore } from '../core/store.js';
 import { timerPayload, wakeAtOfReason } from '../core/wakeups.js';
-import { outputValue } from './turn-result.js';
+import { outputValue, type TurnResult, turnResultFrom } from './turn-result.js';
 
 /** An answer's id: `key:<idempotency key>`, else `value:<sha-256 of its JSON>`. */
 export function answerIdOf(value: unknown, idempotencyKey?: string | null): string {
@@ -23,7 +25,8 @@ export function answerIdOf(value: unknown, idempotencyKey?: string | null): stri
 
 /**
  * The outcome of the answer `answerId` when it is the one that last continued run `runId`:
- * the final state or the next interrupt; a failed or cancelled run throws as its answer did;
+ * the final state or the next interrupt (an approval: the turn's result or the next call
+ * waiting); a failed run throws as its answer did, a cancelled workflow run too;
  * a run still playing that answer is a ConflictError (retry). `null` when the run's latest
  * answer was another one (or none): the caller refuses the answer as before.
  */
@@ -36,14 +39,24 @@ export async function replayedAnswer(
   const at = events.findLastIndex((e) => e.kind === 'run.resumed');
   const resumed = events[at];
   if (resumed?.kind !== 'run.resumed' || resumed.payload.answerId !== answerId) return null;
-  const end = events.slice(at + 1).find(isSegmentEnd);
+  const endAt = events.findIndex((e, i) => i > at && isSegmentEnd(e));
+  const end = events[endAt];
   if (!end) {
     throw new ConflictError(
       `run '${runId}' is still playing this answer; read its status, or retry in a moment`,
       { holderRunId: runId },
     );
   }
+  // An agent's tool approval: the turn it continued, as the answer returned it.
+  if (resumed.payload.answer && end.kind !== 'run.failed') {
+    return answeredTurnResult(turnResultFrom(events.slice(at, endAt + 1), runId));
+  }
   return resultOf(end);
+}
+
+/** What an answer to a held tool call returns: the next call waiting, else the turn's result. */
+export function answeredTurnResult(result: TurnResult): WorkflowResult {
+  return result.interrupt ?? (result as unknown as Record<string, unknown>);
 }
 
 function isSegmentEnd(event: Event): boolean {

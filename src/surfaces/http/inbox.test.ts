@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openTestDeck } from '../../../test/support/decks.js';
+import { heldShipping } from '../../../test/support/held-tool.js';
 import { postJson } from '../../../test/support/http.js';
 import { useScriptedModelServer } from '../../../test/support/model-server.js';
 import { approval } from '../../../test/support/workflows.js';
@@ -147,12 +148,59 @@ describe('tool approvals over HTTP', () => {
       app.request(`/runs/${runId}/answer`, postJson({ value: { approved: true } })),
     ]);
     expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    const won = await both.find((r) => r.status === 200)?.json();
     expect(sent).toEqual(['cy']);
+    // The same answer again once the run moved on: the first one's outcome (#36).
     const again = await app.request(
       `/runs/${runId}/answer`,
       postJson({ value: { approved: true } }),
     );
-    expect(again.status).toBe(409);
-    expect(((await again.json()) as { detail: string }).detail).toContain('not waiting');
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(won);
+    const other = await app.request(
+      `/runs/${runId}/answer`,
+      postJson({ value: { approved: false } }),
+    );
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { detail: string }).detail).toContain('not waiting');
+    expect(sent).toEqual(['cy']);
+  });
+
+  it('a repeated approval with its Idempotency-Key: 409 while it plays, then its first body (#36)', async () => {
+    const { agent, running, release, shipped } = heldShipping();
+    const { deck } = await openTestDeck({ agents: [agent] });
+    const app = deck.app();
+    modelServer().push(
+      { toolCalls: [{ name: 'ship', arguments: { order: 'H1' } }] },
+      { text: 'Shipped H1.' },
+    );
+    const chatted = await app.request('/agents/Dispatcher/chat', chat('s-4', 'Ship H1'));
+    const runId = chatted.headers.get('x-run-id');
+    const answer = (value: unknown, key = 'k-1') =>
+      app.request(`/runs/${runId}/answer`, postJson({ value }, { 'Idempotency-Key': key }));
+    const answering = answer({ approved: true });
+    await running;
+    const playing = await answer({ approved: true });
+    expect(playing.status).toBe(409);
+    expect(((await playing.json()) as { detail: string }).detail).toContain('still playing');
+    release();
+    const first = await answering;
+    expect(first.status).toBe(200);
+    const body = await first.json();
+    expect(body).toEqual({
+      run_id: runId,
+      status: 'completed',
+      result: { output: 'Shipped H1.' },
+      pending: null,
+    });
+    const repeated = await answer({ approved: true });
+    expect(repeated.status).toBe(200);
+    expect(repeated.headers.get('x-run-id')).toBe(runId);
+    expect(await repeated.json()).toEqual(body);
+    const other = await answer({ approved: false }, 'k-2');
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { detail: string }).detail).toContain('not waiting');
+    expect(shipped).toEqual(['H1']);
+    modelServer().assertConsumed();
   });
 });

@@ -65,8 +65,9 @@ export function inboxRoutes(deps: HttpDeps) {
         'A workflow interrupt: `value` is what `interrupt()` returns. A tool approval: `{"approved": true}` runs ' +
         'the call, `{"approved": false, "reason": "..."}` tells the model it was rejected. The run goes on ' +
         'before the response: its status after, its result, and what it waits for next. Sent again ' +
-        'once the run has moved on, with the same `Idempotency-Key` header or the same value, a ' +
-        "workflow answer gets the first answer's outcome; a 503 or 507 means it did not happen.",
+        'once the run has moved on, with the same `Idempotency-Key` header or the same value, an ' +
+        "answer (a workflow's, or a tool approval) gets the first answer's outcome; a 503 or 507 " +
+        'means it did not happen.',
       tag: 'runs',
       body: { schema: AnswerBody, description: 'The answer.' },
       responses: {
