@@ -16,6 +16,7 @@
  * src/deck/stale-claims.test.ts, src/deck/wake-timers.test.ts, src/deck/schedules.test.ts.
  */
 
+import { DataBlock } from '../core/blocks.js';
 import { log } from '../core/log.js';
 import type { ControlParts } from './control/requests.js';
 import { ResumeWatch } from './control/resume-watch.js';
@@ -27,6 +28,7 @@ import type { RuntimeSettings } from './settings.js';
 import { startStaleSweep } from './stale-sweep.js';
 import { TimerWaker } from './timer-waker.js';
 import { type TimerParts, tickDue } from './timers.js';
+import { reopenedPause } from './workflow-run.js';
 
 export interface BackgroundOptions {
   /** Wake sleeping threads at their time and fire the schedules. @default false */
@@ -82,6 +84,20 @@ export class BackgroundWork {
       settings: this.#deps.settings,
       workflows: new Set(this.#deps.control.workflows.keys()),
       taps: this.#deps.taps,
+      // What the thread's checkpoint says a gone process's workflow run came to.
+      endOfThread: async (run) => {
+        const { engine, workflows } = this.#deps.timers;
+        const workflow = workflows.get(run.origin);
+        if (!workflow) return undefined;
+        const threadId = run.sessionId ?? run.runId;
+        const open = await engine.openPauses(workflow, threadId);
+        const waiting = reopenedPause(open, { answer: null }, threadId);
+        if (waiting) return waiting;
+        const state = await engine.endedState?.(workflow, threadId, run.startedAt);
+        return state
+          ? { kind: 'run.completed', payload: { output: [new DataBlock(state)], usage: null } }
+          : undefined;
+      },
     });
     this.#timers?.start();
     this.#scheduler?.start();

@@ -8,16 +8,23 @@
  * sweeper that frees the claim at once) and closed. Several processes may sweep at once:
  * the claim lets one of them close a run, and the recorder never writes a second terminal
  * event. A run that holds no claim (an agent turn without a session) cannot be told from a
- * live one, and is left alone.
+ * live one, and is left alone. A workflow run ends as its thread's checkpoint says instead,
+ * when it says: one whose thread still waits at a question (its process died while it played
+ * an answer, before the graph moved on) waits for it again (`run.interrupted`, claim kept),
+ * so the answer cut off can be sent again; one whose graph ended is `run.completed`. Either
+ * way the dead process's resume lock is freed, so that answer's retry is not refused.
  * Tested through the deck: src/deck/stale-claims.test.ts; across processes in
  * test/scale-out.int.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { isBackendOutage } from '../core/errors.js';
+import type { EventDraft } from '../core/events.js';
 import { type EventStore, isStale, type RunSummary } from '../core/store.js';
 import { closeTakenOver, sessionClaimKey } from './claims.js';
+import { resumeLockKey } from './control/rest-cancel.js';
 import { heartbeatTiming, LEASE_HEARTBEATS } from './heartbeat.js';
-import type { EventTap } from './recorder.js';
+import { identityOf } from './paused-run.js';
+import { type EventTap, RunRecorder } from './recorder.js';
 import { RepeatedFailures } from './repeated-failures.js';
 import type { RuntimeSettings } from './settings.js';
 import { threadClaimKey } from './workflow-run.js';
@@ -31,6 +38,11 @@ export interface SweepDeps {
   /** The deck's workflow names: their runs hold a thread claim, an agent's its session's. */
   workflows: ReadonlySet<string>;
   taps: readonly EventTap[];
+  /**
+   * How a workflow run's thread says the run stands, read from its checkpoint: the question it
+   * still waits at (`run.interrupted`), its end (`run.completed`), or nothing to say.
+   */
+  endOfThread?: (run: RunSummary) => Promise<EventDraft | undefined>;
 }
 
 /** Sweep once per lease until the returned function is called (it awaits a sweep in flight). */
@@ -92,7 +104,16 @@ export async function sweepStaleRuns(deps: SweepDeps): Promise<string[]> {
       if (taken.acquired) await store.release(key, sweeper);
       continue; // renewed, or taken, meanwhile
     }
+    let reopened = false;
     try {
+      const end = await deps.endOfThread?.(run);
+      if (end) {
+        await new RunRecorder(store, identityOf(run), deps.taps).record(end);
+        reopened = end.kind === 'run.interrupted';
+        const lock = await store.claimHolder(resumeLockKey(run.runId));
+        if (lock) await store.release(resumeLockKey(run.runId), lock.runId);
+        continue;
+      }
       // Closed while the sweeper holds the claim: a stalled process that renews now finds it
       // taken and stops (heartbeat.ts), and never goes on past the sweep's run.failed.
       await closeTakenOver(
@@ -105,6 +126,8 @@ export async function sweepStaleRuns(deps: SweepDeps): Promise<string[]> {
       );
     } finally {
       await store.release(key, sweeper);
+      // Held again by the waiting run, as a run that pauses keeps it (run-lease.ts).
+      if (reopened) await store.claim({ key, runId: run.runId, staleAfterMs });
     }
     closed.push(run.runId);
   }

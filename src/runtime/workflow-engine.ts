@@ -82,6 +82,16 @@ export interface WorkflowEngine {
   playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined>;
   /** The pauses the thread waits on in its checkpointer, questions first; `[]` when not paused. */
   openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]>;
+  /**
+   * The thread's final state when its graph has ended (nothing next, nothing open) in a
+   * checkpoint written at or after `since` (ISO 8601); `null` otherwise, and always for an
+   * engine without it. For the stale sweep: a run whose process died after its graph ended.
+   */
+  endedState?(
+    workflow: WorkflowDefinition,
+    threadId: string,
+    since: string,
+  ): Promise<WorkflowState | null>;
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now`. */
   dueThreads(now: Date): Promise<DueThread[]>;
   /** The earliest wake-up time of a durable workflow's sleeping thread (ISO 8601 UTC), or `null`. */

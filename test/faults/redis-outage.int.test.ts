@@ -6,14 +6,23 @@
  * stream's first byte, never a 200 whose only frame is `event: error`), while the workflows
  * that do not need it go on answering 200; log the refusals once, not a line per refused
  * turn; serve chats again without a restart, and leave a log where every acknowledged run is
- * present with one terminal event and none is left `running`.
+ * present with one terminal event and none is left `running`. Workflow answers never touch
+ * Redis (a workflow's checkpoints and log are in the events' store), so part of the load
+ * answers the runs it starts and every answer sent while Redis is down must succeed (200) and
+ * take effect.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { startLoad, statusCounts, timeToFirstOk } from '../support/load.js';
+import {
+  checkAnswers,
+  completedOn,
+  startLoad,
+  statusCounts,
+  timeToFirstOk,
+} from '../support/load.js';
 import { checkLog, untilNoneRunning } from '../support/log-checks.js';
 import { type OwnRedis, startOwnRedis } from '../support/own-redis.js';
 import { type ServerProcess, startServer } from '../support/server-process.js';
@@ -53,7 +62,12 @@ afterAll(async () => {
 
 describe('a Redis restart under load', () => {
   it('answers chats 503 while Redis is down, workflows 200, and serves chats again after', async () => {
-    const load = startLoad({ servers: [url], model, workers: 4 });
+    const load = startLoad({
+      servers: [url],
+      model,
+      workers: 4,
+      kinds: ['workflow', 'chat', 'answer'],
+    });
     await sleep(1_000);
     const downAt = Date.now();
     const logBefore = server.err().length;
@@ -99,7 +113,8 @@ describe('a Redis restart under load', () => {
     console.log(
       `[redis outage] answers ${JSON.stringify(statusCounts(answers))}; chats while down ` +
         `${JSON.stringify(statusCounts(during.filter((a) => a.kind === 'chat')))}; ` +
-        `first chat 200 after restart ${recovery} ms`,
+        `first chat 200 after restart ${recovery} ms; answers ` +
+        `${JSON.stringify(statusCounts(answers.filter((a) => a.kind === 'answer')))}`,
     );
     expect(answers.filter((a) => a.status === 500 || a.status === 0)).toEqual([]);
     const chatsDown = during.filter((a) => a.kind === 'chat');
@@ -112,11 +127,20 @@ describe('a Redis restart under load', () => {
     const workflowsDown = during.filter((a) => a.kind === 'workflow');
     expect(workflowsDown.length).toBeGreaterThan(0);
     expect(workflowsDown.filter((a) => a.status !== 200)).toEqual([]);
+    const answersDown = during.filter((a) => a.kind === 'answer');
+    expect(answersDown.length).toBeGreaterThan(0);
+    expect(answersDown.filter((a) => a.status !== 200)).toEqual([]);
     expect(after.length).toBeGreaterThan(0);
     expect(after.filter((a) => a.status !== 200)).toEqual([]);
     expect(ready.status, readyBody).toBe(503);
     expect(readyBody).toMatch(/redis/i);
     expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+
+    // Every answer told 200 (all of them: none needs Redis) took effect.
+    expect(await checkAnswers(answers, completedOn(url))).toEqual({
+      notInEffect: [],
+      notRetried: [],
+    });
 
     await untilNoneRunning(eventsUrl);
     const log = await checkLog(eventsUrl, answers);

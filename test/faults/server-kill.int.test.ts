@@ -3,14 +3,17 @@
  * traffic, on SQLite (the embedded default) and on Postgres (a cluster of this test's own).
  * A new process on the same store must find every run a client was told about (a 200),
  * close the killed process's runs through its stale sweep (one terminal event each, none
- * left `running`), and, on SQLite, leave a file that passes `PRAGMA integrity_check`.
+ * left `running`), and, on SQLite, leave a file that passes `PRAGMA integrity_check`. Part of
+ * the load answers the runs it starts (with an `Idempotency-Key`): an answer told 200 took
+ * effect, and one in flight at the kill (no response) is retried, on the new process, to
+ * success.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { startLoad, statusCounts } from '../support/load.js';
+import { checkAnswers, completedOn, startLoad, statusCounts } from '../support/load.js';
 import { checkLog, sqliteIntegrity, untilNoneRunning } from '../support/log-checks.js';
 import {
   type OwnPostgres,
@@ -46,6 +49,7 @@ async function killUnderLoad(eventsUrl: string, env: Record<string, string>, cwd
     servers: [await victim.url],
     model,
     workers: 6,
+    kinds: ['workflow', 'chat', 'answer'],
     requestTimeoutMs: 5_000,
   });
   // Killed once it has acknowledged steady traffic (more than 10 answers), however loaded the
@@ -59,18 +63,30 @@ async function killUnderLoad(eventsUrl: string, env: Record<string, string>, cwd
   const answers = await load.stop();
   const successor = startServer(PROJECT, serverEnv, cwd);
   servers.push(successor);
-  await successor.url;
+  const successorUrl = await successor.url;
   await untilNoneRunning(eventsUrl);
   const log = await checkLog(eventsUrl, answers);
   console.log(
     `[kill ${eventsUrl.split(':')[0]}] answers ${JSON.stringify(statusCounts(answers))}; ` +
-      `${log.runs.length} runs in the log`,
+      `${log.runs.length} runs in the log; answers ` +
+      `${JSON.stringify(statusCounts(answers.filter((a) => a.kind === 'answer')))}`,
   );
   // Requests in flight at the kill lost their connection (status 0): never acknowledged.
   expect(answers.filter((a) => a.status !== 200 && a.status !== 0)).toEqual([]);
   expect(log.missing).toEqual([]);
   expect(log.doubleEnded).toEqual([]);
   expect(log.running).toEqual([]);
+
+  // Every answer told 200 took effect; every one cut off by the kill can be retried, on the
+  // successor (the victim's address is gone), to success.
+  const retried = await checkAnswers(
+    answers.map((answer) => ({ ...answer, server: successorUrl })),
+    completedOn(successorUrl),
+  );
+  expect(retried, `${JSON.stringify(retried)}\n${successor.err()}`).toEqual({
+    notInEffect: [],
+    notRetried: [],
+  });
 }
 
 describe('SIGKILL of a server under load', () => {

@@ -192,6 +192,18 @@ export class LangGraphEngine implements WorkflowEngine {
     };
   }
 
+  async endedState(
+    workflow: WorkflowDefinition,
+    threadId: string,
+    since: string,
+  ): Promise<WorkflowState | null> {
+    const state = await this.threadState(workflow, threadId);
+    if (!state || state.next.length > 0 || state.waiting.length > 0) return null;
+    return Date.parse(state.updatedAt) >= Date.parse(since)
+      ? (state.values as WorkflowState)
+      : null;
+  }
+
   async openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]> {
     return openPausesOf(this.#graph(workflow.name), storedThreadId(workflow.name, threadId));
   }
