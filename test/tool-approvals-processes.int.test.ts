@@ -145,13 +145,21 @@ describe('tool approvals across processes', { timeout: 60_000 }, () => {
     const answered = await post(second.url, `/runs/${held.run_id}/answer`, {
       value: { approved: true },
     });
-    expect(await answered.json()).toMatchObject({ status: 'completed', pending: null });
+    const outcome = await answered.json();
+    expect(outcome).toMatchObject({ status: 'completed', pending: null });
     expect(payments()).toEqual(['paid INV-2 120']);
-    // Answered once: a second answer finds nothing waiting.
+    // The same answer again (a client's retry) gets the first outcome and pays nothing more;
+    // another answer finds nothing waiting.
     const again = await post(second.url, `/runs/${held.run_id}/answer`, {
       value: { approved: true },
     });
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(outcome);
+    const other = await post(second.url, `/runs/${held.run_id}/answer`, {
+      value: { approved: false },
+    });
+    expect(other.status).toBe(409);
+    expect(payments()).toEqual(['paid INV-2 120']);
   });
 
   it('service runs reject never pays and tells the model; service runs approve pays once', async () => {
