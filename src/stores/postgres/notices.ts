@@ -22,6 +22,7 @@
 import type { Pool } from 'pg';
 import pg from 'pg';
 import { errorMessage, StoreError } from '../../core/errors.js';
+import { RunWatchers } from '../shared/run-watchers.js';
 
 /** The channel every Postgres event store notifies on; the payload names schema and run. */
 export const NOTICE_CHANNEL = 'agentdeck_events';
@@ -99,7 +100,7 @@ const RELISTEN_MS = 1_000;
 export class AppendNotices {
   readonly #config: pg.ClientConfig;
   readonly #where: string;
-  readonly #watchers = new Map<string, Set<() => void>>();
+  readonly #watchers = new RunWatchers();
   /** The connection being opened or open, and the schema its notices must name. */
   #listening: Promise<void> | null = null;
   #client: pg.Client | null = null;
@@ -119,20 +120,7 @@ export class AppendNotices {
    */
   async watch(runId: string, onAppend: () => void): Promise<() => void> {
     if (this.#closed) throw new StoreError(`${this.#where} is closed; open a new one`);
-    const entry = () => onAppend();
-    let set = this.#watchers.get(runId);
-    if (!set) {
-      set = new Set();
-      this.#watchers.set(runId, set);
-    }
-    set.add(entry);
-    const watching = set;
-    const stop = () => {
-      watching.delete(entry);
-      if (watching.size === 0 && this.#watchers.get(runId) === watching) {
-        this.#watchers.delete(runId);
-      }
-    };
+    const stop = this.#watchers.watch(runId, onAppend);
     try {
       await this.#listen();
     } catch (error) {
@@ -186,7 +174,7 @@ export class AppendNotices {
   #deliver(payload: string): void {
     const space = payload.indexOf(' ');
     if (space < 0 || payload.slice(0, space) !== this.#schema) return;
-    for (const wake of this.#watchers.get(payload.slice(space + 1)) ?? []) wake();
+    this.#watchers.wake(payload.slice(space + 1));
   }
 
   /** The connection dropped: wake everyone (they read), and listen again after a pause. */
@@ -195,7 +183,7 @@ export class AppendNotices {
     this.#client = null;
     this.#listening = null;
     client.end().catch(() => {});
-    this.#wakeAll();
+    this.#watchers.wakeAll();
     this.#relistenLater();
   }
 
@@ -206,14 +194,10 @@ export class AppendNotices {
       if (this.#closed || this.#watchers.size === 0) return;
       // Anything committed while the connection was down was missed: read again once listening.
       this.#listen().then(
-        () => this.#wakeAll(),
+        () => this.#watchers.wakeAll(),
         () => this.#relistenLater(),
       );
     }, RELISTEN_MS);
     this.#retry.unref();
-  }
-
-  #wakeAll(): void {
-    for (const set of this.#watchers.values()) for (const wake of set) wake();
   }
 }
