@@ -12,6 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RESUME_LOCK_LEASE_MS } from '../../src/runtime/control/rest-cancel.js';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
 import { checkAnswers, completedOn, startLoad, statusCounts } from '../support/load.js';
 import { checkLog, sqliteIntegrity, untilNoneRunning } from '../support/log-checks.js';
@@ -78,10 +79,13 @@ async function killUnderLoad(eventsUrl: string, env: Record<string, string>, cwd
   expect(log.running).toEqual([]);
 
   // Every answer told 200 took effect; every one cut off by the kill can be retried, on the
-  // successor (the victim's address is gone), to success.
+  // successor (the victim's address is gone), to success. An answer the victim had taken the
+  // resume lock for, but not yet recorded, is refused (409) until that lock's lease ends: the
+  // dead process cannot free it, so the retries may take the lease and a little more.
   const retried = await checkAnswers(
     answers.map((answer) => ({ ...answer, server: successorUrl })),
     completedOn(successorUrl),
+    RESUME_LOCK_LEASE_MS + 5_000,
   );
   expect(retried, `${JSON.stringify(retried)}\n${successor.err()}`).toEqual({
     notInEffect: [],
