@@ -26,13 +26,21 @@ export function binArgs(bin: Bin, ...args: string[]): string[] {
     : ['--import', TSX, join(SRC, 'surfaces/cli', `${name}.ts`), ...args];
 }
 
-/** Whether every source file has its compiled (or copied) twin in dist/, written after it. */
-function distIsCurrent(): boolean {
+/**
+ * Whether dist/ was built from the sources as they are: every source file has its compiled (or
+ * copied) twin there, written after it and after the build's configuration.
+ */
+export function distIsCurrent(): boolean {
   try {
+    const config = Math.max(
+      ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map(
+        (file) => statSync(join(REPO_ROOT, file)).mtimeMs,
+      ),
+    );
     return sourceFiles(SRC).every((file) => {
       if (/\.test(-d)?\.ts$/.test(file)) return true;
       const twin = join(DIST, relative(SRC, file)).replace(/(?<!\.d)\.ts$/, '.js');
-      return statSync(twin).mtimeMs >= statSync(file).mtimeMs;
+      return statSync(twin).mtimeMs >= Math.max(statSync(file).mtimeMs, config);
     });
   } catch {
     return false; // a twin is missing: not built, or built before the file was added

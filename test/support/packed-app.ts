@@ -8,11 +8,13 @@
  * the line does not name fails, as it would for them.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { cp, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { distIsCurrent, REPO_ROOT } from './cli.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export { REPO_ROOT };
+
 const run = promisify(execFile);
 
 /** The packages named by the `npm i` / `npm install` lines of a shell block (flags left out). */
@@ -27,30 +29,6 @@ export function installedPackages(block: string): string[] {
   return names;
 }
 
-/** The newest (or oldest) modification time of the files under `dir` that `keep` accepts. */
-async function mtimes(dir: string, keep: (path: string) => boolean): Promise<number[]> {
-  const times: number[] = [];
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    if (entry.isFile() && keep(path)) times.push((await stat(path)).mtimeMs);
-  }
-  return times;
-}
-
-/**
- * Whether `dist/` was built from the sources as they are (as `.ci/run` does before `npm test`):
- * its oldest compiled file is newer than every source file and the build configuration.
- */
-async function distIsFresh(): Promise<boolean> {
-  const dist = await mtimes(join(REPO_ROOT, 'dist'), (p) => p.endsWith('.js')).catch(() => []);
-  if (dist.length === 0) return false;
-  const sources = await mtimes(join(REPO_ROOT, 'src'), (p) => !/\.test(-d)?\.ts$/.test(p));
-  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) {
-    sources.push((await stat(join(REPO_ROOT, file))).mtimeMs);
-  }
-  return Math.min(...dist) >= Math.max(...sources);
-}
-
 /**
  * `npm pack` of this repository into `into`, returning the tarball's path. Packs the
  * repository itself when its `dist/` is fresh; otherwise builds a copy in `into/stage`
@@ -59,7 +37,7 @@ async function distIsFresh(): Promise<boolean> {
  */
 export async function packAgentdeck(into: string): Promise<{ tarball: string; staged: boolean }> {
   let from = REPO_ROOT;
-  const staged = !(await distIsFresh());
+  const staged = !distIsCurrent();
   if (staged) {
     from = join(into, 'stage');
     await mkdir(from, { recursive: true });
