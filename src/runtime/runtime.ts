@@ -39,10 +39,10 @@ import {
 import { type ScheduleParts, scheduleParts } from './schedules.js';
 import { dueThreads, type TickOutcome, tickDue } from './timers.js';
 import type { DueThread, SegmentStart } from './workflow-engine.js';
+import { resumeWorkflowRun } from './workflow-resume.js';
 import {
   addressResume,
   playWorkflowSegment,
-  reopenedPause,
   type WorkflowOutcome,
   type WorkflowResume,
   type WorkflowRunDeps,
@@ -420,24 +420,14 @@ export class Runtime implements RunPlayer {
     const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
     const check = { expected, checked: options.checked };
     return yield* this.#underResumeLock(runId, check, async function* (this: Runtime) {
-      // Checked again under the lock: another caller may have resumed it meanwhile.
-      const summary = await pausedRun(this.#deps.store, runId, expected);
-      const threadId = summary.sessionId ?? runId;
-      const open =
-        this.#openPauses.take(runId, summary.lastSeq) ??
-        (await this.#deps.workflowEngine.openPauses(workflow, threadId));
-      const values = addressResume(open, resume);
-      if (!values)
-        throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, resume));
-      return yield* playWorkflowSegment(this.#workflowDeps(), {
+      return yield* resumeWorkflowRun(
+        this.#workflowDeps(),
         workflow,
-        threadId,
-        start: { resume: values },
-        context: options.context,
-        identity: identityOf(summary),
-        reopen: reopenedPause(open, resume, threadId),
-        answerId: options.answerId,
-      });
+        runId,
+        resume,
+        expected,
+        options,
+      );
     });
   }
 

@@ -8,9 +8,15 @@
 import { describe, expect, it } from 'vitest';
 import { gate, kinds, play, request, terminals, testRuntime } from '../../test/support/runtimes.js';
 import { DataBlock } from '../core/blocks.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.js';
+import {
+  ConflictError,
+  InvalidInputError,
+  NotFoundError,
+  StoreUnavailableError,
+} from '../core/errors.js';
 import { InterruptResult } from '../core/interrupt-result.js';
 import { scriptedWorkflow } from '../testing/scripted-workflow-engine.js';
+import { markUntouched } from './workflow-engine.js';
 import { threadClaimKey } from './workflow-run.js';
 
 const lines = scriptedWorkflow('lines');
@@ -113,6 +119,47 @@ describe('a workflow run', () => {
       play(runtime.resumeWorkflow(lines, 'w-1', { answer: 'late' })),
     ).rejects.toBeInstanceOf(NotFoundError);
     expect(await store.read('w-1')).toEqual(before);
+  });
+
+  it('brings the log level with a thread an answer ended though its segment was refused for an outage', async () => {
+    const { runtime, store, workflowEngine } = testRuntime({ workflows });
+    const asked = (thread: string) =>
+      play(runtime.streamWorkflow(approval, {}, { runId: `w-${thread}`, sessionId: thread }));
+    await asked('t-1');
+    await asked('t-2');
+    // The graph's last checkpoint commits but its acknowledgment is lost (Postgres stopped
+    // between the two): the segment fails for the outage, and the run is put back to wait.
+    const play1 = workflowEngine.playSegment.bind(workflowEngine);
+    workflowEngine.playSegment = async function* (request) {
+      yield* play1(request);
+      throw markUntouched(new StoreUnavailableError('postgres', 'connection terminated'));
+    };
+    for (const thread of ['t-1', 't-2']) {
+      const options = { answerId: `key:${thread}` };
+      const refused = await play(
+        runtime.resumeWorkflow(approval, `w-${thread}`, { answer: 'yes' }, options),
+      );
+      expect(refused.outcome.error).toBeInstanceOf(StoreUnavailableError);
+      expect(await runtime.status(`w-${thread}`)).toBe('waiting_human');
+    }
+    workflowEngine.playSegment = play1;
+
+    // The retry of the answer that took effect: its final state, and the run completed.
+    const final = { note: 'ready', approved: 'yes', done: true };
+    const retried = await play(
+      runtime.resumeWorkflow(approval, 'w-t-1', { answer: 'yes' }, { answerId: 'key:t-1' }),
+    );
+    expect(retried.outcome).toEqual({ result: final });
+    expect(kinds(retried.events)).toEqual(['run.resumed', 'run.completed']);
+    expect(retried.events[0]?.payload).toMatchObject({ answerId: 'key:t-1' });
+    expect(await store.claimHolder(threadClaimKey('approval', 't-1'))).toBeNull();
+    // Another answer: refused, but the log follows the thread all the same.
+    await expect(
+      play(runtime.resumeWorkflow(approval, 'w-t-2', { answer: 'no' }, { answerId: 'key:other' })),
+    ).rejects.toThrow(/an earlier answer took effect/);
+    expect(await runtime.status('w-t-2')).toBe('completed');
+    const ended = (await store.read('w-t-2')).at(-1);
+    expect(ended?.payload).toEqual({ output: [new DataBlock(final)], usage: null });
   });
 
   it('sleeps until its time (run.paused), is not woken early, and completes once woken', async () => {

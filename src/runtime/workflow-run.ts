@@ -28,6 +28,7 @@ import {
   type SegmentEnd,
   type SegmentStart,
   type WorkflowEngine,
+  type WorkflowState,
 } from './workflow-engine.js';
 
 export interface WorkflowRunDeps extends LeaseDeps {
@@ -59,6 +60,11 @@ export interface WorkflowSegmentRequest {
   reopen?: EventDraft | undefined;
   /** The answer's id (its idempotency key, or its value's digest), recorded on `run.resumed`. */
   answerId?: string | undefined;
+  /**
+   * The thread already ended with this state (an answer took effect though its segment was
+   * refused; see workflow-resume.ts): the segment records its completion without the engine.
+   */
+  ended?: WorkflowState;
 }
 
 /** How the segment ended, for callers that want the result or the original exception. */
@@ -204,13 +210,15 @@ export async function* playWorkflowSegment(
   try {
     try {
       yield lease.started ? recorder.adopt(lease.started) : await recorder.record(first);
-      segment = deps.engine.playSegment({
-        workflow,
-        threadId,
-        start,
-        scope,
-        ...(request.settings ? { settings: request.settings } : {}),
-      });
+      segment = request.ended
+        ? alreadyEnded(request.ended)
+        : deps.engine.playSegment({
+            workflow,
+            threadId,
+            start,
+            scope,
+            ...(request.settings ? { settings: request.settings } : {}),
+          });
       let step = await segment.next();
       while (!step.done) {
         yield await recorder.record(step.value);
@@ -300,6 +308,12 @@ export async function* playWorkflowSegment(
         .catch(logFailure(`drop the thread of run '${identity.runId}'`));
     }
   }
+}
+
+/** The segment of a thread that has already ended with `state`. */
+// biome-ignore lint/correctness/useYield: a segment with no events, only its end
+async function* alreadyEnded(state: WorkflowState): AsyncGenerator<EventDraft, SegmentEnd> {
+  return { type: 'completed', state };
 }
 
 /** Play a workflow run to its end and return its result (final state or InterruptResult); a failure throws. */

@@ -57,6 +57,8 @@ interface Thread {
   /** The next node to run; the script's length once completed. */
   next: number;
   open: OpenPause[];
+  /** When its last node ran (ISO 8601), once the script completed. */
+  endedAt?: string;
   /** Resume values received for pauses of the node at `next`, by pause id. */
   answers: Map<string, unknown>;
 }
@@ -169,7 +171,18 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
       thread.answers.clear();
       yield { kind: 'node.updated', payload: { node: node.node, delta: update } };
     }
+    thread.endedAt = new Date().toISOString();
     return { type: 'completed', state: { ...thread.state } };
+  }
+
+  async endedState(
+    workflow: WorkflowDefinition,
+    threadId: string,
+    since: string,
+  ): Promise<WorkflowState | null> {
+    const thread = this.#threads.get(threadKey(workflow.name, threadId));
+    if (!thread?.endedAt || thread.open.length > 0) return null;
+    return Date.parse(thread.endedAt) >= Date.parse(since) ? { ...thread.state } : null;
   }
 
   async openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]> {

@@ -150,7 +150,10 @@ export async function checkAnswers(
       await new Promise((done) => setTimeout(done, 100));
       last = await sendAnswer(answer.server, answer.id);
     }
-    if (last.status !== 200) notRetried.push(last);
+    if (last.status !== 200) {
+      const seen = await completed(answer.id);
+      notRetried.push({ ...last, body: `${last.body} (first: ${answer.status}; now: ${seen})` });
+    }
     else {
       const seen = await completed(answer.id);
       if (seen !== true) notInEffect.push({ ...answer, body: `${answer.body} (now: ${seen})` });
