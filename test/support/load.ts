@@ -153,8 +153,7 @@ export async function checkAnswers(
     if (last.status !== 200) {
       const seen = await completed(answer.id);
       notRetried.push({ ...last, body: `${last.body} (first: ${answer.status}; now: ${seen})` });
-    }
-    else {
+    } else {
       const seen = await completed(answer.id);
       if (seen !== true) notInEffect.push({ ...answer, body: `${answer.body} (now: ${seen})` });
     }
