@@ -294,6 +294,35 @@ describe('POST /v1/responses', () => {
     ]);
   });
 
+  it('ends a stream incomplete, with a message naming the run, when a tool call waits for approval', async () => {
+    model.push({ toolCalls: [{ name: 'book', arguments: { table: 'T9' } }] });
+    const stream = client.responses.stream({
+      model: 'Concierge',
+      input: [
+        { role: 'user', content: 'I am Ada.' },
+        { role: 'assistant', content: 'Welcome, Ada.' },
+        { role: 'user', content: 'Book T9.' },
+      ],
+    });
+    const events = [];
+    for await (const event of stream) events.push(event);
+    const last = events.at(-1);
+    expect(last?.type).toBe('response.incomplete');
+    const runId = (last as { response: { id: string } }).response.id.slice('resp_'.length);
+    expect((last as { response: { output_text: string } }).response.output_text).toContain(
+      `Run ${runId} waits for a person to approve tool 'book'`,
+    );
+    // The earlier input items were the history of the response's new session, now kept there.
+    const session = await fetch(`${server.url}/sessions/resp_${runId}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    expect(JSON.stringify(await session.json())).toContain('Welcome, Ada.');
+    expect(await runOf(runId)).toMatchObject({
+      status: 'waiting_human',
+      session_id: `resp_${runId}`,
+    });
+  });
+
   it('refuses a previous_response_id that names no response, and one that was not stored', async () => {
     const missing = client.responses.create({
       model: 'Concierge',
