@@ -68,11 +68,12 @@ afterAll(async () => {
 
 /** The messages of the model request `index` received (chat completions path), as text. */
 function modelMessages(index: number): { role: string; content: string }[] {
-  const messages: { role: string; content: string | { text: string }[] }[] =
+  const messages: { role: string; content: string | { text: string }[] | null }[] =
     model.requests[index]?.body.messages ?? [];
   return messages.map(({ role, content }) => ({
     role,
-    content: typeof content === 'string' ? content : content.map((part) => part.text).join(''),
+    content:
+      typeof content === 'string' ? content : (content ?? []).map((part) => part.text).join(''),
   }));
 }
 
@@ -202,7 +203,13 @@ describe('POST /v1/chat/completions', () => {
     booked.length = 0;
     model.push({ toolCalls: [{ name: 'book', arguments: { table: 'T7' } }] });
     const { data, response } = await client.chat.completions
-      .create({ model: 'Concierge', messages: [{ role: 'user', content: 'Book T7.' }] })
+      .create({
+        model: 'Concierge',
+        messages: [
+          { role: 'developer', content: 'Confirm bookings by table number.' },
+          { role: 'user', content: 'Book T7.' },
+        ],
+      })
       .withResponse();
     const runId = response.headers.get('x-run-id') as string;
     const content = data.choices[0]?.message.content ?? '';
@@ -223,6 +230,11 @@ describe('POST /v1/chat/completions', () => {
     });
     expect(answered.status).toBe(200);
     expect(booked).toEqual(['T7']);
+    // The turn played on from its saved state with the request's instructions still added.
+    expect(modelMessages(model.requests.length - 1)[0]).toEqual({
+      role: 'system',
+      content: `${INSTRUCTIONS}\n\nConfirm bookings by table number.`,
+    });
     expect((await runOf(runId)).status).toBe('completed');
   });
 });
