@@ -44,6 +44,7 @@ beforeAll(async () => {
   vi.stubEnv('OPENAI_API_KEY', 'sk-model');
   vi.stubEnv('OPENAI_USE_RESPONSES', 'false');
   vi.stubEnv('SERVICE_API_KEYS', KEY);
+  vi.stubEnv('SERVICE_CORS_ORIGINS', 'https://chat.example');
   const deck = new Deck({
     eventStore: new MemoryEventStore(),
     agents: [
@@ -434,6 +435,21 @@ describe('errors, in the OpenAI shape', () => {
       code: 'service_unavailable',
       message: expect.stringContaining('not started'),
     });
+  });
+
+  it('lets a page of an allowed origin send X-Session-Id (CORS preflight)', async () => {
+    const preflight = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://chat.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,x-session-id',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'x-session-id',
+    );
   });
 
   it('answers 401 from the key gate in the OpenAI shape', async () => {
