@@ -8,7 +8,13 @@
  * answered in the inbox, and the errors in OpenAI's shape (404 `model_not_found`, 400 for
  * `tools`, 409 for a busy session, 401 from the key gate). One server for the file.
  */
-import OpenAI, { AuthenticationError, BadRequestError, ConflictError, NotFoundError } from 'openai';
+import OpenAI, {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+} from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { threeSteps } from '../../../test/support/workflows.js';
@@ -394,6 +400,28 @@ describe('errors, in the OpenAI shape', () => {
       input: [{ role: 'assistant', content: 'Hi' }],
     });
     await expect(lastIsAssistant).rejects.toMatchObject({ status: 400, param: 'input[0]' });
+  });
+
+  it('answers a failed run with 500 run_failed, or in a stream an error the client raises', async () => {
+    model.push({ error: 'upstream overloaded' });
+    const json = client.chat.completions.create({
+      model: 'Concierge',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    await expect(json).rejects.toBeInstanceOf(InternalServerError);
+    await expect(json).rejects.toMatchObject({ status: 500, code: 'run_failed' });
+    model.push({ error: 'upstream overloaded' });
+    const stream = await client.chat.completions.create({
+      model: 'Concierge',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+    });
+    const read = async () => {
+      for await (const _chunk of stream);
+    };
+    await expect(read()).rejects.toMatchObject({
+      message: expect.stringMatching(/^run \S+ failed with \w+; the server log has the details/),
+    });
   });
 
   it('answers 409 for a session busy with another turn', async () => {
