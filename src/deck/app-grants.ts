@@ -7,7 +7,7 @@
 import type { Event } from '../core/events.js';
 import { isPingable } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
-import type { DeckGrants } from '../surfaces/http/served-deck.js';
+import type { DeckGrants, ServedTurnOptions } from '../surfaces/http/served-deck.js';
 import { type CatalogSources, describeCatalog } from './catalog-description.js';
 import type { OpenParts } from './open-parts.js';
 import { checkReadiness } from './readiness.js';
@@ -17,11 +17,12 @@ export interface GrantSources {
   parts(): OpenParts | null;
   /** Why agent `name` cannot play a turn (no model configured), or `null`. */
   missingModel(name: string): string | null;
-  /** Play a turn or run whose caller wants only the result (`live: false`). */
+  /** Play a turn or run, read live or, with `live: false`, for its result only. */
   play(
     name: string,
     input: string,
-    options: { sessionId?: string; context?: unknown },
+    options: ServedTurnOptions,
+    live: boolean,
   ): AsyncGenerator<Event, unknown, undefined>;
   /** What the studio routes read: the catalog and its engines; `null` before `build()`. */
   studio(): StudioSources | null;
@@ -49,7 +50,9 @@ export function deckGrants(sources: GrantSources): DeckGrants {
     metrics: () => parts()?.metrics ?? null,
     // The JSON routes ignore the generator's return value: no layer to hide it.
     streamForResult: (name, input, options) =>
-      sources.play(name, input, options) as AsyncGenerator<Event, void, undefined>,
+      sources.play(name, input, options, false) as AsyncGenerator<Event, void, undefined>,
+    playTurn: (name, input, options, live) =>
+      sources.play(name, input, options, live) as AsyncGenerator<Event, void, undefined>,
     catalog: () => {
       const studio = parts() ? sources.studio() : null;
       return studio ? describeCatalog(studio) : null;

@@ -28,7 +28,7 @@ import {
 } from '../engines/openai-agents/index.js';
 import { checkObservers } from '../observers/observer.js';
 import type { PruneOptions, PruneReport } from '../runtime/retention.js';
-import type { RunOptions } from '../runtime/run-player.js';
+import type { RunOptions, StartOptions } from '../runtime/run-player.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { type ScheduleStatus, scheduleStatus } from '../runtime/schedules.js';
 import type { TickOutcome } from '../runtime/timers.js';
@@ -335,7 +335,7 @@ export class Deck<C = unknown> {
   #play(
     name: string,
     input: AgentInput | Record<string, unknown>,
-    options: RunOptions<C>,
+    options: RunOptions<C> | StartOptions<C>,
     live: boolean,
   ): AsyncGenerator<Event, unknown, undefined> {
     const runtime = this.#runtime('stream');
@@ -458,8 +458,8 @@ export class Deck<C = unknown> {
         const agent = this.agents.get(name);
         return agent && this.#engine ? this.#engine.missingModel(agent) : null;
       },
-      play: (name, input, runOptions) =>
-        this.#play(name, input, runOptions as RunOptions<C>, false),
+      play: (name, input, runOptions, live) =>
+        this.#play(name, input, runOptions as StartOptions<C>, live),
       studio: () =>
         this.#engine && this.#workflowEngine
           ? {

@@ -31,6 +31,14 @@ export interface TurnRequest {
   answer?: ApprovalAnswer;
   /** Messages the run completed before a continued segment, so message ids stay unique. */
   messagesBefore?: number;
+  /**
+   * Earlier messages of the conversation, given by the caller (a stateless API call): sent to
+   * the model before `input`, after the session's own history; with a session, added to it
+   * too. Absent: none.
+   */
+  history?: readonly HistoryMessage[];
+  /** Text added after the agent's own instructions for this turn (a caller's system message). */
+  instructions?: string;
   control: TurnControl;
   /**
    * Whether a consumer reads the turn as it happens (`deck.stream`, SSE): `text.delta` per
@@ -38,6 +46,12 @@ export interface TurnRequest {
    * each recorded as one `text.delta` chunk. @default true
    */
   live?: boolean;
+}
+
+/** An earlier message of a conversation a caller gives a turn (see `TurnRequest.history`). */
+export interface HistoryMessage {
+  role: 'user' | 'assistant';
+  text: string;
 }
 
 /** A person's answer to a tool call held for approval (`deck.answer(runId, answer)`). */

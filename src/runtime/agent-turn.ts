@@ -13,7 +13,7 @@ import type { RunTrigger, UsageReported } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { ControlRequest } from '../core/store.js';
-import type { AgentEngine, ApprovalAnswer, TurnControl } from './agent-engine.js';
+import type { AgentEngine, ApprovalAnswer, HistoryMessage, TurnControl } from './agent-engine.js';
 import { sessionClaimKey } from './claims.js';
 import { recordEnding, recordPause } from './control/events.js';
 import { RunEndedError, type RunIdentity } from './recorder.js';
@@ -48,6 +48,10 @@ export interface AgentTurnRequest {
   live?: boolean;
   /** The schedule fire that started the turn, recorded on `run.started`. */
   trigger?: RunTrigger;
+  /** The caller's earlier messages (see `TurnRequest.history`). */
+  history?: readonly HistoryMessage[];
+  /** Added to the agent's instructions for this turn (see `TurnRequest.instructions`). */
+  instructions?: string;
 }
 
 /** How the turn ended, for callers that want the original exception (not just its name). */
@@ -150,6 +154,8 @@ export async function* playAgentTurn(
           continuation: continuation?.saved ?? null,
           ...(answer ? { answer } : {}),
           messagesBefore,
+          ...(request.history ? { history: request.history } : {}),
+          ...(request.instructions ? { instructions: request.instructions } : {}),
           control,
           live: request.live ?? true,
         })

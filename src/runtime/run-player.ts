@@ -10,6 +10,7 @@ import type { AgentInput } from '../core/blocks.js';
 import type { RunTrigger } from '../core/event-kinds.js';
 import type { Event } from '../core/events.js';
 import type { RunSummary } from '../core/store.js';
+import type { HistoryMessage } from './agent-engine.js';
 import type { TurnOutcome } from './agent-turn.js';
 import type { WorkflowOutcome, WorkflowResume } from './workflow-run.js';
 
@@ -28,9 +29,20 @@ export interface RunOptions<C = unknown> {
   maxConcurrency?: number;
 }
 
-/** Run options the deck itself adds: the schedule fire that started a run. */
-export interface StartOptions extends RunOptions {
+/**
+ * Run options the deck itself adds: the schedule fire that started a run; for its HTTP
+ * surfaces, a turn's history and instructions given by the caller.
+ */
+export interface StartOptions<C = unknown> extends RunOptions<C> {
   trigger?: RunTrigger;
+  /**
+   * An agent turn's earlier conversation, given by the caller rather than kept in a session
+   * (the OpenAI API's stateless chat): sent to the model before the message; with a
+   * `sessionId`, added to that session too. Agents only.
+   */
+  history?: readonly HistoryMessage[];
+  /** Added after the agent's own instructions for this turn, never replacing them. Agents only. */
+  instructions?: string;
 }
 
 /** How a paused run is continued: the context is passed again; the resume request it answers. */

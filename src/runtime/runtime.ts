@@ -199,6 +199,8 @@ export class Runtime implements RunPlayer {
       agent,
       input: blocks,
       ...(options.trigger ? { trigger: options.trigger } : {}),
+      ...(options.history ? { history: options.history } : {}),
+      ...(options.instructions ? { instructions: options.instructions } : {}),
       live,
       context: options.context,
       runWorkflow: (workflow, state, signal) =>
@@ -341,6 +343,11 @@ export class Runtime implements RunPlayer {
     parentRunId?: string,
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const state = checkWorkflowInput(workflow, input);
+    if (options.history !== undefined || options.instructions !== undefined) {
+      throw new InvalidInputError(
+        `workflow '${workflow.name}' takes no history nor instructions: those options are for agent turns; pass its initial state alone`,
+      );
+    }
     const sessionId = optionalId('sessionId', options.sessionId);
     if (workflow.durable && sessionId === null) {
       throw new InvalidInputError(

@@ -29,8 +29,9 @@ import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
 import { ConfigError, DeckError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import { hasSharedHistory } from '../../core/sessions.js';
-import type { AgentEngine, TurnRequest } from '../../runtime/agent-engine.js';
+import type { AgentEngine, HistoryMessage, TurnRequest } from '../../runtime/agent-engine.js';
 import type { EngineSpanSink } from '../../runtime/engine-spans.js';
+import { addCallerInstructions, callerInstructions } from './compile/caller-instructions.js';
 import { compileAgent } from './compile/compile.js';
 import { heldForApproval, toolLedger } from './compile/tool-ledger.js';
 import type { Compiled, CompiledAgent } from './compiled-agent.js';
@@ -185,8 +186,19 @@ export class OpenAIAgentsEngine implements AgentEngine {
       await request.control.suspend(
         ended === null
           ? // paused before a model call on the plain loop: go on from that call's input
-            saveInputContinuation(gate.pausedInput ?? [], inputLength, history)
-          : saveContinuation(ended.state, inputLength, history, awaiting),
+            saveInputContinuation(
+              gate.pausedInput ?? [],
+              inputLength,
+              history,
+              callerInstructions(scope),
+            )
+          : saveContinuation(
+              ended.state,
+              inputLength,
+              history,
+              awaiting,
+              callerInstructions(scope),
+            ),
       );
       const [asked] = awaiting;
       yield asked
@@ -233,23 +245,33 @@ export class OpenAIAgentsEngine implements AgentEngine {
   }> {
     const { agent, scope, session } = request;
     if (request.continuation !== null) {
-      const { state, inputLength, history, rejected } = await restoreContinuation(
+      const restored = await restoreContinuation(
         compiled,
         request.continuation,
         scope,
         request.answer,
       );
+      addCallerInstructions(scope, restored.instructions);
+      const { state, inputLength, history, rejected } = restored;
       return { input: state, inputLength, history, rejected };
     }
+    addCallerInstructions(scope, request.instructions);
     const message = toEngineInput(request.input, this.pathOf(agent.model), agent.name);
     const items = asItems(message);
-    if (!session) return { input: message, inputLength: items.length, history: [] };
+    // The caller's earlier messages (a stateless API call) come after the session's own.
+    const given = (request.history ?? []).map(historyItem);
+    const policy = agent.history ?? this.#history;
+    if (!session) {
+      const history = given.length > 0 ? await selectHistory(given, policy) : [];
+      return { input: message, inputLength: items.length, history: history as AgentInputItem[] };
+    }
     // Shared and parsed once where the backend can (SQLite): not the whole history each turn.
     const stored = hasSharedHistory(session)
       ? await session.getSharedItems()
       : await session.getItems();
-    await session.addItems(items);
-    const history = await selectHistory(stored, agent.history ?? this.#history);
+    await session.addItems([...given, ...items]);
+    const all = given.length > 0 ? [...stored, ...given] : stored;
+    const history = await selectHistory(all, policy);
     return { input: message, inputLength: items.length, history: history as AgentInputItem[] };
   }
 
@@ -306,6 +328,17 @@ export class OpenAIAgentsEngine implements AgentEngine {
     const name = (model as { name?: unknown }).name;
     return typeof name === 'string' ? name : null;
   }
+}
+
+/** A caller's earlier message as the engine's input item. */
+function historyItem(message: HistoryMessage): AgentInputItem {
+  if (message.role === 'user') return { type: 'message', role: 'user', content: message.text };
+  return {
+    type: 'message',
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text: message.text }],
+  };
 }
 
 function asText(output: unknown): string {

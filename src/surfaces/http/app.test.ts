@@ -211,6 +211,9 @@ describe('GET /openapi.json', () => {
         'get /sessions/{session_id}',
         'get /metrics',
         'get /openapi.json',
+        'get /v1/models',
+        'post /v1/chat/completions',
+        'post /v1/responses',
       ].sort(),
     );
     // A request body is a reference to the named schema the app validates it with.

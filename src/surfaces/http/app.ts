@@ -4,6 +4,8 @@
  * passes plain arguments to the deck's methods, so an HTTP-started run is recorded exactly
  * as `deck.run`/`deck.stream` records it.
  */
+
+import { openAiRoutes } from '../openai/index.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
@@ -46,6 +48,7 @@ export function createApp<C>(
       ...scheduleRoutes(deps),
       ...studioRoutes(deps, grants),
       metricsRoute(deps),
+      ...openAiRoutes(deps),
     ],
     options,
   );

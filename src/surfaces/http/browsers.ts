@@ -25,7 +25,8 @@ export function corsFor(origins: readonly string[]): MiddlewareHandler | null {
   return cors({
     origin: origins.includes('*') ? '*' : [...origins],
     allowMethods: ['GET', 'POST', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID'],
+    // X-Session-Id: the OpenAI API's session (`../openai/turns.ts`), from a page's own client.
+    allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Session-Id'],
     exposeHeaders: [RUN_ID_HEADER, 'Retry-After'],
     maxAge: 600,
   });

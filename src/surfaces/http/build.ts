@@ -4,11 +4,13 @@
  * under `/ui` (../ui/ui-app.ts), the 503 gate until the deck is open, bearer keys with wrong
  * ones limited per address (key-guesses.ts), the body-size limit, then the routes and
  * `/openapi.json`. With no keys, the control routes beyond 1.2.1 and the inspector's controls
- * are for loopback clients only unless `openControl` says otherwise.
+ * are for loopback clients only unless `openControl` says otherwise. Under `/v1` (the OpenAI
+ * API) every error, these refusals included, is in OpenAI's shape (`../openai/errors.ts`).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { OPENAI_PREFIX, openAiErrorShape } from '../openai/errors.js';
 import { mountUi, type UiMode } from '../ui/ui-app.js';
 import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
@@ -32,6 +34,8 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   const app = new Hono();
   app.onError((error) => errorResponse(error, deps.log));
   app.notFound(() => detailResponse(404, 'Not Found'));
+  // Every /v1 answer, the refusals below included, in the OpenAI API's error shape.
+  app.use(`${OPENAI_PREFIX}/*`, openAiErrorShape());
   const guesses = new KeyGuesses();
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
   app.use('*', countRequests(deps.metrics));

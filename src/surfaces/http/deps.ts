@@ -23,6 +23,8 @@ export interface HttpDeps {
   missingModel(name: string): string | null;
   /** Play an agent turn whose events are read for its result only (see {@link DeckGrants}). */
   streamForResult: DeckGrants['streamForResult'];
+  /** Play an agent turn with the caller's history and instructions (see {@link DeckGrants}). */
+  playTurn: NonNullable<DeckGrants['playTurn']>;
   /** The open deck's metrics, or `null` when it is not open. */
   metrics(): HttpMetrics | null;
   /** The run options every HTTP-started run gets: its context, from the request (or none). */
@@ -45,6 +47,11 @@ export function makeDeps<C>(
     sessionsReachable: grants.sessionsReachable ?? (async () => {}),
     missingModel: grants.missingModel ?? (() => null),
     streamForResult: grants.streamForResult,
+    playTurn:
+      grants.playTurn ??
+      (() => {
+        throw new HttpError(501, `deck '${deck.name}' plays no turns with a given history`);
+      }),
     metrics: grants.metrics ?? (() => null),
     eventLog() {
       const log = grants.eventLog();

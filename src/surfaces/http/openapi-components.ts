@@ -5,6 +5,8 @@
  * of build.ts, the body reader, the error mapping of errors.ts). openapi.ts assembles them.
  */
 import { z } from 'zod';
+import { OPENAI_PREFIX } from '../openai/errors.js';
+import { OpenAiErrorSchema } from '../openai/schemas.js';
 import type { ResponseHeader, ResponseSpec, Route, Tag } from './routes.js';
 import { Detail } from './schemas.js';
 
@@ -24,6 +26,8 @@ export const TAGS: Record<Tag, string> = {
   metrics: 'Prometheus metrics.',
   openapi: 'This document.',
   native: 'The native surface: canonical events as server-sent events.',
+  openai:
+    "The OpenAI API under `/v1`: the agents as models, chat completions, responses. Errors in OpenAI's shape.",
 };
 
 export const HEADERS: Record<ResponseHeader, Json> = {
@@ -52,6 +56,16 @@ export const HEADERS: Record<ResponseHeader, Json> = {
  * is logged). A route's own declaration of a status replaces the wording here.
  */
 export function gateResponses(r: Route, secured: boolean): Record<number, ResponseSpec> {
+  const out = detailResponses(r, secured);
+  if (!r.path.startsWith(`${OPENAI_PREFIX}/`)) return out;
+  // The OpenAI surface answers the same refusals in OpenAI's shape, a bad request as 400.
+  const { 422: invalid, ...rest } = out;
+  const openAi: Record<number, ResponseSpec> = invalid ? { ...rest, 400: invalid } : rest;
+  for (const spec of Object.values(openAi)) spec.schema = OpenAiErrorSchema;
+  return openAi;
+}
+
+function detailResponses(r: Route, secured: boolean): Record<number, ResponseSpec> {
   const out: Record<number, ResponseSpec> = {};
   if (secured && !r.public) {
     out[401] = {

@@ -105,9 +105,10 @@ describe.each<[string, { apiKeys?: string[] }]>([
 });
 
 describe('/openapi.json content', () => {
-  it('gives every JSON answer a schema, every error the Detail schema, every body a 415', async () => {
+  it('gives every JSON answer a schema, every error the Detail schema (OpenAiError under /v1), every body a 415', async () => {
     const document = await documentOf({ apiKeys: ['key'] });
     const detail = { $ref: '#/components/schemas/Detail' };
+    const openAi = { $ref: '#/components/schemas/OpenAiError' };
     for (const { at, operation } of operations(document)) {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (status === '204') {
@@ -122,7 +123,9 @@ describe('/openapi.json content', () => {
         const probe = at === 'get /health' || at === 'get /health/ready';
         if (probe && status === '503') continue;
         const json = response.content?.['application/json']?.schema;
-        if (Number(status) >= 400) expect(json, `${at} ${status}`).toEqual(detail);
+        const errorSchema = at.includes(' /v1/') ? openAi : detail;
+        if (Number(status) >= 400) expect(json, `${at} ${status}`).toEqual(errorSchema);
+        if (at.includes(' /v1/')) expect(status, `${at}: OpenAI says 400`).not.toBe('422');
         if (status === '503' || status === '507') {
           expect(Object.keys(response.headers ?? {}), `${at} ${status}`).toContain('Retry-After');
         }

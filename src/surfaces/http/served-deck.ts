@@ -23,6 +23,18 @@ export interface ServedRunOptions<C = unknown> {
 }
 
 /**
+ * An agent turn as an API surface plays it (the OpenAI API): the caller's earlier messages
+ * (sent to the model before the message; nothing stored without a session), text added
+ * after the agent's instructions, and the run id chosen beforehand.
+ */
+export interface ServedTurnOptions<C = unknown> extends ServedRunOptions<C> {
+  history?: readonly { role: 'user' | 'assistant'; text: string }[];
+  instructions?: string;
+  /** A new run id for the turn (`core/run-ids.ts`); default: one the runtime makes. */
+  runId?: string;
+}
+
+/**
  * The deck as its HTTP surface sees it; a `Deck` is one.
  * @example const server = await serve(new Deck({ agents: [greeter] }));
  */
@@ -171,6 +183,16 @@ export interface DeckGrants {
   ) => AsyncGenerator<Event, void, undefined>;
   /** The open deck's metrics, or `null` before it opens (none: no metrics). */
   metrics?(): HttpMetrics | null;
+  /**
+   * An agent turn with {@link ServedTurnOptions}, read live (`deck.stream`) or for its result
+   * only (`live: false`, as `streamForResult`). @default none: such turns are refused
+   */
+  playTurn?(
+    name: string,
+    input: string,
+    options: ServedTurnOptions,
+    live: boolean,
+  ): AsyncGenerator<Event, void, undefined>;
 }
 
 /** The part of the event store the HTTP surface reads (and, if the store has it, its append notices). */

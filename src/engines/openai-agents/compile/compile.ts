@@ -24,6 +24,7 @@ import { snakeCase } from '../../../core/names.js';
 import { asRunScope, contextFor, type RunScope } from '../../../runtime/run-scope.js';
 import type { Compiled, CompiledAgent } from '../compiled-agent.js';
 import { approvalGate, gatedTool, listedForApproval } from './approvals.js';
+import { withCallerInstructions } from './caller-instructions.js';
 import { loadSkillTool, skillsSection, workflowTool } from './catalog-tools.js';
 import { attachHooks } from './hooks.js';
 import { checkScope } from './scope-check.js';
@@ -70,7 +71,7 @@ export function compileAgent(
   try {
     agent = new GatedAgent<RunScope | undefined>(def, toolNames(def, tools), {
       name: def.name,
-      instructions: instructionsFor(def, skillsSection(skills), catalog),
+      instructions: withCallerInstructions(instructionsFor(def, skillsSection(skills), catalog)),
       tools,
       ...(model !== undefined ? { model: model as string | Model } : {}),
       ...(def.outputType !== undefined ? { outputType: def.outputType as never } : {}),

@@ -157,6 +157,8 @@ type Continuation = {
    * when the turn stopped for a pause only.
    */
   awaiting?: readonly HeldCall[];
+  /** What the turn's caller added to the agent's instructions (`compile/caller-instructions.ts`). */
+  instructions?: string;
 } & ({ state: string } | { input: AgentInputItem[] });
 
 export function saveContinuation(
@@ -164,6 +166,7 @@ export function saveContinuation(
   inputLength: number,
   history: readonly AgentInputItem[],
   awaiting: readonly HeldCall[] = [],
+  instructions?: string,
 ): string {
   const continuation: Continuation = {
     engine: 'openai-agents',
@@ -171,6 +174,7 @@ export function saveContinuation(
     inputLength,
     history,
     ...(awaiting.length > 0 ? { awaiting } : {}),
+    ...(instructions ? { instructions } : {}),
   };
   return JSON.stringify(continuation);
 }
@@ -180,8 +184,15 @@ export function saveInputContinuation(
   input: AgentInputItem[],
   inputLength: number,
   history: readonly AgentInputItem[],
+  instructions?: string,
 ): string {
-  const continuation: Continuation = { engine: 'openai-agents', input, inputLength, history };
+  const continuation: Continuation = {
+    engine: 'openai-agents',
+    input,
+    inputLength,
+    history,
+    ...(instructions ? { instructions } : {}),
+  };
   return JSON.stringify(continuation);
 }
 
@@ -202,6 +213,8 @@ export async function restoreContinuation(
   history: readonly AgentInputItem[];
   /** The `tool.call.completed` of the call a person rejected, for the turn to record first. */
   rejected?: EventDraft | null;
+  /** What the turn's caller added to the agent's instructions. */
+  instructions?: string | undefined;
 }> {
   let continuation: Continuation;
   try {
@@ -217,8 +230,8 @@ export async function restoreContinuation(
     );
   }
   if ('input' in continuation && Array.isArray(continuation.input)) {
-    const { input, inputLength, history = [] } = continuation;
-    return { state: input, inputLength, history };
+    const { input, inputLength, history = [], instructions } = continuation;
+    return { state: input, inputLength, history, instructions };
   }
   if (!('state' in continuation) || typeof continuation.state !== 'string') {
     throw new InvalidInputError(
@@ -266,6 +279,7 @@ export async function restoreContinuation(
     inputLength: continuation.inputLength,
     history: continuation.history ?? [],
     rejected,
+    instructions: continuation.instructions,
   };
 }
 
