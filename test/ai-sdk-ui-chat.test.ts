@@ -272,6 +272,37 @@ describe('POST /agents/{name}/ui-chat through the ai package', { timeout: 30_000
     expect(JSON.stringify(model.requests.at(-1)?.body)).toContain('not eligible');
   });
 
+  it('a reload while a call waits shows it waiting, and the reloaded page approves it', async () => {
+    refunds.length = 0;
+    model.push(
+      { toolCalls: [{ name: 'refund', arguments: { order: 'E5' } }] },
+      { text: 'Refunded E5.' },
+    );
+    const id = randomUUID();
+    const first = newChat(id);
+    await first.sendMessage({ text: 'Refund E5' });
+    const held = lastMessage(first);
+
+    const reloaded = newChat(id, {
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
+    await reloaded.resumeStream();
+    expect(reloaded.messages.map((m) => m.id)).toEqual([held.id]);
+    const [call] = toolParts(lastMessage(reloaded));
+    expect(call).toMatchObject({
+      type: 'tool-refund',
+      state: 'approval-requested',
+      input: { order: 'E5' },
+    });
+    await reloaded.addToolApprovalResponse({ id: call?.approval?.id ?? '', approved: true });
+    await until(
+      () => reloaded.status === 'ready' && textOf(lastMessage(reloaded)) !== '',
+      'the answer',
+    );
+    expect(textOf(lastMessage(reloaded))).toBe('Refunded E5.');
+    expect(refunds).toEqual(['E5']);
+  });
+
   it('an answer from beyond this machine is refused as the answer route refuses it (no keys set)', async () => {
     model.push(
       { toolCalls: [{ name: 'refund', arguments: { order: 'D1' } }] },
@@ -323,9 +354,17 @@ describe('POST /agents/{name}/ui-chat through the ai package', { timeout: 30_000
     expect(textOf(lastMessage(first))).toBe('slow answer');
   });
 
-  it('sends a file part to the model as an image', async () => {
+  it('sends a file part to the model as an image; the client may send the last message alone', async () => {
     model.push({ text: 'A red dot.' });
-    const chat = newChat();
+    const chat = newChat(randomUUID(), {
+      transport: new DefaultChatTransport({
+        api: agentApi(),
+        // The service keeps the history: a long chat need not post it back each time.
+        prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
+          body: { id, messages: messages.slice(-1), trigger, messageId },
+        }),
+      }),
+    });
     const dot =
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
     await chat.sendMessage({
