@@ -16,7 +16,7 @@ import { HttpError } from '../http/errors.js';
 import { route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import { type ApprovalResponse, chatIdOf, readLastMessage, UiChatBody } from './ui-chat-body.js';
-import { playOn, uiStreamResponse } from './ui-stream.js';
+import { uiStreamResponse, uiTurnResponse } from './ui-stream.js';
 
 const STREAM_DESCRIPTION =
   'The AI SDK UI message stream (protocol v1, header `x-vercel-ai-ui-message-stream: v1`): ' +
@@ -93,12 +93,7 @@ export function uiChatRoutes(deps: HttpDeps) {
         const events = deck.stream(name, wanted.input, options);
         const first = await events.next(); // the claim is decided here: busy is a 409
         if (first.done) throw new HttpError(500, `the turn of '${name}' recorded nothing`);
-        playOn(deps, events);
-        return uiStreamResponse(deps, first.value.runId, {
-          afterSeq: -1,
-          stopFrom: 0,
-          announce: false,
-        });
+        return uiTurnResponse(deps, first, events);
       },
     }),
     route({
