@@ -110,7 +110,10 @@ export function uiChatRoutes(deps: HttpDeps) {
           sse: STREAM_DESCRIPTION,
           headers: ['X-Run-Id'],
         },
-        204: { description: 'No run in progress on this session.' },
+        204: {
+          description:
+            'No run in progress on this session (or it waits, and `Last-Event-ID` is past its last event).',
+        },
         404: { description: 'No agent by that name.', schema: Detail },
         422: { description: 'A malformed `Last-Event-ID`.', schema: Detail },
       },
@@ -120,6 +123,10 @@ export function uiChatRoutes(deps: HttpDeps) {
         const [run] = await deps.eventLog().listRuns({ sessionId: chatId, origin: name, limit: 1 });
         if (!run || !IN_PROGRESS.includes(run.status)) return new Response(null, { status: 204 });
         const afterSeq = lastEventIdOf(request);
+        // Waiting, and the client has every frame up to the wait: nothing to send until an answer.
+        if (run.status !== 'running' && afterSeq >= run.lastSeq) {
+          return new Response(null, { status: 204 });
+        }
         // Pauses answered before now are passed over; the one the run waits at ends the stream.
         const stopFrom = run.status === 'running' ? run.lastSeq + 1 : run.lastSeq;
         return uiStreamResponse(deps, run.runId, { afterSeq, stopFrom, announce: false });
