@@ -495,5 +495,15 @@ describe('POST /workflows/{name}/ui-chat through the ai package', { timeout: 30_
         data: { run_id: message?.id, payload: { question: 'approve?', amount: 120 } },
       },
     ]);
+    // The question is answered through the existing answer route; the run completes.
+    const answered = await fetch(`${server.url}/runs/${message?.id}/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: { approved: true } }),
+    });
+    expect(await answered.json()).toMatchObject({
+      status: 'completed',
+      result: { approved: true },
+    });
   });
 });
