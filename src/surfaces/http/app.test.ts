@@ -214,6 +214,9 @@ describe('GET /openapi.json', () => {
         'get /v1/models',
         'post /v1/chat/completions',
         'post /v1/responses',
+        'post /agents/{name}/ui-chat',
+        'get /agents/{name}/ui-chat/{chat_id}/stream',
+        'post /workflows/{name}/ui-chat',
       ].sort(),
     );
     // A request body is a reference to the named schema the app validates it with.

@@ -5,6 +5,7 @@
  * as `deck.run`/`deck.stream` records it.
  */
 
+import { aiSdkRoutes } from '../ai-sdk/routes.js';
 import { openAiRoutes } from '../openai/index.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
@@ -47,6 +48,7 @@ export function createApp<C>(
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
       ...studioRoutes(deps, grants),
+      ...aiSdkRoutes(deps),
       metricsRoute(deps),
       ...openAiRoutes(deps),
     ],
