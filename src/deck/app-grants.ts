@@ -5,6 +5,7 @@
  * the deck's private parts by `Deck.app()`.
  */
 import type { Event } from '../core/events.js';
+import type { ConversationSession } from '../core/sessions.js';
 import { isPingable } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import type { DeckGrants } from '../surfaces/http/served-deck.js';
@@ -64,5 +65,19 @@ export function deckGrants(sources: GrantSources): DeckGrants {
       const open = parts();
       return open ? open.sessionFor(sessionId).getItems(limit) : null;
     },
+    popTurn: (sessionId) => {
+      const open = parts();
+      return open ? popTurn(open.sessionFor(sessionId)) : null;
+    },
   };
+}
+
+/** Pop items back to, and with, the last user message (an engine item with `role: 'user'`). */
+async function popTurn(session: ConversationSession): Promise<number> {
+  let popped = 0;
+  for (let item = await session.popItem(); item !== undefined; item = await session.popItem()) {
+    popped += 1;
+    if (item.role === 'user') break;
+  }
+  return popped;
 }

@@ -211,6 +211,9 @@ describe('GET /openapi.json', () => {
         'get /sessions/{session_id}',
         'get /metrics',
         'get /openapi.json',
+        'post /agents/{name}/ui-chat',
+        'get /agents/{name}/ui-chat/{chat_id}/stream',
+        'post /workflows/{name}/ui-chat',
       ].sort(),
     );
     // A request body is a reference to the named schema the app validates it with.

@@ -4,6 +4,7 @@
  * passes plain arguments to the deck's methods, so an HTTP-started run is recorded exactly
  * as `deck.run`/`deck.stream` records it.
  */
+import { aiSdkRoutes } from '../ai-sdk/routes.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
@@ -45,6 +46,7 @@ export function createApp<C>(
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
       ...studioRoutes(deps, grants),
+      ...aiSdkRoutes(deps),
       metricsRoute(deps),
     ],
     options,

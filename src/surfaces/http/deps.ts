@@ -13,6 +13,8 @@ export interface HttpDeps {
   deck: ServedDeck;
   /** The open deck's event log; 503 when the deck is not open. */
   eventLog(): EventLog;
+  /** Take a session's latest turn out of its history (see {@link DeckGrants}); 503 before open. */
+  popTurn(sessionId: string): Promise<number>;
   /** Stop a live run of this process (an SSE client disconnected). */
   stopRun(runId: string, reason: string): boolean;
   /** Whether every configured backend answers now, or `null` before the deck opens. */
@@ -46,6 +48,12 @@ export function makeDeps<C>(
     missingModel: grants.missingModel ?? (() => null),
     streamForResult: grants.streamForResult,
     metrics: grants.metrics ?? (() => null),
+    async popTurn(sessionId) {
+      const popped = grants.popTurn?.(sessionId);
+      if (popped === undefined) throw new HttpError(501, 'this deck cannot edit a session');
+      if (popped === null) throw new HttpError(503, `deck '${deck.name}' not started`);
+      return popped;
+    },
     eventLog() {
       const log = grants.eventLog();
       if (!log) throw new HttpError(503, `deck '${deck.name}' not started`);

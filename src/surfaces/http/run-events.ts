@@ -39,6 +39,13 @@ export interface TailOptions {
   keepAliveMs?: number;
   /** While the store is down: the wait before reading again. @default 1000 ms */
   outageRetryMs?: number;
+  /**
+   * The frames of an event, for a surface of another protocol (`''`: none). @default the
+   * canonical event as one frame with `id: <seq>`
+   */
+  render?: (event: Event) => string;
+  /** An event after which the tail ends, besides the terminal one (a run that waits). @default none */
+  until?: (event: Event) => boolean;
 }
 
 export async function* runEventFrames(
@@ -49,6 +56,8 @@ export async function* runEventFrames(
   const { min, max } = options.pollMs ?? { min: 10, max: 250 };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const outageRetryMs = options.outageRetryMs ?? 1_000;
+  const render = options.render ?? frameOf;
+  const until = options.until ?? (() => false);
   const notices = options.follow ? await watch(log, runId) : null;
   let after = options.afterSeq;
   let wait = min;
@@ -69,9 +78,10 @@ export async function* runEventFrames(
         continue;
       }
       for (const event of events) {
-        yield frameOf(event);
+        const frame = render(event);
+        if (frame !== '') yield frame;
         after = event.seq;
-        if (isTerminal(event)) return;
+        if (isTerminal(event) || until(event)) return;
       }
       if (!options.follow) return;
       if (events.length > 0) {

@@ -8,6 +8,7 @@
  * Deck has no event-log reader), built by `deck/app-grants.ts`. Results list only the fields
  * the routes read.
  */
+import type { AgentInput } from '../../core/blocks.js';
 import type { Event } from '../../core/events.js';
 import type { WorkflowResult } from '../../core/interrupt-result.js';
 import type { RunStatus } from '../../core/status.js';
@@ -35,7 +36,7 @@ export interface ServedDeck<C = unknown> {
   readonly skills: ReadonlyMap<string, unknown>;
   stream(
     name: string,
-    input: string | Record<string, unknown>,
+    input: AgentInput | Record<string, unknown>,
     options: ServedRunOptions<C>,
   ): AsyncGenerator<Event, void, undefined>;
   pending(): Promise<PendingItem[]>;
@@ -146,6 +147,11 @@ export interface DeckGrants {
   threadState?(workflow: string, threadId: string): Promise<ThreadView | null> | null;
   /** The latest `limit` items of a session's history, oldest first; `null` before open. */
   sessionItems?(sessionId: string, limit: number): Promise<unknown[]> | null;
+  /**
+   * Take a session's latest turn out of its history: items from the end back to, and with,
+   * the last user message (a chat's regenerate). How many went; `null` before open.
+   */
+  popTurn?(sessionId: string): Promise<number> | null;
   /** The open deck's event log, or `null` before it opens. */
   eventLog(): EventLog | null;
   /** Stop a run this process plays now, for a client that left; whether it was playing. */
