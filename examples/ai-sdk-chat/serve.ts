@@ -54,7 +54,11 @@ export async function serveSample(options: ServeSampleOptions = {}): Promise<Sam
   const bound = (server.address() as AddressInfo).port;
   return {
     origin: `http://${host}:${bound}`,
-    close: () => new Promise((done) => server.close(() => done())),
+    close: () =>
+      new Promise((done) => {
+        server.close(() => done());
+        server.closeAllConnections(); // a browser's idle keep-alive would hold close() open
+      }),
   };
 }
 
