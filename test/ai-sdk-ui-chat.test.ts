@@ -272,6 +272,111 @@ describe('POST /agents/{name}/ui-chat through the ai package', { timeout: 30_000
     expect(JSON.stringify(model.requests.at(-1)?.body)).toContain('not eligible');
   });
 
+  it('a reload while a call waits shows it waiting, and the reloaded page approves it', async () => {
+    refunds.length = 0;
+    model.push(
+      { toolCalls: [{ name: 'refund', arguments: { order: 'E5' } }] },
+      { text: 'Refunded E5.' },
+    );
+    const id = randomUUID();
+    const first = newChat(id);
+    await first.sendMessage({ text: 'Refund E5' });
+    const held = lastMessage(first);
+
+    const reloaded = newChat(id, {
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
+    await reloaded.resumeStream();
+    expect(reloaded.messages.map((m) => m.id)).toEqual([held.id]);
+    const [call] = toolParts(lastMessage(reloaded));
+    expect(call).toMatchObject({
+      type: 'tool-refund',
+      state: 'approval-requested',
+      input: { order: 'E5' },
+    });
+    await reloaded.addToolApprovalResponse({ id: call?.approval?.id ?? '', approved: true });
+    await until(
+      () => reloaded.status === 'ready' && textOf(lastMessage(reloaded)) !== '',
+      'the answer',
+    );
+    expect(textOf(lastMessage(reloaded))).toBe('Refunded E5.');
+    expect(refunds).toEqual(['E5']);
+  });
+
+  it('an answer from beyond this machine is refused as the answer route refuses it (no keys set)', async () => {
+    model.push(
+      { toolCalls: [{ name: 'refund', arguments: { order: 'D1' } }] },
+      { text: 'Refunded D1.' },
+    );
+    const chat = newChat(randomUUID(), {
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      // As a proxy relays it: the client is not this machine.
+      transport: new DefaultChatTransport({
+        api: agentApi(),
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      }),
+    });
+    await chat.sendMessage({ text: 'Refund D1' }); // chatting is allowed from anywhere
+    const [call] = toolParts(lastMessage(chat));
+    await chat.addToolApprovalResponse({ id: call?.approval?.id ?? '', approved: true });
+    await until(() => chat.status === 'error', 'the refusal');
+    expect(chat.error?.message).toContain('refused to clients beyond this machine');
+    const run = await (await fetch(`${server.url}/runs/${lastMessage(chat).id}`)).json();
+    expect(run.status).toBe('waiting_human');
+    // Answered from this machine, it plays (and uses the script's second step).
+    const local = await fetch(`${server.url}/runs/${run.run_id}/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: { approved: false } }),
+    });
+    expect(local.status).toBe(200);
+  });
+
+  it('a failed turn ends the stream with an error chunk naming its type and message', async () => {
+    model.push({ error: 'the model is down' });
+    const chat = newChat();
+    await chat.sendMessage({ text: 'hi' });
+    expect(chat.status).toBe('error');
+    expect(chat.error?.message).toMatch(/^\w+: .*the model is down/);
+  });
+
+  it('a second turn on a busy session is a 409, and the first plays on', async () => {
+    model.push({ text: ['slow ', 'answer'], delayMs: 200 });
+    const id = randomUUID();
+    const first = newChat(id);
+    const sending = first.sendMessage({ text: 'one' });
+    await until(() => first.messages.length === 2, 'the first turn to start');
+    const second = newChat(id);
+    await second.sendMessage({ text: 'two' });
+    expect(second.status).toBe('error');
+    expect(second.error?.message).toContain('busy');
+    await sending;
+    expect(textOf(lastMessage(first))).toBe('slow answer');
+  });
+
+  it('sends a file part to the model as an image; the client may send the last message alone', async () => {
+    model.push({ text: 'A red dot.' });
+    const chat = newChat(randomUUID(), {
+      transport: new DefaultChatTransport({
+        api: agentApi(),
+        // The service keeps the history: a long chat need not post it back each time.
+        prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
+          body: { id, messages: messages.slice(-1), trigger, messageId },
+        }),
+      }),
+    });
+    const dot =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    await chat.sendMessage({
+      text: 'What is this?',
+      files: [{ type: 'file', mediaType: 'image/png', url: `data:image/png;base64,${dot}` }],
+    });
+    expect(textOf(lastMessage(chat))).toBe('A red dot.');
+    const sent = JSON.stringify(model.requests.at(-1)?.body);
+    expect(sent).toContain(dot);
+    expect(sent).toContain('What is this?');
+  });
+
   it('a reload in the middle of a slow turn resumes to the complete message; then 204', async () => {
     const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
     model.push({ text: words, delayMs: 20 });

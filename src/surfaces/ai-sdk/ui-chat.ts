@@ -48,7 +48,8 @@ export function uiChatRoutes(deps: HttpDeps) {
         'keeps the history, so only the last message is read: a user message (text parts; file ' +
         'parts as images, audio or resources) starts a turn; an assistant message with tool calls ' +
         '`approval-responded` answers the call its run holds (once: the same answer posted again ' +
-        'replays the stream and runs nothing). `trigger: "regenerate-message"` takes the last ' +
+        'replays the stream and runs nothing; with no API keys set, only from this machine, as ' +
+        '`POST /runs/{run_id}/answer`). `trigger: "regenerate-message"` takes the last ' +
         'answer out of the session and answers the last user message again. A client that ' +
         'disconnects does not stop the run: resume with `GET .../ui-chat/{chat_id}/stream`.',
       tag: 'agents',
@@ -73,11 +74,14 @@ export function uiChatRoutes(deps: HttpDeps) {
           schema: Detail,
         },
       },
-      async handle({ params, body, request }) {
+      async handle({ params, body, request, controlRefusal }) {
         const name = knownAgent(params.name);
         const chatId = chatIdOf(body.id);
         const wanted = readLastMessage(body.messages);
         if (wanted.kind === 'approval') {
+          // An answer, as POST /runs/{run_id}/answer: for the clients that route allows.
+          const refused = controlRefusal();
+          if (refused) return refused;
           return answerHeldCall(deps, name, chatId, wanted, request);
         }
         if (body.trigger === 'regenerate-message') {

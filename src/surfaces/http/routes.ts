@@ -48,6 +48,12 @@ export interface RouteInput<B, Q> {
   body: B;
   query: Q;
   request: Request;
+  /**
+   * The refusal a `control` route would give this request (`null`: allowed), for a route
+   * whose requests change state beyond 1.2.1 only sometimes (a chat message that answers
+   * a held tool call).
+   */
+  controlRefusal(): Response | null;
 }
 
 /**
@@ -104,7 +110,8 @@ export function mount(
         const raw = await readJsonObject(c.req.raw, spec.body.optional ?? false);
         body = raw === undefined ? undefined : check(spec.body.schema, raw);
       }
-      return spec.handle({ params, body, query, request: c.req.raw }, c);
+      const controlRefusal = () => refuseControl(c);
+      return spec.handle({ params, body, query, request: c.req.raw, controlRefusal }, c);
     });
   }
 }
