@@ -2,9 +2,10 @@
  * The sample's page: a chat with one agentdeck agent through the AI SDK's `useChat`, over the
  * service's UI message stream (`POST /agents/<agent>/ui-chat`). It shows the answer's text,
  * each tool call with its input and output, and a call held for approval with Approve and
- * Reject buttons; an answer sends itself again once every held call is answered. The chat id
- * (the agent's session id) is kept in the address, so a reload keeps the conversation: the
- * messages come back from sessionStorage and `resume: true` picks up an answer still playing
+ * Reject buttons; an answer sends itself again once every held call is answered, and Stop
+ * cancels the run behind the answer being written. The chat id (the agent's session id) is
+ * kept in the address, so a reload keeps the conversation: the messages come back from
+ * sessionStorage and `resume: true` picks up an answer still playing
  * (`GET /agents/<agent>/ui-chat/<id>/stream`). The address may name the service, the agent and
  * the chat: `?service=http://localhost:8000&agent=concierge&chat=<id>`.
  */
@@ -32,11 +33,26 @@ if (!params.has('chat')) {
 }
 const storageKey = `ai-sdk-chat:${agent}:${chatId}`;
 
+/** The service names the run behind each assistant message in its metadata. */
+type ChatMessage = UIMessage<{ run_id: string }>;
+
 const stored = sessionStorage.getItem(storageKey);
-const storedMessages: UIMessage[] = stored === null ? [] : JSON.parse(stored);
+const storedMessages: ChatMessage[] = stored === null ? [] : JSON.parse(stored);
+
+/**
+ * Stop the run behind an answer. `stop()` of `useChat` would only stop reading (the run plays
+ * on, and a reload would show it again); cancelling the run ends its stream with `abort`.
+ */
+async function cancelRun(runId: string): Promise<void> {
+  await fetch(`${service}/runs/${encodeURIComponent(runId)}/cancel`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ reason: 'stopped in the chat' }),
+  });
+}
 
 function Chat() {
-  const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
+  const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat<ChatMessage>({
     id: chatId,
     messages: storedMessages,
     transport: new DefaultChatTransport({
@@ -50,6 +66,7 @@ function Chat() {
   useEffect(() => sessionStorage.setItem(storageKey, JSON.stringify(messages)), [messages]);
 
   const busy = status === 'submitted' || status === 'streaming';
+  const answering = messages.at(-1)?.role === 'assistant' ? messages.at(-1)?.metadata : undefined;
   const send = (event: FormEvent) => {
     event.preventDefault();
     if (draft.trim() === '' || busy) return;
@@ -98,6 +115,11 @@ function Chat() {
         <button type="submit" disabled={busy}>
           Send
         </button>
+        {busy && answering && (
+          <button type="button" onClick={() => void cancelRun(answering.run_id)}>
+            Stop
+          </button>
+        )}
       </form>
     </main>
   );

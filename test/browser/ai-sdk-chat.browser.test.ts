@@ -4,10 +4,10 @@
  * README says, and talks through `useChat` to a real `service-serve` of the example project
  * (its origin allowed by `SERVICE_CORS_ORIGINS`), whose concierge answers from the scripted
  * model server. The page shows an answer's text, a tool call with its input and output, a
- * call held for approval that Approve continues (and Reject refuses) in the same message, and
- * a reload in the middle of a slow answer that resumes it to the complete message. Every test
- * fails on any console error. Its screenshot goes to build/screenshots/ (docs/ under
- * `npm run docs:screenshots`).
+ * call held for approval that Approve continues (and Reject refuses) in the same message, Stop
+ * cancelling the run behind an answer, and a reload in the middle of a slow answer that
+ * resumes it to the complete message. Every test fails on any console error. Its screenshot
+ * goes to build/screenshots/ (docs/ under `npm run docs:screenshots`).
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -157,6 +157,26 @@ describe.skipIf(skip !== null)(`the AI SDK sample page ${skip ?? ''}`, () => {
     expect(await page.locator('.tool[data-tool="book_room"] .denied').textContent()).toBe(
       'rejected',
     );
+    expect(consoleErrors()).toEqual([]);
+  });
+
+  it('stops an answer with Stop: its run is cancelled and the message keeps what was said', async () => {
+    const words = Array.from({ length: 20 }, (_, i) => `word${i} `);
+    model.push({ text: words, delayMs: 100 });
+    await chat('sample-stop', 'Tell me a story, then stop.');
+    const assistant = page.locator('li.message.assistant').last();
+    await waitFor(
+      async () => (await assistant.count()) === 1 && (await texts(assistant)).includes('word2 '),
+    );
+    await page.getByRole('button', { name: 'Stop' }).click();
+    const told = await answerText();
+    expect(told.startsWith('word0 word1 word2 ')).toBe(true);
+    expect(told).not.toContain('word19');
+    expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+    const runs = (await (await fetch(`${service}/runs?session_id=sample-stop`)).json()) as {
+      runs: { status: string }[];
+    };
+    expect(runs.runs.map((run) => run.status)).toEqual(['cancelled']);
     expect(consoleErrors()).toEqual([]);
   });
 
