@@ -41,12 +41,13 @@ let service: string;
 
 beforeAll(async () => {
   if (skip) return;
-  const [built, scripted] = await Promise.all([
-    buildSample(mkdtempSync(join(tmpdir(), 'agentdeck-ai-sdk-chat-'))),
+  // The page's server reads its folder per request, so it listens (and the service learns its
+  // origin) while the page is still being built: the three start side by side.
+  const built = mkdtempSync(join(tmpdir(), 'agentdeck-ai-sdk-chat-'));
+  [model, sample] = await Promise.all([
     scriptedModelServer([]),
+    serveSample({ port: 0, dir: built }),
   ]);
-  model = scripted;
-  sample = await serveSample({ port: 0, dir: built });
   server = startServer(
     EXAMPLE,
     {
@@ -56,7 +57,7 @@ beforeAll(async () => {
     },
     mkdtempSync(join(tmpdir(), 'agentdeck-ai-sdk-chat-state-')),
   );
-  [service, session] = await Promise.all([server.url, openBrowserPage()]);
+  [service, session] = await Promise.all([server.url, openBrowserPage(), buildSample(built)]);
   page = session.page;
 }, 60_000);
 
