@@ -283,6 +283,14 @@ describe('POST /agents/{name}/ui-chat through the ai package', { timeout: 30_000
     await first.sendMessage({ text: 'Refund E5' });
     const held = lastMessage(first);
 
+    // A client that already has every frame up to the wait gets nothing more: 204.
+    const replay = await (await fetch(`${agentApi()}/${id}/stream`)).text();
+    const lastId = [...replay.matchAll(/^id: (\d+)$/gm)].at(-1)?.[1] ?? '';
+    const upToDate = await fetch(`${agentApi()}/${id}/stream`, {
+      headers: { 'last-event-id': lastId },
+    });
+    expect(upToDate.status).toBe(204);
+
     const reloaded = newChat(id, {
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     });
@@ -487,5 +495,15 @@ describe('POST /workflows/{name}/ui-chat through the ai package', { timeout: 30_
         data: { run_id: message?.id, payload: { question: 'approve?', amount: 120 } },
       },
     ]);
+    // The question is answered through the existing answer route; the run completes.
+    const answered = await fetch(`${server.url}/runs/${message?.id}/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: { approved: true } }),
+    });
+    expect(await answered.json()).toMatchObject({
+      status: 'completed',
+      result: { approved: true },
+    });
   });
 });

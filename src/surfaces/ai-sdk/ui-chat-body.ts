@@ -20,36 +20,42 @@ import { HttpError } from '../http/errors.js';
 
 const UiPart = z.looseObject({ type: z.string() });
 
-const UiMessage = z.looseObject({
-  id: z.string(),
-  role: z.enum(['system', 'user', 'assistant']),
-  parts: z.array(UiPart),
-  metadata: z.unknown().optional(),
-});
+const UiMessage = z
+  .looseObject({
+    id: z.string(),
+    role: z.enum(['system', 'user', 'assistant']),
+    parts: z.array(UiPart),
+    metadata: z.unknown().optional(),
+  })
+  .meta({ id: 'UiMessage' });
 
 /** The transport's request body; extra fields of its `body` option pass through. */
-export const UiChatBody = z.looseObject({
-  id: z.string().describe("The chat's id: the agent's session (a workflow's thread)."),
-  messages: z.array(UiMessage).describe('The chat so far; only the last message is read.'),
-  trigger: z
-    .enum(['submit-message', 'regenerate-message'])
-    .default('submit-message')
-    .describe('`regenerate-message` takes the last answer out of the session and answers again.'),
-  messageId: z.string().optional(),
-});
+export const UiChatBody = z
+  .looseObject({
+    id: z.string().describe("The chat's id: the agent's session (a workflow's thread)."),
+    messages: z.array(UiMessage).describe('The chat so far; only the last message is read.'),
+    trigger: z
+      .enum(['submit-message', 'regenerate-message'])
+      .default('submit-message')
+      .describe('`regenerate-message` takes the last answer out of the session and answers again.'),
+    messageId: z.string().optional(),
+  })
+  .meta({ id: 'UiChatBody' });
 export type UiChatBody = z.infer<typeof UiChatBody>;
 
 /** `POST /workflows/{name}/ui-chat`: the chat id is the thread, `state` the initial state. */
-export const UiWorkflowBody = z.looseObject({
-  id: z.string().describe("The chat's id: the workflow's thread."),
-  messages: z.array(UiMessage).optional(),
-  trigger: z.string().optional(),
-  messageId: z.string().optional(),
-  state: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe("The workflow's initial state (the transport's `body` option sends it)."),
-});
+export const UiWorkflowBody = z
+  .looseObject({
+    id: z.string().describe("The chat's id: the workflow's thread."),
+    messages: z.array(UiMessage).optional(),
+    trigger: z.string().optional(),
+    messageId: z.string().optional(),
+    state: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The workflow's initial state (the transport's `body` option sends it)."),
+  })
+  .meta({ id: 'UiWorkflowBody' });
 export type UiWorkflowBody = z.infer<typeof UiWorkflowBody>;
 
 type UiMessage = z.infer<typeof UiMessage>;

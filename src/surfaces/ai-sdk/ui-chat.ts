@@ -16,7 +16,7 @@ import { HttpError } from '../http/errors.js';
 import { route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import { type ApprovalResponse, chatIdOf, readLastMessage, UiChatBody } from './ui-chat-body.js';
-import { playOn, uiStreamResponse } from './ui-stream.js';
+import { uiStreamResponse, uiTurnResponse } from './ui-stream.js';
 
 const STREAM_DESCRIPTION =
   'The AI SDK UI message stream (protocol v1, header `x-vercel-ai-ui-message-stream: v1`): ' +
@@ -93,12 +93,7 @@ export function uiChatRoutes(deps: HttpDeps) {
         const events = deck.stream(name, wanted.input, options);
         const first = await events.next(); // the claim is decided here: busy is a 409
         if (first.done) throw new HttpError(500, `the turn of '${name}' recorded nothing`);
-        playOn(deps, events);
-        return uiStreamResponse(deps, first.value.runId, {
-          afterSeq: -1,
-          stopFrom: 0,
-          announce: false,
-        });
+        return uiTurnResponse(deps, first, events);
       },
     }),
     route({
@@ -115,7 +110,10 @@ export function uiChatRoutes(deps: HttpDeps) {
           sse: STREAM_DESCRIPTION,
           headers: ['X-Run-Id'],
         },
-        204: { description: 'No run in progress on this session.' },
+        204: {
+          description:
+            'No run in progress on this session (or it waits, and `Last-Event-ID` is past its last event).',
+        },
         404: { description: 'No agent by that name.', schema: Detail },
         422: { description: 'A malformed `Last-Event-ID`.', schema: Detail },
       },
@@ -125,6 +123,10 @@ export function uiChatRoutes(deps: HttpDeps) {
         const [run] = await deps.eventLog().listRuns({ sessionId: chatId, origin: name, limit: 1 });
         if (!run || !IN_PROGRESS.includes(run.status)) return new Response(null, { status: 204 });
         const afterSeq = lastEventIdOf(request);
+        // Waiting, and the client has every frame up to the wait: nothing to send until an answer.
+        if (run.status !== 'running' && afterSeq >= run.lastSeq) {
+          return new Response(null, { status: 204 });
+        }
         // Pauses answered before now are passed over; the one the run waits at ends the stream.
         const stopFrom = run.status === 'running' ? run.lastSeq + 1 : run.lastSeq;
         return uiStreamResponse(deps, run.runId, { afterSeq, stopFrom, announce: false });

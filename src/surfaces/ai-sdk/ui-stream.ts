@@ -1,13 +1,14 @@
 /**
- * A run as a UI message stream response, read from the event log: the same tail as `GET
- * /runs/{id}/events` (append notices, outages waited out, any process's run), each event
- * folded by the codec into chunk frames that carry its seq as their SSE `id:`, then `data:
- * [DONE]`. Reading the log rather than the run's own generator is what lets a client leave
- * without stopping the run (the run is played by whoever started it, to its end) and come
- * back to the same frames: a stream from a position primes the codec with the events before
- * it, so a continuation's text and tool parts close as they would have.
+ * A run as a UI message stream response: its canonical events folded by the codec into chunk
+ * frames that carry each event's seq as their SSE `id:`, then `data: [DONE]`. A client that
+ * leaves does not stop the run: a turn this request started is played to its end by a pump
+ * that reads its events whatever the client does ({@link uiTurnResponse}), and any run can be
+ * streamed again from the event log ({@link uiStreamResponse}: the tail of `GET
+ * /runs/{id}/events`, with append notices and outages waited out, whatever process plays it).
+ * A stream from a position primes the codec with the events before it, so a continuation's
+ * text and tool parts close as they would have.
  */
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage, errorTypeName } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import type { HttpDeps } from '../http/deps.js';
 import { RUN_ID_HEADER } from '../http/errors.js';
@@ -22,6 +23,12 @@ import {
   type UiStreamState,
 } from './codec.js';
 
+type Deps = Pick<HttpDeps, 'eventLog' | 'shutdown' | 'log'>;
+type Events = AsyncGenerator<Event, void, undefined>;
+
+/** Events a turn's stream holds for a client that reads slower than the run plays. */
+const QUEUED_EVENTS = 1024;
+
 export interface UiStreamOptions {
   /** Frames of the events after this seq (-1: from the run's start). */
   afterSeq: number;
@@ -31,30 +38,130 @@ export interface UiStreamOptions {
   announce: boolean;
 }
 
-/** The SSE response of run `runId` from `afterSeq` on; it ends where the run ends or waits. */
+/** Run `runId` from the event log, from `afterSeq` on; it ends where the run ends or waits. */
 export async function uiStreamResponse(
-  deps: Pick<HttpDeps, 'eventLog' | 'shutdown'>,
+  deps: Deps,
   runId: string,
   options: UiStreamOptions,
 ): Promise<Response> {
-  const log = deps.eventLog();
   let state = await primedState(deps, runId, options.afterSeq);
   if (options.announce) state = continuation(state);
-  const render = (event: Event) => {
-    const step = encodeEvent(state, event);
-    state = step.state;
-    return chunkFrames(event.seq, step.chunks);
-  };
+  const renderer = codecRenderer(state);
   const stop = new AbortController();
-  const onShutdown = () => stop.abort();
-  deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
-  const frames = runEventFrames(log, runId, {
+  const frames = runEventFrames(deps.eventLog(), runId, {
     afterSeq: options.afterSeq,
     follow: true,
     signal: stop.signal,
-    render,
+    render: renderer.render,
     until: (event) => endsStream(event) && event.seq >= options.stopFrom,
   });
+  return sseUiResponse(deps, runId, frames, stop);
+}
+
+/**
+ * The turn that `first` began, as it plays: its events are pumped as they come (the run plays
+ * at its own pace, to its end, whether or not anyone reads) and rendered in order for the
+ * client. A client more than {@link QUEUED_EVENTS} events behind reads the rest from the log.
+ */
+export function uiTurnResponse(
+  deps: Deps,
+  first: IteratorYieldResult<Event>,
+  events: Events,
+): Response {
+  const runId = first.value.runId;
+  const renderer = codecRenderer(INITIAL_UI_STREAM_STATE);
+  const stop = new AbortController();
+  let queue: Event[] = [];
+  let behind = false;
+  let ended = false;
+  let failure: unknown = null;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+  void (async () => {
+    try {
+      for (let step: IteratorResult<Event, void> = first; !step.done; step = await events.next()) {
+        if (!behind && !stop.signal.aborted) {
+          queue.push(step.value);
+          if (queue.length > QUEUED_EVENTS) {
+            queue = []; // in the log already: the writer reads them back from there
+            behind = true;
+          }
+        }
+        poke();
+      }
+    } catch (error) {
+      failure = error;
+      deps.log(`[agentdeck] ui-chat turn of run '${runId}' failed: ${errorMessage(error)}`);
+    } finally {
+      ended = true;
+      poke();
+    }
+  })();
+
+  async function* frames(): AsyncGenerator<string, void, undefined> {
+    let sentSeq = -1;
+    while (!stop.signal.aborted) {
+      if (behind) {
+        yield* runEventFrames(deps.eventLog(), runId, {
+          afterSeq: sentSeq,
+          follow: true,
+          signal: stop.signal,
+          render: renderer.render,
+          until: endsStream,
+        });
+        return;
+      }
+      const event = queue.shift();
+      if (event) {
+        sentSeq = event.seq;
+        const frame = renderer.render(event);
+        if (frame !== '') yield frame;
+        if (endsStream(event)) return;
+      } else if (ended) {
+        if (failure !== null) yield renderer.failed(failure, sentSeq);
+        return;
+      } else {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    }
+  }
+  const response = sseUiResponse(deps, runId, frames(), stop);
+  // A client that leaves (or a shutdown) stops the writer; let it stop waiting, too.
+  stop.signal.addEventListener('abort', poke, { once: true });
+  return response;
+}
+
+/** The codec as one stream's renderer: its state carried from event to event. */
+function codecRenderer(initial: UiStreamState) {
+  let state = initial;
+  return {
+    render(event: Event): string {
+      const step = encodeEvent(state, event);
+      state = step.state;
+      return chunkFrames(event.seq, step.chunks);
+    },
+    /** The run's events stopped with an exception, not a terminal event: an error chunk. */
+    failed(error: unknown, seq: number): string {
+      const errorText = `${errorTypeName(error)}: ${errorMessage(error)}`;
+      return chunkFrames(Math.max(seq, 0), [{ type: 'error', errorText }]);
+    },
+  };
+}
+
+/** The SSE response over `frames`, `[DONE]` last; a client that leaves stops only its reading. */
+function sseUiResponse(
+  deps: Deps,
+  runId: string,
+  frames: AsyncGenerator<string, void, undefined>,
+  stop: AbortController,
+): Response {
+  const onShutdown = () => stop.abort();
+  deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>(
     {
@@ -99,20 +206,4 @@ async function primedState(
   const earlier = await deps.eventLog().read(runId, { afterSeq: -1, limit: afterSeq + 1 });
   for (const event of earlier) state = encodeEvent(state, event).state;
   return state;
-}
-
-/** Read the rest of a run's events, so it plays to its end whoever reads its stream. */
-export function playOn(
-  deps: Pick<HttpDeps, 'log'>,
-  events: AsyncGenerator<Event, void, undefined>,
-) {
-  void (async () => {
-    try {
-      for (let step = await events.next(); !step.done; step = await events.next()) {
-        // Recorded in the log as it plays; the streams read it there.
-      }
-    } catch (error) {
-      deps.log(`[agentdeck] ui-chat run failed to play: ${errorMessage(error)}`);
-    }
-  })();
 }

@@ -10,7 +10,7 @@ import { HttpError } from '../http/errors.js';
 import { route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import { chatIdOf, UiWorkflowBody } from './ui-chat-body.js';
-import { playOn, uiStreamResponse } from './ui-stream.js';
+import { uiTurnResponse } from './ui-stream.js';
 
 export function uiWorkflowRoutes(deps: HttpDeps) {
   const { deck } = deps;
@@ -56,12 +56,7 @@ export function uiWorkflowRoutes(deps: HttpDeps) {
         const events = deck.stream(name, body.state, options);
         const first = await events.next(); // state and thread claim are decided here
         if (first.done) throw new HttpError(500, `the run of '${name}' recorded nothing`);
-        playOn(deps, events);
-        return uiStreamResponse(deps, first.value.runId, {
-          afterSeq: -1,
-          stopFrom: 0,
-          announce: false,
-        });
+        return uiTurnResponse(deps, first, events);
       },
     }),
   ];
