@@ -76,8 +76,9 @@ async function chat(chatId: string, text: string): Promise<void> {
   await page.locator('li.message.user').last().waitFor();
 }
 
-/** The assistant message's text parts, joined, once the page has settled (status ready). */
+/** The last assistant message's text parts, joined, once its stream has ended (status ready). */
 async function answerText(): Promise<string> {
+  await page.locator('li.message.assistant').last().waitFor();
   await page.locator('p.status[data-status="ready"]').waitFor();
   return texts(page.locator('li.message.assistant').last());
 }
@@ -192,7 +193,10 @@ describe.skipIf(skip !== null)(`the AI SDK sample page ${skip ?? ''}`, () => {
     expect(await texts(assistant)).not.toContain('word19');
     await page.reload();
     // The question comes back from sessionStorage; the answer from the service's event log.
-    await page.locator('li.message.assistant').waitFor();
+    // (The page shows the stored partial answer, status ready, before its resume request
+    // starts: wait for the text itself.)
+    const resumed = page.locator('li.message.assistant');
+    await waitFor(async () => (await texts(resumed.last())) === words.join(''));
     expect(await page.locator('li.message.user').textContent()).toBe('Tell me a long story.');
     expect(await answerText()).toBe(words.join(''));
     expect(await page.locator('li.message').count()).toBe(2);
