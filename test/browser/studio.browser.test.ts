@@ -110,7 +110,7 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
     await localTime.locator('summary').click();
     expect(await localTime.locator('pre').textContent()).toContain('"timeZone"');
     expect(await agent.locator('li.tool[data-tool="load_skill"]').count()).toBe(1);
-    expect(await agent.locator('.b-approval').count()).toBe(0); // none of its tools asks
+    expect(await agent.locator('.b-approval').count()).toBe(1); // book_room asks
     expect(await agent.locator('a.chip').textContent()).toBe('house-rules');
     // Its MCP server, live, with the tools it serves.
     const mcp = agent.locator('.mcp-ref[data-mcp="everything"]');
