@@ -4,6 +4,9 @@
  * passes plain arguments to the deck's methods, so an HTTP-started run is recorded exactly
  * as `deck.run`/`deck.stream` records it.
  */
+
+import { mcpRoutes } from '../mcp/endpoint.js';
+import { resolveMcpSettings } from '../mcp/options.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
@@ -46,6 +49,7 @@ export function createApp<C>(
       ...scheduleRoutes(deps),
       ...studioRoutes(deps, grants),
       metricsRoute(deps),
+      ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
     ],
     options,
   );

@@ -24,6 +24,7 @@ export const TAGS: Record<Tag, string> = {
   metrics: 'Prometheus metrics.',
   openapi: 'This document.',
   native: 'The native surface: canonical events as server-sent events.',
+  mcp: 'The MCP server (Streamable HTTP): the agents and workflows as tools of other agents.',
 };
 
 export const HEADERS: Record<ResponseHeader, Json> = {
