@@ -6,7 +6,7 @@
  * (stopping a run's reader would cancel it). A client that sent a progress token is told of
  * each event worth telling (codec.ts), numbered by the event's `seq`, which only grows.
  */
-import type { Event } from '../../core/events.js';
+import type { Event, EventOf } from '../../core/events.js';
 import type { ErrorLog } from '../http/errors.js';
 import { type EndEvent, isEnd } from '../http/run-results.js';
 import { progressMessage } from './codec.js';
@@ -82,5 +82,12 @@ export async function within<T>(work: Promise<T>, ms: number): Promise<T | typeo
     return await Promise.race([work, expired]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** A run that failed because a backend was down: its `run.failed`, for the 503. */
+export class OutageFailedRun extends Error {
+  constructor(readonly failed: EventOf<'run.failed'>) {
+    super(failed.payload.message);
   }
 }

@@ -130,6 +130,12 @@ export function errorResult(message: string, extra: Record<string, unknown> = {}
   return { ...result(message, { error: message, ...extra }), isError: true };
 }
 
+/** The error types of a run that failed because a backend was down or full (a retry may work). */
+export const OUTAGE_ERROR_TYPES: ReadonlySet<string> = new Set([
+  'StoreUnavailableError',
+  'StorageFullError',
+]);
+
 /** A run paused, cancelled or failed: what the client can do about it. */
 function ending(
   end: Exclude<EndEvent, { kind: 'run.completed' | 'run.interrupted' }>,

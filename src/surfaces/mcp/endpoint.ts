@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { HttpDeps } from '../http/deps.js';
-import { detailResponse, errorResponse } from '../http/errors.js';
+import { detailResponse } from '../http/errors.js';
 import { type Route, route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import type { McpSettings } from './options.js';
@@ -80,7 +80,9 @@ export function mcpRoutes(deps: HttpDeps, settings: McpSettings): Route[] {
         'Streamable HTTP, stateless, protocol revisions 2025-11-25 (with `initialize`) and ' +
         '2026-07-28. Tools: one per agent (`{message, session_id?}`), one per workflow (its ' +
         'state fields and `thread_id`), and `get_run`, `list_pending`, `answer_run`. Bodies ' +
-        `and answers are JSON-RPC as the MCP specification defines them (${SPEC}). A guide: docs/mcp-server.md.`,
+        `and answers are JSON-RPC as the MCP specification defines them (${SPEC}): a notification ` +
+        'is answered 202 with no body, a message MCP refuses 400 (or 406 for an `Accept` header ' +
+        'allowing neither JSON nor SSE) with a JSON-RPC error body. A guide: docs/mcp-server.md.',
       tag: 'mcp',
       body: {
         schema: McpMessage,
@@ -93,9 +95,6 @@ export function mcpRoutes(deps: HttpDeps, settings: McpSettings): Route[] {
           schema: McpMessage,
           sse: 'JSON-RPC messages: `notifications/progress` for the call, then its response.',
         },
-        202: { description: 'A notification, accepted.' },
-        400: { description: 'Not a JSON-RPC message MCP accepts.' },
-        406: { description: 'The `Accept` header allows neither JSON nor SSE.' },
       },
       async handle({ body, request }) {
         const scope: CallScope = { request, outage: null };
@@ -105,9 +104,7 @@ export function mcpRoutes(deps: HttpDeps, settings: McpSettings): Route[] {
             : modern.fetch(request, { parsedBody: body }),
         );
         // A backend down before the answer began: 503 with Retry-After, as on every route.
-        if (scope.outage !== null && !isStream(response)) {
-          return errorResponse(scope.outage, deps.log);
-        }
+        if (scope.outage !== null && !isStream(response)) return scope.outage();
         return response;
       },
     }),
@@ -116,6 +113,7 @@ export function mcpRoutes(deps: HttpDeps, settings: McpSettings): Route[] {
       path: '/mcp',
       summary: 'No server-initiated stream: the MCP endpoint is stateless',
       tag: 'mcp',
+      undocumented: true,
       responses: {
         405: { description: 'Always: POST each message to `/mcp`.', schema: Detail },
       },

@@ -8,12 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../../core/errors.js';
+import type { EventOf } from '../../core/events.js';
 import { idProblem } from '../../core/ids.js';
 import type { HttpDeps } from '../http/deps.js';
-import { type CallLimits, followRun, STILL_RUNNING } from './calls.js';
+import type { EndEvent } from '../http/run-results.js';
+import { type CallLimits, followRun, OutageFailedRun, STILL_RUNNING } from './calls.js';
 import {
   agentResult,
   errorResult,
+  OUTAGE_ERROR_TYPES,
   runningResult,
   type ToolResult,
   workflowResult,
@@ -48,6 +51,7 @@ export async function callAgent(
   );
   if (runId === null || outcome === null) return noResult(tool.name);
   if (outcome === STILL_RUNNING) return runningResult(runId, { session_id: sessionId });
+  if (isOutage(outcome)) throw new OutageFailedRun(outcome);
   return agentResult(outcome);
 }
 
@@ -69,6 +73,7 @@ export async function callWorkflow(
   const { runId, outcome } = await followRun(deps.deck.stream(tool.name, state, options), limits);
   if (runId === null || outcome === null) return noResult(tool.name);
   if (outcome === STILL_RUNNING) return runningResult(runId, { thread_id: threadId ?? runId });
+  if (isOutage(outcome)) throw new OutageFailedRun(outcome);
   return workflowResult(outcome);
 }
 
@@ -102,6 +107,11 @@ export function requiredId(tool: string, args: ToolArguments, name: string): str
   if (problem !== null)
     throw new InvalidInputError(`argument '${name}' of tool '${tool}' ${problem}`);
   return value;
+}
+
+/** A run that failed because a backend was down: the call answers as a refused request. */
+function isOutage(end: EndEvent): end is EventOf<'run.failed'> {
+  return end.kind === 'run.failed' && OUTAGE_ERROR_TYPES.has(end.payload.errorType);
 }
 
 function noResult(name: string): ToolResult {

@@ -5,13 +5,15 @@
  * `McpServer`, because a tool's input schema is the workflow state's JSON schema as the catalog
  * gives it, and because an unknown tool must be a tool error the calling model can read (the
  * issue's rule; McpServer answers a protocol error). Every failure of a call is a tool error
- * (`isError`) naming what was wrong, except a backend that is down: that is thrown, for the
- * route to answer 503 as every other route does (endpoint.ts).
+ * (`isError`) naming what was wrong; a backend that is down also marks the request's scope,
+ * for the route to answer 503 as every other route does (endpoint.ts).
  */
 import { Server } from '@modelcontextprotocol/server';
 import { errorMessage, errorTypeName, isBackendOutage, isDeckError } from '../../core/errors.js';
 import type { HttpDeps } from '../http/deps.js';
-import type { CallLimits, ProgressSink } from './calls.js';
+import { errorResponse, failedRunResponse } from '../http/errors.js';
+import { failureLine } from '../http/run-results.js';
+import { type CallLimits, OutageFailedRun, type ProgressSink } from './calls.js';
 import { errorResult, type ToolResult } from './codec.js';
 import { callAgent, callWorkflow, type ToolArguments } from './run-tools.js';
 import { answerRun, getRun, listPending, type Served } from './service-tools.js';
@@ -20,8 +22,11 @@ import type { CatalogTool } from './tools.js';
 /** What a tool call needs of its HTTP request: the run context comes from it. */
 export interface CallScope {
   request: Request;
-  /** Set when a backend was down during the call, so the route answers 503. */
-  outage: unknown;
+  /**
+   * Set when a backend was down during the call: the 503 (or 507) every route answers then,
+   * which the route sends instead of the tool error when its answer has not begun.
+   */
+  outage: (() => Response) | null;
 }
 
 export interface ServerParts {
@@ -77,9 +82,19 @@ export function mcpServerFactory(parts: ServerParts): () => Server {
           served,
         });
       } catch (error) {
+        const { log } = parts.deps;
         if (isBackendOutage(error)) {
-          if (scope) scope.outage = error;
-          throw error;
+          if (scope) scope.outage = () => errorResponse(error, log);
+          return errorResult(errorMessage(error));
+        }
+        if (error instanceof OutageFailedRun) {
+          const { failed } = error;
+          if (scope)
+            scope.outage = () => failedRunResponse(failed.payload, failureLine(failed), log);
+          return errorResult(`run ${failed.runId} failed: ${failed.payload.message}`, {
+            run_id: failed.runId,
+            status: 'failed',
+          });
         }
         return toolError(name, error, parts.deps);
       }
