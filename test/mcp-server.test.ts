@@ -217,6 +217,27 @@ describe.each([
     );
   });
 
+  it("holds an agent's tool call for approval; answer_run approves it and the turn goes on", async () => {
+    model.push(
+      { toolCalls: [{ name: 'refund', arguments: { order: '9' }, callId: 'call_r' }] },
+      { text: 'Order 9 is refunded.' },
+    );
+    const held = await client.call('clerk', { message: 'Refund order 9' });
+    expect(held.structuredContent).toMatchObject({
+      status: 'waiting_human',
+      output: null,
+      payload: expect.objectContaining({ tool: 'refund', arguments: { order: '9' } }),
+    });
+    expect(held.content[0]?.text).toContain('answer_run');
+    const runId = held.structuredContent?.run_id as string;
+    const answered = await client.call('answer_run', { run_id: runId, value: { approved: true } });
+    expect(answered.structuredContent).toMatchObject({
+      output: 'Order 9 is refunded.',
+      run_id: runId,
+      status: 'completed',
+    });
+  });
+
   it('answers "running" for a run longer than the wait; the run plays on and get_run follows it', async () => {
     rmSync(gate(), { force: true });
     const started = Date.now();

@@ -112,6 +112,26 @@ describe('/mcp settings', () => {
   });
 });
 
+describe('/mcp calls on one session', () => {
+  it('refuses a call on a session busy with another turn: a tool error, the first turn unharmed', async () => {
+    const model = new ScriptedModel([{ text: ['Hello ', 'there.'], delayMs: 500 }]);
+    const { deck } = testDeck({ agents: [new Agent({ name: 'Greeter', model })] });
+    await using server = await serve(deck, { host: '127.0.0.1', port: 0, handleSignals: false });
+    const client = await modernClient(server.url);
+    const args = { message: 'hi', session_id: 's-1' };
+    const first = client.callTool({ name: 'Greeter', arguments: args });
+    await vi.waitFor(() => expect(model.calls).toHaveLength(1)); // the first turn holds the session
+    const second = await client.callTool({ name: 'Greeter', arguments: args });
+    expect(second.isError).toBe(true);
+    expect(JSON.stringify(second.content)).toMatch(/session 's-1' is busy/);
+    expect((await first).structuredContent).toMatchObject({
+      output: 'Hello there.',
+      status: 'completed',
+    });
+    await client.close();
+  });
+});
+
 describe('/mcp while the session backend is down', () => {
   it('answers 503 with Retry-After as every route, or a tool error once progress has begun', async () => {
     vi.stubEnv('SERVICE_SESSION', `redis://127.0.0.1:${await closedPort()}`);
