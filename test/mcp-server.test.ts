@@ -40,6 +40,7 @@ interface McpClient {
     name: string,
     args: Record<string, unknown>,
     onProgress?: (message: string) => void,
+    signal?: AbortSignal,
   ): Promise<Result>;
   close(): Promise<void>;
 }
@@ -80,15 +81,18 @@ const auth = { headers: { authorization: `Bearer ${KEY}` } };
 async function legacyClient(): Promise<McpClient> {
   const client = new LegacyClient({ name: 'test-2025', version: '1.0.0' });
   await client.connect(new LegacyTransport(url, { requestInit: auth }));
+  expect(client.getServerVersion()).toMatchObject({
+    name: 'mcp-project',
+    title: 'mcp-project (agentdeck)',
+  });
   return {
     revision: '2025-11-25',
     listTools: async () => (await client.listTools()).tools,
-    call: async (name, args, onProgress) =>
-      (await client.callTool(
-        { name, arguments: args },
-        undefined,
-        onProgress ? { onprogress: (p) => onProgress(p.message ?? '') } : {},
-      )) as Result,
+    call: async (name, args, onProgress, signal) =>
+      (await client.callTool({ name, arguments: args }, undefined, {
+        ...(onProgress ? { onprogress: (p) => onProgress(p.message ?? '') } : {}),
+        ...(signal ? { signal } : {}),
+      })) as Result,
     close: () => client.close(),
   };
 }
@@ -103,10 +107,13 @@ async function modernClient(): Promise<McpClient> {
   return {
     revision: '2026-07-28',
     listTools: async () => (await client.listTools()).tools,
-    call: async (name, args, onProgress) =>
+    call: async (name, args, onProgress, signal) =>
       (await client.callTool(
         { name, arguments: args },
-        onProgress ? { onprogress: (p) => onProgress(p.message ?? '') } : {},
+        {
+          ...(onProgress ? { onprogress: (p) => onProgress(p.message ?? '') } : {}),
+          ...(signal ? { signal } : {}),
+        },
       )) as Result,
     close: () => client.close(),
   };
@@ -253,6 +260,34 @@ describe.each([
     expect((await client.call('get_run', { run_id: runId })).structuredContent).toMatchObject({
       status: 'running',
       origin: 'slow',
+    });
+    writeFileSync(gate(), '');
+    await vi.waitFor(
+      async () => {
+        const read = await client.call('get_run', { run_id: runId });
+        expect(read.structuredContent).toMatchObject({ status: 'completed', done: true });
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+  });
+
+  it('keeps playing a run whose client gave up on the call', async () => {
+    rmSync(gate(), { force: true });
+    const progress: string[] = [];
+    const gaveUp = new AbortController();
+    const call = client.call(
+      'slow',
+      {},
+      (m) => {
+        progress.push(m);
+        gaveUp.abort(); // the run started: the client leaves
+      },
+      gaveUp.signal,
+    );
+    await expect(call).rejects.toThrow();
+    const runId = /^run (\S+) of 'slow' started$/.exec(progress[0] ?? '')?.[1] ?? '';
+    expect((await client.call('get_run', { run_id: runId })).structuredContent).toMatchObject({
+      status: 'running',
     });
     writeFileSync(gate(), '');
     await vi.waitFor(

@@ -8,6 +8,7 @@
  * (`isError`) naming what was wrong; a backend that is down also marks the request's scope,
  * for the route to answer 503 as every other route does (endpoint.ts).
  */
+import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/server';
 import { errorMessage, errorTypeName, isBackendOutage, isDeckError } from '../../core/errors.js';
 import type { HttpDeps } from '../http/deps.js';
@@ -48,17 +49,20 @@ export function mcpServerFactory(parts: ServerParts): () => Server {
     description,
     inputSchema: inputSchema as { type: 'object'; [key: string]: unknown },
   }));
+  // The implementation a client is told of: the deck, served by this agentdeck.
+  const info = {
+    name: parts.deps.deck.name,
+    title: `${parts.deps.deck.name} (agentdeck)`,
+    version: agentdeckVersion(),
+  };
   return () => {
-    const server = new Server(
-      { name: parts.deps.deck.name, version: '1.0.0' },
-      {
-        capabilities: { tools: {} },
-        instructions:
-          "Each agent and workflow of this service is a tool. A call that does not end within the server's wait " +
-          'answers {"status": "running", "run_id"}: follow it with get_run. A run waiting for a person ' +
-          '(status waiting_human) is answered with answer_run; list_pending lists them all.',
-      },
-    );
+    const server = new Server(info, {
+      capabilities: { tools: {} },
+      instructions:
+        "Each agent and workflow of this service is a tool. A call that does not end within the server's wait " +
+        'answers {"status": "running", "run_id"}: follow it with get_run. A run waiting for a person ' +
+        '(status waiting_human) is answered with answer_run; list_pending lists them all.',
+    });
     server.setRequestHandler('tools/list', () => ({ tools: listed }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
@@ -75,12 +79,10 @@ export function mcpServerFactory(parts: ServerParts): () => Server {
       const limits: CallLimits = { waitMs: parts.waitMs, progress, log: parts.deps.log };
       const scope = parts.scope();
       try {
+        if (!scope) throw new Error('an MCP tool call outside the HTTP request that carries it');
         const tool = byName.get(name);
         if (!tool) return unknownTool(name, parts.tools);
-        return await call(parts.deps, tool, args, scope?.request ?? new Request('http://mcp/'), {
-          limits,
-          served,
-        });
+        return await call(parts.deps, tool, args, scope.request, { limits, served });
       } catch (error) {
         const { log } = parts.deps;
         if (isBackendOutage(error)) {
@@ -101,6 +103,12 @@ export function mcpServerFactory(parts: ServerParts): () => Server {
     });
     return server;
   };
+}
+
+/** This package's version (its package.json is three folders up, from `src/` and `dist/` alike). */
+function agentdeckVersion(): string {
+  const pkg = createRequire(import.meta.url)('../../../package.json') as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
 function call(
