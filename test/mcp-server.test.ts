@@ -128,6 +128,15 @@ describe.each([
     client = await connect();
   });
   afterAll(() => client?.close());
+  /** Wait until get_run says the slow workflow's run completed. */
+  const completes = (runId: string) =>
+    vi.waitFor(
+      async () => {
+        const read = await client.call('get_run', { run_id: runId });
+        expect(read.structuredContent).toMatchObject({ status: 'completed', done: true });
+      },
+      { timeout: 15_000, interval: 100 },
+    );
 
   it('lists a tool per agent and workflow, with descriptions and schemas, and its own three', async () => {
     const tools = Object.fromEntries((await client.listTools()).map((t) => [t.name, t]));
@@ -144,7 +153,7 @@ describe.each([
     expect(tools.approval?.inputSchema).toMatchObject({
       type: 'object',
       properties: {
-        amount: { type: 'number', description: 'The amount to approve' },
+        amount: { type: 'number' },
         approved: { type: 'boolean' },
         thread_id: { type: 'string' },
       },
@@ -262,13 +271,7 @@ describe.each([
       origin: 'slow',
     });
     writeFileSync(gate(), '');
-    await vi.waitFor(
-      async () => {
-        const read = await client.call('get_run', { run_id: runId });
-        expect(read.structuredContent).toMatchObject({ status: 'completed', done: true });
-      },
-      { timeout: 15_000, interval: 100 },
-    );
+    await completes(runId);
   });
 
   it('keeps playing a run whose client gave up on the call', async () => {
@@ -290,13 +293,7 @@ describe.each([
       status: 'running',
     });
     writeFileSync(gate(), '');
-    await vi.waitFor(
-      async () => {
-        const read = await client.call('get_run', { run_id: runId });
-        expect(read.structuredContent).toMatchObject({ status: 'completed', done: true });
-      },
-      { timeout: 15_000, interval: 100 },
-    );
+    await completes(runId);
   });
 
   it('answers each mistake with a tool error that names it', async () => {

@@ -7,7 +7,6 @@
  * a tool error that names the backend. The real process and the rest of the tools are
  * `test/mcp-server.test.ts`.
  */
-import { createServer } from 'node:net';
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
@@ -16,6 +15,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, vi } from 'vitest';
 import { openTestDeck, testDeck } from '../../../test/support/decks.js';
+import { freeTcpPort } from '../../../test/support/free-port.js';
 import { approval } from '../../../test/support/workflows.js';
 import { Agent, ConfigError } from '../../index.js';
 import { ScriptedModel } from '../../testing/index.js';
@@ -34,15 +34,6 @@ async function modernClient(url: string) {
   );
   await client.connect(new ModernTransport(new URL('/mcp', url)));
   return client;
-}
-
-/** A port nothing listens on (taken, then let go). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('/mcp settings', () => {
@@ -134,7 +125,7 @@ describe('/mcp calls on one session', () => {
 
 describe('/mcp while the session backend is down', () => {
   it('answers 503 with Retry-After as every route, or a tool error once progress has begun', async () => {
-    vi.stubEnv('SERVICE_SESSION', `redis://127.0.0.1:${await closedPort()}`);
+    vi.stubEnv('SERVICE_SESSION', `redis://127.0.0.1:${await freeTcpPort()}`);
     const lines: string[] = [];
     const { deck } = testDeck({
       agents: [new Agent({ name: 'Greeter', model: new ScriptedModel([]) })],

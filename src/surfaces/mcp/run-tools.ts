@@ -12,7 +12,13 @@ import type { EventOf } from '../../core/events.js';
 import { idProblem } from '../../core/ids.js';
 import type { HttpDeps } from '../http/deps.js';
 import type { EndEvent } from '../http/run-results.js';
-import { type CallLimits, followRun, OutageFailedRun, STILL_RUNNING } from './calls.js';
+import {
+  type CallLimits,
+  type Followed,
+  followRun,
+  OutageFailedRun,
+  STILL_RUNNING,
+} from './calls.js';
 import {
   agentResult,
   errorResult,
@@ -45,14 +51,10 @@ export async function callAgent(
   if (missing) return errorResult(missing);
   const options = { sessionId, ...(await deps.runContext(request)) };
   // Nobody reads the turn live: the model may answer in whole replies (as the JSON route).
-  const { runId, outcome } = await followRun(
-    deps.streamForResult(tool.name, message, options),
-    limits,
-  );
-  if (runId === null || outcome === null) return noResult(tool.name);
-  if (outcome === STILL_RUNNING) return runningResult(runId, { session_id: sessionId });
-  if (isOutage(outcome)) throw new OutageFailedRun(outcome);
-  return agentResult(outcome);
+  const events = deps.streamForResult(tool.name, message, options);
+  return resultOf(tool.name, await followRun(events, limits), agentResult, () => ({
+    session_id: sessionId,
+  }));
 }
 
 export async function callWorkflow(
@@ -70,11 +72,29 @@ export async function callWorkflow(
     ...(threadId === undefined ? {} : { sessionId: threadId }),
     ...(await deps.runContext(request)),
   };
-  const { runId, outcome } = await followRun(deps.deck.stream(tool.name, state, options), limits);
-  if (runId === null || outcome === null) return noResult(tool.name);
-  if (outcome === STILL_RUNNING) return runningResult(runId, { thread_id: threadId ?? runId });
+  const events = deps.deck.stream(tool.name, state, options);
+  return resultOf(tool.name, await followRun(events, limits), workflowResult, (runId) => ({
+    thread_id: threadId ?? runId,
+  }));
+}
+
+/**
+ * A followed run's tool result: `encode` of its end; `running`, with `where` (its session or
+ * thread), when the wait ended first. A run that failed because a backend was down is thrown
+ * (server.ts answers it as the refusal it is).
+ */
+function resultOf(
+  name: string,
+  { runId, outcome }: Followed,
+  encode: (end: EndEvent) => ToolResult,
+  where: (runId: string) => Record<string, unknown>,
+): ToolResult {
+  if (runId === null || outcome === null) {
+    return errorResult(`'${name}' ended without a result; see the server log`);
+  }
+  if (outcome === STILL_RUNNING) return runningResult(runId, where(runId));
   if (isOutage(outcome)) throw new OutageFailedRun(outcome);
-  return workflowResult(outcome);
+  return encode(outcome);
 }
 
 /** Refuse arguments a tool does not take, naming them and the ones it does. */
@@ -112,8 +132,4 @@ export function requiredId(tool: string, args: ToolArguments, name: string): str
 /** A run that failed because a backend was down: the call answers as a refused request. */
 function isOutage(end: EndEvent): end is EventOf<'run.failed'> {
   return end.kind === 'run.failed' && OUTAGE_ERROR_TYPES.has(end.payload.errorType);
-}
-
-function noResult(name: string): ToolResult {
-  return errorResult(`'${name}' ended without a result; see the server log`);
 }
