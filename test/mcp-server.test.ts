@@ -211,8 +211,14 @@ describe.each([
     expect(pending.structuredContent?.items).toContainEqual(
       expect.objectContaining({ run_id: runId, invocable: 'approval', reason: 'interrupt' }),
     );
-    const answered = await client.call('answer_run', { run_id: runId, value: { approved: true } });
+    const progress: string[] = [];
+    const answered = await client.call(
+      'answer_run',
+      { run_id: runId, value: { approved: true } },
+      (m) => progress.push(m),
+    );
     expect(answered.isError).toBeFalsy();
+    expect(progress).toEqual(expect.arrayContaining(["node 'finish' done", 'run completed']));
     expect(answered.structuredContent).toMatchObject({
       amount: 12,
       approved: true,

@@ -7,8 +7,10 @@
  * each event worth telling (codec.ts), numbered by the event's `seq`, which only grows.
  */
 import type { Event, EventOf } from '../../core/events.js';
+import { isAppendNotifier } from '../../core/store.js';
 import type { ErrorLog } from '../http/errors.js';
 import { type EndEvent, isEnd } from '../http/run-results.js';
+import type { EventLog } from '../http/served-deck.js';
 import { progressMessage } from './codec.js';
 
 /** Tell the client `message` as progress `progress`; rejects when the client is gone. */
@@ -83,6 +85,63 @@ export async function within<T>(work: Promise<T>, ms: number): Promise<T | typeo
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Tell `progress` of the events a run records after `afterSeq`, read from the log (an answer
+ * plays the rest of a run inside `deck.answer`, which yields no events): woken by the store's
+ * append notices where it has them, else every 250 ms. The returned `finish` tells what was
+ * recorded since the last read, then stops (call it before answering, so the client hears
+ * the end before the result). A read that fails (the store down) ends the telling, never the
+ * call; a client that is gone is simply not told.
+ */
+export function tellFromLog(
+  log: EventLog,
+  runId: string,
+  afterSeq: number,
+  progress: ProgressSink,
+): { finish(): Promise<void> } {
+  let after = afterSeq;
+  let stopped = false;
+  let woken = false;
+  let wake = () => {};
+  const nudge = () => {
+    woken = true;
+    wake();
+  };
+  const unwatch = isAppendNotifier(log)
+    ? log.watchRun(runId, nudge).catch(() => null)
+    : Promise.resolve(null);
+  const tell = async () => {
+    for (const event of await log.read(runId, { afterSeq: after })) {
+      after = event.seq;
+      const message = progressMessage(event);
+      if (message !== null) await progress(event.seq + 1, message).catch(() => {});
+    }
+  };
+  const loop = (async () => {
+    const watching = (await unwatch) !== null;
+    while (!stopped) {
+      woken = false;
+      await tell();
+      if (stopped || woken) continue;
+      await new Promise<void>((done) => {
+        wake = done;
+        if (woken)
+          done(); // a notice came while it read
+        else if (!watching) setTimeout(done, 250);
+      });
+    }
+  })().catch(() => {});
+  return {
+    async finish() {
+      stopped = true;
+      wake();
+      await loop;
+      void unwatch.then((stop) => stop?.());
+      await tell().catch(() => {});
+    },
+  };
 }
 
 /** A run that failed because a backend was down: its `run.failed`, for the 503. */

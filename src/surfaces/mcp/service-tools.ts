@@ -15,7 +15,7 @@ import {
 import type { HttpDeps } from '../http/deps.js';
 import { pendingToWire } from '../http/inbox.js';
 import { isEnd } from '../http/run-results.js';
-import { type CallLimits, STILL_RUNNING, within } from './calls.js';
+import { type CallLimits, STILL_RUNNING, tellFromLog, within } from './calls.js';
 import {
   agentResult,
   errorResult,
@@ -75,12 +75,17 @@ export async function answerRun(
     );
   }
   const options = await deps.runContext(request);
+  const log = deps.eventLog();
+  const telling = limits.progress
+    ? tellFromLog(log, runId, (await log.read(runId)).at(-1)?.seq ?? -1, limits.progress)
+    : null;
   // The answer plays the rest of the run; what it ended with is read from the log.
   const answered = deps.deck.answer(runId, args.value, options).then(
     () => null,
     (error: unknown) => error,
   );
   const outcome = await within(answered, limits.waitMs);
+  await telling?.finish();
   if (outcome === STILL_RUNNING) {
     answered.then((error) => {
       if (error !== null)
