@@ -8,6 +8,8 @@
  * must be valid for its field.
  */
 
+import { z } from 'zod';
+
 /** LangGraph's brand on a `StateSchema` (what `StateSchema.isInstance` reads). */
 const STATE_SCHEMA_BRAND = Symbol.for('langgraph.state.state_schema');
 
@@ -66,6 +68,25 @@ export function stateSchemaProblems(
 export function stateSchemaJson(state: StateSchemaLike): Record<string, unknown> | null {
   try {
     return state.getJsonSchema();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The JSON schema of a workflow's state as a caller gives it (a `StateSchema`'s own, or a zod
+ * schema's input form), or `null` when it cannot say (a LangGraph Annotation).
+ */
+export function stateJsonSchema(state: unknown): Record<string, unknown> | null {
+  return isStateSchema(state) ? stateSchemaJson(state) : zodJsonSchema(state);
+}
+
+/** The JSON schema of a zod schema's input, or `null` (not zod, or not expressible). */
+export function zodJsonSchema(schema: unknown): Record<string, unknown> | null {
+  if (typeof schema !== 'object' || schema === null || !('_zod' in schema)) return null;
+  try {
+    const { $schema: _, ...json } = z.toJSONSchema(schema as z.ZodType, { io: 'input' });
+    return json;
   } catch {
     return null;
   }

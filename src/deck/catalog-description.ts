@@ -1,15 +1,15 @@
 /**
- * The catalog as the studio shows it (#21, `GET /catalog`): every agent (its instructions as
- * written or a note that they are computed, model, tools with their parameter JSON schemas
- * and whether a person approves them, skills, MCP servers), every workflow (state schema,
- * durable or not, its graph as LangGraph draws it), the skills, and the MCP servers with
+ * The catalog as the studio shows it (#21, `GET /catalog`): every agent (its description,
+ * instructions as written or a note that they are computed, model, tools with their parameter
+ * JSON schemas and whether a person approves them, skills, MCP servers), every workflow (its
+ * description, state schema, durable or not, its graph as LangGraph draws it), the skills, and the MCP servers with
  * their live status and tools. Never a secret: no MCP command, URL, environment or header,
  * no key, no model client setting.
  */
-import { z } from 'zod';
 import type { AgentDefinition } from '../authoring/agent-definition.js';
+import { descriptionOf } from '../authoring/descriptions.js';
 import type { Skill } from '../authoring/skills.js';
-import { isStateSchema, stateSchemaJson } from '../authoring/state-schema.js';
+import { stateJsonSchema, zodJsonSchema } from '../authoring/state-schema.js';
 import { isDeckTool } from '../authoring/tool.js';
 import type { Workflow } from '../authoring/workflow.js';
 import { isWorkflowDefinition } from '../authoring/workflow-definition.js';
@@ -30,10 +30,9 @@ export async function describeCatalog(sources: CatalogSources): Promise<CatalogD
   const workflows = await Promise.all(
     [...sources.workflows.values()].map(async (workflow) => ({
       name: workflow.name,
+      description: descriptionOf(workflow),
       durable: workflow.durable,
-      state_schema: isStateSchema(workflow.state)
-        ? stateSchemaJson(workflow.state)
-        : jsonSchemaOf(workflow.state),
+      state_schema: stateJsonSchema(workflow.state),
       graph: await graphShapeOf(workflow),
     })),
   );
@@ -75,6 +74,7 @@ function describeAgent(def: AgentDefinition, engine: OpenAIAgentsEngine): AgentE
   const model = def.model;
   return {
     name: def.name,
+    description: descriptionOf(def),
     instructions: typeof def.instructions === 'string' ? def.instructions : null,
     instructions_computed: typeof def.instructions !== 'string',
     model:
@@ -93,17 +93,6 @@ function describeAgent(def: AgentDefinition, engine: OpenAIAgentsEngine): AgentE
     skills: [...def.skills],
     mcp_servers: [...def.mcpServers],
     needs_approval: [...listed],
-    output_schema: jsonSchemaOf(def.outputType),
+    output_schema: zodJsonSchema(def.outputType),
   };
-}
-
-/** The JSON schema of a zod schema, or `null` (not zod, or not expressible). */
-function jsonSchemaOf(schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null || !('_zod' in schema)) return null;
-  try {
-    const { $schema: _, ...json } = z.toJSONSchema(schema as z.ZodType, { io: 'input' });
-    return json;
-  } catch {
-    return null;
-  }
 }

@@ -36,6 +36,7 @@ import type { TurnResult } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
 import { settle } from '../runtime/workflow-run.js';
 import { type AppOptions, createApp, type DeckApp } from '../surfaces/http/app.js';
+import { checkServiceToolNames, mcpSettingsFromEnv } from '../surfaces/mcp/options.js';
 import { answerRun, turnOf } from './answers.js';
 import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
@@ -159,6 +160,9 @@ export class Deck<C = unknown> {
     checkObservers(this.#options.observers);
     const history = checkHistoryPolicy(this.#options.history, `deck '${this.name}'`);
     checkCatalogNames(this.#catalog.agents, this.#catalog.workflows);
+    // Each agent and workflow is a tool of the same name at /mcp, beside the service's own.
+    if (mcpSettingsFromEnv().enabled)
+      checkServiceToolNames([...this.agents.keys(), ...this.workflows.keys()]);
     const skills = toSkills(this.#options.skills)?.load() ?? new Map<string, Skill>();
     const mcp = toMcp(this.#options.mcp);
     checkScheduleTargets(this.schedules.values(), this.agents, this.workflows);

@@ -177,8 +177,10 @@ describe('GET /openapi.json', () => {
     };
     expect(doc.openapi).toBe('3.1.0');
     // The inspector's files (/ui) are pages, not API routes: the description names them.
+    // `GET /mcp` only says 405 to MCP clients that try it (routes.ts `undocumented`).
     const mounted = app.routes
       .filter((r) => r.method !== 'ALL' && !r.path.startsWith('/ui'))
+      .filter((r) => !(r.method === 'GET' && r.path === '/mcp'))
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
       .sort();
     const documented = Object.entries(doc.paths)
@@ -217,6 +219,7 @@ describe('GET /openapi.json', () => {
         'post /agents/{name}/ui-chat',
         'get /agents/{name}/ui-chat/{chat_id}/stream',
         'post /workflows/{name}/ui-chat',
+        'post /mcp',
       ].sort(),
     );
     // A request body is a reference to the named schema the app validates it with.

@@ -6,6 +6,8 @@
  */
 
 import { aiSdkRoutes } from '../ai-sdk/routes.js';
+import { mcpRoutes } from '../mcp/endpoint.js';
+import { resolveMcpSettings } from '../mcp/options.js';
 import { openAiRoutes } from '../openai/index.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
@@ -51,6 +53,7 @@ export function createApp<C>(
       ...aiSdkRoutes(deps),
       metricsRoute(deps),
       ...openAiRoutes(deps),
+      ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
     ],
     options,
   );

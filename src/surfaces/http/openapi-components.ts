@@ -28,6 +28,7 @@ export const TAGS: Record<Tag, string> = {
   native: 'The native surface: canonical events as server-sent events.',
   openai:
     "The OpenAI API under `/v1`: the agents as models, chat completions, responses. Errors in OpenAI's shape.",
+  mcp: 'The MCP server (Streamable HTTP): the agents and workflows as tools of other agents.',
 };
 
 export const HEADERS: Record<ResponseHeader, Json> = {

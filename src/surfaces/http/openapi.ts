@@ -25,6 +25,7 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Js
   const tags = new Set<Tag>();
   const paths: Record<string, Json> = {};
   for (const r of routes) {
+    if (r.undocumented) continue;
     tags.add(r.tag);
     const operation: Json = { tags: [r.tag], summary: r.summary };
     if (r.description) operation.description = r.description;

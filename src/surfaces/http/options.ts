@@ -5,6 +5,7 @@
  * `SERVICE_REQUEST_TIMEOUT_SECONDS`).
  */
 import { ConfigError } from '../../core/errors.js';
+import type { McpEndpointOptions } from '../mcp/options.js';
 import { UI_MODES, type UiMode } from '../ui/ui-app.js';
 import { checkHosts } from './hosts.js';
 
@@ -50,6 +51,12 @@ export interface AppOptions<C = unknown> {
    * @default SERVICE_OPEN_CONTROL (`true`/`false`), else false
    */
   openControl?: boolean;
+  /**
+   * The MCP server endpoint `/mcp` (docs/mcp-server.md): on or off, the agents and workflows
+   * it serves as tools, how long a call waits for its run.
+   * @default SERVICE_MCP, SERVICE_MCP_TOOLS, SERVICE_MCP_WAIT_SECONDS: on, every agent and workflow, 45 s
+   */
+  mcp?: McpEndpointOptions;
   /** Largest request body accepted; a larger one gets 413. @default SERVICE_MAX_BODY_BYTES, else 4 MiB */
   maxBodyBytes?: number;
   /**

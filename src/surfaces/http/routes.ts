@@ -23,7 +23,8 @@ export type Tag =
   | 'metrics'
   | 'openapi'
   | 'native'
-  | 'openai';
+  | 'openai'
+  | 'mcp';
 
 /** A response header the surface sets (openapi-components.ts describes each). */
 export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate';
@@ -72,6 +73,11 @@ export interface Route<B = unknown, Q = unknown> {
   query?: z.ZodType<Q>;
   body?: { schema: z.ZodType<B>; description: string; optional?: boolean };
   responses: Record<number, ResponseSpec>;
+  /**
+   * Answered but left out of the OpenAPI document: a method a protocol's clients try only to
+   * learn it is not offered (`GET /mcp`, 405), which has no success to document.
+   */
+  undocumented?: boolean;
   /** Served without an API key, and before the deck is open (the health probes). */
   public?: boolean;
   /**
