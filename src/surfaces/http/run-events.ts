@@ -46,6 +46,20 @@ export async function* runEventFrames(
   runId: string,
   options: TailOptions,
 ): AsyncGenerator<string, void, undefined> {
+  for await (const event of runEventTail(log, runId, options)) {
+    yield event === null ? KEEPALIVE : frameOf(event);
+  }
+}
+
+/**
+ * The same tail as {@link runEventFrames}, as events: `null` where a keep-alive is due (a
+ * surface with frames of its own, A2A's, writes its own keep-alive or nothing).
+ */
+export async function* runEventTail(
+  log: EventLog,
+  runId: string,
+  options: TailOptions,
+): AsyncGenerator<Event | null, void, undefined> {
   const { min, max } = options.pollMs ?? { min: 10, max: 250 };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const outageRetryMs = options.outageRetryMs ?? 1_000;
@@ -62,14 +76,14 @@ export async function* runEventFrames(
       if (events === null) {
         // The store is down: keep the client, say we are alive, and read again after a pause.
         if (Date.now() - idleSince >= keepAliveMs) {
-          yield KEEPALIVE;
+          yield null;
           idleSince = Date.now();
         }
         await sleep(outageRetryMs, options.signal);
         continue;
       }
       for (const event of events) {
-        yield frameOf(event);
+        yield event;
         after = event.seq;
         if (isTerminal(event)) return;
       }
@@ -99,13 +113,13 @@ export async function* runEventFrames(
         // Nothing to read until a notice: only keep-alives meanwhile.
         while (!(await notices.next(keepAliveMs - (Date.now() - idleSince), options.signal))) {
           if (options.signal.aborted) return;
-          yield KEEPALIVE;
+          yield null;
           idleSince = Date.now();
         }
         continue;
       }
       if (Date.now() - idleSince >= keepAliveMs) {
-        yield KEEPALIVE;
+        yield null;
         idleSince = Date.now();
       }
       await sleep(wait, options.signal);
