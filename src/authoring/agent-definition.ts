@@ -43,6 +43,8 @@ export type Instructions<C> = string | ((ctx: Context<C>) => string | Promise<st
 /** The definition fields the engine adapter reads. */
 export interface AgentDefinition<C = unknown, O = unknown> {
   readonly name: string;
+  /** What it does, for the catalog and other agents (`descriptionOf()` fills in a sentence when absent). */
+  readonly description?: string | undefined;
   readonly instructions: Instructions<C>;
   readonly tools: readonly (AgentTool<C> | WorkflowDefinition)[];
   readonly skills: readonly string[];

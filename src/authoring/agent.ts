@@ -12,6 +12,7 @@ import {
   runHeadless,
 } from '../engines/openai-agents/headless.js';
 import type { AgentDefinition, AgentHooks, AgentModel, Instructions } from './agent-definition.js';
+import { checkDescription } from './descriptions.js';
 import { checkHistoryPolicy, type HistoryPolicy } from './history-policy.js';
 import type { AgentTool, BuiltTool } from './tool.js';
 import type { Workflow } from './workflow.js';
@@ -19,6 +20,11 @@ import type { Workflow } from './workflow.js';
 export interface AgentOptions<C = unknown, O = string> {
   /** Unique name in the deck's catalog; the HTTP route uses it. */
   name: string;
+  /**
+   * What the agent does, in a sentence: shown in the catalog, and the description of its tool
+   * on the MCP server (`/mcp`) and of its A2A card. @default a sentence naming the agent and its tools
+   */
+  description?: string;
   /** System prompt, or a function of the context that returns it. @default '' */
   instructions?: Instructions<C>;
   /**
@@ -61,6 +67,7 @@ export interface AgentOptions<C = unknown, O = string> {
 export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   readonly kind = 'agentdeck.agent' as const;
   readonly name: string;
+  readonly description: string | undefined;
   readonly instructions: Instructions<C>;
   readonly tools: readonly (AgentTool<C> | Workflow)[];
   readonly skills: readonly string[];
@@ -76,6 +83,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
       throw new ConfigError('Agent needs a non-empty `name`');
     }
     this.name = options.name;
+    this.description = checkDescription(`agent '${options.name}'`, options.description);
     this.instructions = options.instructions ?? '';
     this.tools = Object.freeze([...(options.tools ?? [])]);
     this.skills = Object.freeze([...names(options.name, 'skills', options.skills)]);

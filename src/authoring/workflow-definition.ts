@@ -41,6 +41,8 @@ export interface WorkflowDefinition {
   /** The brand that tells a workflow from a tool in an agent's `tools`. */
   readonly kind: 'agentdeck.workflow';
   readonly name: string;
+  /** What it does, for the catalog and other agents (`descriptionOf()` fills in a sentence when absent). */
+  readonly description?: string | undefined;
   readonly state: unknown;
   readonly durable: boolean;
   readonly graph: (state: unknown) => GraphBuilder;

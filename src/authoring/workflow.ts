@@ -6,6 +6,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { resumeWorkflowHeadless, runWorkflowHeadless } from '../engines/langgraph/headless.js';
+import { checkDescription } from './descriptions.js';
 import {
   type CheckpointDurability,
   checkDurability,
@@ -19,6 +20,11 @@ import {
 export interface WorkflowOptions<S = unknown> {
   /** Unique name in the deck's catalog (shared namespace with agents). */
   name: string;
+  /**
+   * What the workflow does, in a sentence: shown in the catalog, and the description of its
+   * tool on the MCP server (`/mcp`). @default a sentence naming the workflow
+   */
+  description?: string;
   /**
    * The state schema: a zod object schema, a LangGraph `StateSchema` or a LangGraph Annotation.
    * Initial states are checked against a zod object or a `StateSchema` (fields may be missing).
@@ -79,6 +85,7 @@ export interface WorkflowOptions<S = unknown> {
 export class Workflow<S = unknown> implements WorkflowDefinition {
   readonly kind = 'agentdeck.workflow' as const;
   readonly name: string;
+  readonly description: string | undefined;
   readonly state: S;
   readonly durable: boolean;
   readonly graph: (state: unknown) => GraphBuilder;
@@ -98,6 +105,7 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
       throw new ConfigError(`workflow '${options.name}': \`durable\` must be true or false`);
     }
     this.name = options.name;
+    this.description = checkDescription(`workflow '${options.name}'`, options.description);
     this.state = options.state;
     this.durable = options.durable ?? false;
     this.graph = options.graph as (state: unknown) => GraphBuilder;

@@ -1,13 +1,14 @@
 /**
- * The catalog as the studio shows it (#21, `GET /catalog`): every agent (its instructions as
- * written or a note that they are computed, model, tools with their parameter JSON schemas
- * and whether a person approves them, skills, MCP servers), every workflow (state schema,
- * durable or not, its graph as LangGraph draws it), the skills, and the MCP servers with
+ * The catalog as the studio shows it (#21, `GET /catalog`): every agent (its description,
+ * instructions as written or a note that they are computed, model, tools with their parameter
+ * JSON schemas and whether a person approves them, skills, MCP servers), every workflow (its
+ * description, state schema, durable or not, its graph as LangGraph draws it), the skills, and the MCP servers with
  * their live status and tools. Never a secret: no MCP command, URL, environment or header,
  * no key, no model client setting.
  */
 import { z } from 'zod';
 import type { AgentDefinition } from '../authoring/agent-definition.js';
+import { descriptionOf } from '../authoring/descriptions.js';
 import type { Skill } from '../authoring/skills.js';
 import { isStateSchema, stateSchemaJson } from '../authoring/state-schema.js';
 import { isDeckTool } from '../authoring/tool.js';
@@ -30,6 +31,7 @@ export async function describeCatalog(sources: CatalogSources): Promise<CatalogD
   const workflows = await Promise.all(
     [...sources.workflows.values()].map(async (workflow) => ({
       name: workflow.name,
+      description: descriptionOf(workflow),
       durable: workflow.durable,
       state_schema: isStateSchema(workflow.state)
         ? stateSchemaJson(workflow.state)
@@ -75,6 +77,7 @@ function describeAgent(def: AgentDefinition, engine: OpenAIAgentsEngine): AgentE
   const model = def.model;
   return {
     name: def.name,
+    description: descriptionOf(def),
     instructions: typeof def.instructions === 'string' ? def.instructions : null,
     instructions_computed: typeof def.instructions !== 'string',
     model:

@@ -84,6 +84,8 @@ export interface ScheduleHandle {
 export interface CatalogDescription {
   agents: {
     name: string;
+    /** Its `description`, or a sentence generated from its name and tools. */
+    description: string;
     /** As written; `null` when computed from the context (`instructions_computed`). */
     instructions: string | null;
     instructions_computed: boolean;
@@ -106,6 +108,8 @@ export interface CatalogDescription {
   }[];
   workflows: {
     name: string;
+    /** Its `description`, or a sentence generated from its name. */
+    description: string;
     durable: boolean;
     state_schema: unknown;
     graph: {

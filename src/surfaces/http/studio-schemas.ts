@@ -7,8 +7,13 @@ const approval = z
   .union([z.boolean(), z.literal('conditional')])
   .describe('Whether a person approves each call; `conditional`: a function of the call decides.');
 
+const description = z
+  .string()
+  .describe("Its `description`, or a sentence generated from its name (and an agent's tools).");
+
 const CatalogAgent = z.object({
   name: z.string(),
+  description,
   instructions: z.string().nullable().describe('As written; null when computed from the context.'),
   instructions_computed: z.boolean(),
   model: z.string().nullable().describe("The agent's own model; null: the deck's default."),
@@ -55,6 +60,7 @@ export const Catalog = z
     workflows: z.array(
       z.object({
         name: z.string(),
+        description,
         durable: z.boolean(),
         state_schema: jsonSchema,
         graph: GraphShape,

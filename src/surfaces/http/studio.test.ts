@@ -24,6 +24,7 @@ const EVERYTHING = resolve(
 const Route = z.object({ text: z.string(), lane: z.string().optional() });
 const router = new Workflow({
   name: 'router',
+  description: 'Sort a text by its length.',
   state: Route,
   graph: (state) =>
     new StateGraph(state)
@@ -97,6 +98,8 @@ describe('GET /catalog', () => {
 
     const agent = catalog.agents.find((a: { name: string }) => a.name === 'Clerk');
     expect(agent).toMatchObject({
+      description:
+        "Talk to the agent 'Clerk', which can call the tools 'pay' and 'router', read the skill 'house-rules' and use the tools of the MCP server 'everything'.",
       instructions: 'Pay invoices.',
       instructions_computed: false,
       skills: ['house-rules'],
@@ -123,6 +126,7 @@ describe('GET /catalog', () => {
     const conditional = graph.edges.filter((e: { conditional: boolean }) => e.conditional);
     expect(conditional.map((e: { target: string }) => e.target).sort()).toEqual(['long', 'short']);
     expect(catalog.workflows[0].state_schema.properties).toHaveProperty('text');
+    expect(catalog.workflows[0].description).toBe('Sort a text by its length.');
 
     expect(catalog.skills).toEqual([
       {

@@ -1,9 +1,10 @@
 /**
- * The catalog (`GET /catalog`): every agent (instructions or a note that they are computed,
- * model, tools with their parameter schemas and whether a person approves them, skills, MCP
- * servers with their live status and tools), every workflow (durable or not, state schema,
- * graph), skills, MCP servers and schedules (next fire, paused; pause and resume unless the
- * page is read-only). Each name links to the runs it started (the runs page's `origin`).
+ * The catalog (`GET /catalog`): every agent (description, instructions or a note that they
+ * are computed, model, tools with their parameter schemas and whether a person approves them,
+ * skills, MCP servers with their live status and tools), every workflow (description, durable
+ * or not, state schema, graph), skills, MCP servers and schedules (next fire, paused; pause
+ * and resume unless the page is read-only). Each name links to the runs it started (the runs
+ * page's `origin`).
  */
 import { api, CAN_ACT } from './api.js';
 import { pretty, shortId, statusLabel, when } from './format.js';
@@ -124,6 +125,7 @@ function AgentCard({ agent, catalog }) {
         ${agent.needs_approval.length > 0 ? html`<span class="badge b-approval">approvals: ${agent.needs_approval.join(', ')}</span>` : null}
         <a class="side-link" href=${`/ui/playground?agent=${encodeURIComponent(agent.name)}`}>Chat in the playground</a>
       </div>
+      <p class="description">${agent.description}</p>
       <h4>Instructions</h4>
       ${
         agent.instructions_computed
@@ -164,6 +166,7 @@ function WorkflowCard({ workflow }) {
         <a class="side-link" href=${`#${graphId}`}>Its graph</a>
         <a class="side-link" href=${`/ui/playground?workflow=${encodeURIComponent(workflow.name)}`}>Start in the playground</a>
       </div>
+      <p class="description">${workflow.description}</p>
       <${Schema} summary="State schema" schema=${workflow.state_schema} />
       <div class="graph-box" id=${graphId} tabindex="-1">
         <${GraphSvg} name=${workflow.name} graph=${workflow.graph} />
