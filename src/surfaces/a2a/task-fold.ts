@@ -61,6 +61,11 @@ export class TaskFold {
     for (const update of step.updates) applyUpdate(this.#task, update);
   }
 
+  /** The codec's state after the last event: where a live follower of the task goes on from. */
+  get codec(): TaskCodecState {
+    return this.#codec;
+  }
+
   /** The task now: a copy, the caller may change it. */
   task(): Task {
     return structuredClone(this.#task);

@@ -210,6 +210,9 @@ describe('GET /openapi.json', () => {
         'get /threads/{workflow}/{thread_id}',
         'get /sessions/{session_id}',
         'get /metrics',
+        'get /.well-known/agent-card.json',
+        'get /a2a/{name}/.well-known/agent-card.json',
+        'post /a2a/{name}',
         'get /openapi.json',
       ].sort(),
     );

@@ -4,6 +4,7 @@
  * passes plain arguments to the deck's methods, so an HTTP-started run is recorded exactly
  * as `deck.run`/`deck.stream` records it.
  */
+import { a2aRoutes } from '../a2a/routes.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
@@ -11,7 +12,7 @@ import { makeDeps } from './deps.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
-import type { AppOptions } from './options.js';
+import { type AppOptions, appSettingsFromEnv } from './options.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
@@ -46,6 +47,9 @@ export function createApp<C>(
       ...scheduleRoutes(deps),
       ...studioRoutes(deps, grants),
       metricsRoute(deps),
+      ...a2aRoutes(deps, grants, {
+        secured: (options.apiKeys ?? appSettingsFromEnv().apiKeys).length > 0,
+      }),
     ],
     options,
   );

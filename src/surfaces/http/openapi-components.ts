@@ -24,6 +24,7 @@ export const TAGS: Record<Tag, string> = {
   metrics: 'Prometheus metrics.',
   openapi: 'This document.',
   native: 'The native surface: canonical events as server-sent events.',
+  a2a: 'A2A v1.0 (JSON-RPC): an agent card and an endpoint per agent; a task is a run.',
 };
 
 export const HEADERS: Record<ResponseHeader, Json> = {

@@ -22,7 +22,8 @@ export type Tag =
   | 'studio'
   | 'metrics'
   | 'openapi'
-  | 'native';
+  | 'native'
+  | 'a2a';
 
 /** A response header the surface sets (openapi-components.ts describes each). */
 export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate';
