@@ -139,14 +139,17 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
         const name = params.name ?? '';
         if (!deps.deck.agents.has(name)) throw unknownName('agent', name, deps.deck.agents.keys());
         const { transport } = await handlerOf(name);
+        const version = request.headers.get('a2a-version');
         const context = new ServerCallContext({
-          requestedVersion: request.headers.get('a2a-version') ?? '',
+          requestedVersion: version ?? '',
           state: new Map([[STATE_HEADERS_KEY, headersOf(request)]]),
         });
         const id = (body.id as string | number | null | undefined) ?? null;
-        if (context.requestedVersion !== A2A_VERSION) {
+        if (version !== A2A_VERSION) {
+          const asked =
+            version === null ? 'no A2A-Version header (A2A 0.3)' : `A2A-Version '${version}'`;
           const error = new VersionNotSupportedError(
-            `A2A-Version '${context.requestedVersion}' is not served: this endpoint speaks A2A ${A2A_VERSION}; ` +
+            `${asked} is not served: this endpoint speaks A2A ${A2A_VERSION}; ` +
               `send the header A2A-Version: ${A2A_VERSION} (@a2a-js/sdk 1.x does)`,
           );
           return Response.json({
