@@ -26,6 +26,7 @@ import {
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
 import { REPO_ROOT } from './support/cli.js';
@@ -125,14 +126,14 @@ describe('A2A against service-serve', { timeout: 30_000 }, () => {
     expect(card.description).toContain('pay');
     expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
     expect(card.skills.map((s) => [s.id, s.tags])).toEqual([['pay', ['tool', 'needs-approval']]]);
-    expect(card.supportedInterfaces).toEqual([
-      {
-        url: `${payments}/a2a/payer`,
-        protocolBinding: 'JSONRPC',
-        tenant: '',
-        protocolVersion: '1.0',
-      },
+    // One endpoint, two versions: the v1.0 client picks its own.
+    expect(
+      card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
+    ).toEqual([
+      [`${payments}/a2a/payer`, 'JSONRPC', '1.0'],
+      [`${payments}/a2a/payer`, 'JSONRPC', '0.3'],
     ]);
+    expect(client.protocolVersion).toBe('1.0');
     expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
 
     const service = await (await authed(`${payments}/.well-known/agent-card.json`)).json();
@@ -270,13 +271,32 @@ describe('A2A against service-serve', { timeout: 30_000 }, () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
     });
     expect(unknown.status).toBe(404);
-    const unversioned = await authed(`${payments}/a2a/payer`, {
+    const unserved = await authed(`${payments}/a2a/payer`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'a2a-version': '2.0' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'x' } }),
     });
-    const body = (await unversioned.json()) as { error: { message: string } };
-    expect(body.error.message).toMatch(/send the header A2A-Version: 1.0/);
+    const body = (await unserved.json()) as { error: { code: number; message: string } };
+    expect(body.error).toMatchObject({ code: -32009 });
+    expect(body.error.message).toMatch(/A2A-Version '2.0' is not served: .* 1.0 .* 0.3/);
+  });
+
+  it('serves A2A 0.3 clients on the same endpoint: the card in 0.3 shape, message/send, tasks/get', async () => {
+    const legacyCard = (await (
+      await authed(`${payments}/a2a/payer/.well-known/agent-card.json`)
+    ).json()) as { protocolVersion: string; url: string; preferredTransport: string };
+    expect(legacyCard).toMatchObject({
+      protocolVersion: '0.3',
+      url: `${payments}/a2a/payer`,
+      preferredTransport: 'JSONRPC',
+    });
+    const transport = new LegacyJsonRpcTransport({ endpoint: legacyCard.url, fetchImpl: authed });
+    model.push({ text: 'Hello from 1.0 to 0.3.' });
+    const task = asTask(await transport.sendMessage(message([{ text: 'Hi' }])));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(answerOf(task)).toBe('Hello from 1.0 to 0.3.');
+    const read = await transport.getTask({ tenant: '', id: task.id });
+    expect(answerOf(read)).toBe('Hello from 1.0 to 0.3.');
   });
 
   it("lets an agent of one service call another service's agent over A2A, as a tool", async () => {
@@ -295,9 +315,9 @@ describe('A2A against service-serve', { timeout: 30_000 }, () => {
     expect(JSON.stringify(asked.messages)).toContain('Is INV-9 paid?');
   });
 
-  it("prints in docs/a2a.md the example's tool as it is (the samples test compiles that copy)", () => {
+  it("prints in docs/a2a.md the example's tool as it is (tsc checks the example's copy)", () => {
     const guide = readFileSync(join(REPO_ROOT, 'docs/a2a.md'), 'utf8');
-    const marker = '<!-- sample: file remote-agent.ts -->\n```ts\n';
+    const marker = '(a copy of examples/a2a/remote-agent.ts) -->\n```ts\n';
     const start = guide.indexOf(marker) + marker.length;
     const printed = guide.slice(start, guide.indexOf('```\n', start));
     expect(printed).toBe(readFileSync(join(REPO_ROOT, 'examples/a2a/remote-agent.ts'), 'utf8'));

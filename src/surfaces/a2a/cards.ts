@@ -12,6 +12,9 @@ import type { CatalogDescription } from '../http/served-deck.js';
 /** The A2A protocol version served (`@a2a-js/sdk` 1.x speaks v1.0). */
 export const A2A_VERSION = '1.0';
 
+/** The older version also served, through the SDK's compatibility layer (no `A2A-Version` header). */
+export const A2A_LEGACY_VERSION = '0.3';
+
 type CatalogAgent = CatalogDescription['agents'][number];
 
 /** What a card says of the service around the agent. */
@@ -46,14 +49,13 @@ export function agentCard(
   const all = [...toolSkills, ...readSkills];
   return {
     ...baseCard(agent.name, agent.description, settings),
-    supportedInterfaces: [
-      {
-        url: `${settings.origin}${agentPath(agent.name)}`,
-        protocolBinding: 'JSONRPC',
-        tenant: '',
-        protocolVersion: A2A_VERSION,
-      },
-    ],
+    // One endpoint, both versions: the request's A2A-Version header says which it speaks.
+    supportedInterfaces: [A2A_VERSION, A2A_LEGACY_VERSION].map((protocolVersion) => ({
+      url: `${settings.origin}${agentPath(agent.name)}`,
+      protocolBinding: 'JSONRPC',
+      tenant: '',
+      protocolVersion,
+    })),
     // An agent with no tools or skills still does something: its conversation.
     skills: all.length > 0 ? all : [skill(agent.name, agent.name, agent.description, ['chat'])],
   };

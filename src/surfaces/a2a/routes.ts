@@ -1,13 +1,14 @@
 /**
- * The A2A routes (v1.0, JSON-RPC binding): each agent's card at
- * `/a2a/{name}/.well-known/agent-card.json`, its endpoint `POST /a2a/{name}`, and the
- * service's card at `/.well-known/agent-card.json` (cards.ts). The JSON-RPC layer is the
- * SDK's own `JsonRpcTransportHandler` over our request handler; what is written here is the
- * thin HTTP glue the SDK ships only for Express: the `A2A-Version` check, the call's context
- * (headers, the run context of the request), one JSON response or an SSE stream of JSON-RPC
- * responses, and a backend outage as the same 503 with Retry-After as every other route. The
- * routes stand behind the service's gate (host check, CORS, API keys); the endpoint starts and
- * answers runs, so with no keys it is for this machine's clients unless `openControl`.
+ * The A2A routes (JSON-RPC binding; v1.0, and 0.3 through the SDK's compatibility layer): each
+ * agent's card at `/a2a/{name}/.well-known/agent-card.json`, its endpoint `POST /a2a/{name}`,
+ * and the service's card at `/.well-known/agent-card.json` (cards.ts). The JSON-RPC layer is
+ * the SDK's own (`JsonRpcTransportHandler`, `LegacyJsonRpcTransportHandler`) over our request
+ * handler; what is written here is the thin HTTP glue the SDK ships only for Express: the
+ * `A2A-Version` header choosing v1.0 or 0.3 (card and endpoint), the call's context (headers,
+ * the run context of the request), one JSON response or an SSE stream of JSON-RPC responses,
+ * and a backend outage as the same 503 with Retry-After as every other route. The routes stand
+ * behind the service's gate (host check, CORS, API keys); the endpoint starts and answers
+ * runs, so with no keys it is for this machine's clients unless `openControl`.
  */
 import {
   AgentCard,
@@ -15,8 +16,17 @@ import {
   formatSSEErrorEvent,
   formatSSEEvent,
 } from '@a2a-js/sdk';
+import {
+  LegacyJsonRpcTransportHandler,
+  LegacyRestTransportHandler,
+} from '@a2a-js/sdk/compat/v0_3/server';
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
-import { JsonRpcTransportHandler, ServerCallContext, STATE_HEADERS_KEY } from '@a2a-js/sdk/server';
+import {
+  type A2ARequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  STATE_HEADERS_KEY,
+} from '@a2a-js/sdk/server';
 import { z } from 'zod';
 import type { HttpDeps } from '../http/deps.js';
 import { unknownName } from '../http/deps.js';
@@ -25,7 +35,13 @@ import { type Route, route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import type { CatalogDescription, DeckGrants } from '../http/served-deck.js';
 import { sseResponse } from '../http/sse.js';
-import { A2A_VERSION, agentCard, type CardSettings, serviceCard } from './cards.js';
+import {
+  A2A_LEGACY_VERSION,
+  A2A_VERSION,
+  agentCard,
+  type CardSettings,
+  serviceCard,
+} from './cards.js';
 import { outageOf, RunRequestHandler, setRunContext } from './request-handler.js';
 
 const SPEC = 'https://a2a-protocol.org/v1.0.0/specification/';
@@ -52,7 +68,7 @@ export interface A2aSettings {
 export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSettings): Route[] {
   const handlers = new Map<
     string,
-    { handler: RunRequestHandler; transport: JsonRpcTransportHandler }
+    { transport: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler }
   >();
   const catalog = async (): Promise<CatalogDescription> => {
     const described = await grants.catalog?.();
@@ -75,7 +91,10 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
       const { agent, skills } = await agentOf(name);
       const card = agentCard(agent, skills, { origin: '', secured: settings.secured });
       const handler = new RunRequestHandler(deps, name, card);
-      entry = { handler, transport: new JsonRpcTransportHandler(handler) };
+      entry = {
+        transport: new JsonRpcTransportHandler(handler),
+        legacy: new LegacyJsonRpcTransportHandler(handler),
+      };
       handlers.set(name, entry);
     }
     return entry;
@@ -111,7 +130,14 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
       },
       async handle({ params, request }) {
         const { agent, skills } = await agentOf(params.name ?? '');
-        return cardResponse(agentCard(agent, skills, cardSettings(request)));
+        const card = agentCard(agent, skills, cardSettings(request));
+        if (!isLegacy(request)) return cardResponse(card);
+        // An A2A 0.3 client (no A2A-Version header): the card in 0.3's shape, by the SDK.
+        const translator = new LegacyRestTransportHandler(cardOnly(card));
+        const legacy = await translator.getAuthenticatedExtendedAgentCard(new ServerCallContext());
+        return Response.json(legacy, {
+          headers: { 'cache-control': 'no-cache', vary: 'A2A-Version' },
+        });
       },
     }),
     route<Record<string, unknown>>({
@@ -120,7 +146,8 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
       control: true,
       summary: "An agent's A2A endpoint (JSON-RPC)",
       description:
-        `A2A v1.0 over JSON-RPC (${SPEC}), for clients sending \`A2A-Version: 1.0\`. A task is a run ` +
+        `A2A v1.0 over JSON-RPC (${SPEC}) for a request with \`A2A-Version: 1.0\`; A2A 0.3 ` +
+        '(`message/send`...) for one without the header or with `0.3`. A task is a run ' +
         '(the task id is the run id) and its context is the session. A run waiting for approval of a ' +
         'tool call is `TASK_STATE_INPUT_REQUIRED`; a message on that task with a data part ' +
         '`{"approved": true}` (or `false` and a `reason`) answers it.',
@@ -138,19 +165,22 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
       async handle({ params, body, request }) {
         const name = params.name ?? '';
         if (!deps.deck.agents.has(name)) throw unknownName('agent', name, deps.deck.agents.keys());
-        const { transport } = await handlerOf(name);
+        const entry = await handlerOf(name);
         const version = request.headers.get('a2a-version');
+        const legacy = isLegacy(request);
+        const transport = legacy ? entry.legacy : entry.transport;
+        const mapError = legacy
+          ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+          : JsonRpcTransportHandler.mapToJSONRPCError;
         const context = new ServerCallContext({
           requestedVersion: version ?? '',
           state: new Map([[STATE_HEADERS_KEY, headersOf(request)]]),
         });
         const id = (body.id as string | number | null | undefined) ?? null;
-        if (version !== A2A_VERSION) {
-          const asked =
-            version === null ? 'no A2A-Version header (A2A 0.3)' : `A2A-Version '${version}'`;
+        if (version !== A2A_VERSION && !legacy) {
           const error = new VersionNotSupportedError(
-            `${asked} is not served: this endpoint speaks A2A ${A2A_VERSION}; ` +
-              `send the header A2A-Version: ${A2A_VERSION} (@a2a-js/sdk 1.x does)`,
+            `A2A-Version '${version}' is not served: this endpoint speaks A2A ${A2A_VERSION} ` +
+              `(A2A-Version: ${A2A_VERSION}) and ${A2A_LEGACY_VERSION} (no header, or A2A-Version: ${A2A_LEGACY_VERSION})`,
           );
           return Response.json({
             jsonrpc: '2.0',
@@ -176,10 +206,10 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
           return Response.json({
             jsonrpc: '2.0',
             id,
-            error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+            error: mapError(error),
           });
         }
-        return sseResponse(frames(first, iterator, id), () => left.abort());
+        return sseResponse(frames(first, iterator, id, mapError), () => left.abort());
       },
     }),
   ];
@@ -190,6 +220,7 @@ async function* frames(
   first: IteratorResult<unknown>,
   rest: AsyncIterator<unknown>,
   id: string | number | null,
+  mapError: (error: unknown) => unknown,
 ): AsyncGenerator<string, void, undefined> {
   if (first.done) return;
   yield formatSSEEvent(first.value);
@@ -200,11 +231,7 @@ async function* frames(
       yield formatSSEEvent(next.value);
     }
   } catch (error) {
-    yield formatSSEErrorEvent({
-      jsonrpc: '2.0',
-      id,
-      error: JsonRpcTransportHandler.mapToJSONRPCError(error),
-    });
+    yield formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(error) });
   } finally {
     // The client left (or the stream ended): stop reading the bus; the run goes on.
     await rest.return?.();
@@ -218,4 +245,28 @@ function headersOf(request: Request): Record<string, string> {
     out[key] = value;
   });
   return out;
+}
+
+/** A request of an A2A 0.3 client: no `A2A-Version` header (A2A 0.3 had none), or 0.3. */
+function isLegacy(request: Request): boolean {
+  const version = request.headers.get('a2a-version');
+  return version === null || version === A2A_LEGACY_VERSION;
+}
+
+/**
+ * A request handler that has only a card (this one, with the request's origin): what the SDK's
+ * 0.3 card translation reads. Its public path to that translation is the extended card of its
+ * REST handler, which reads the handler's extended card and nothing else.
+ */
+function cardOnly(card: AgentCardType): A2ARequestHandler {
+  return new Proxy({} as A2ARequestHandler, {
+    get: (_target, key) =>
+      key === 'getAuthenticatedExtendedAgentCard'
+        ? async () => card
+        : () => {
+            throw new Error(
+              `the 0.3 card translation called ${String(key)}: only the card is given`,
+            );
+          },
+  });
 }
