@@ -198,6 +198,11 @@ describe('A2A against service-serve', { timeout: 30_000 }, () => {
 
     const wrong = client.sendMessage(message([{ text: 'yes please' }], { taskId: held.id }));
     await expect(wrong).rejects.toThrow(/data part \{"approved": true\}/);
+    const elsewhere = message([{ data: { approved: true } }], {
+      taskId: held.id,
+      contextId: 'other',
+    });
+    await expect(client.sendMessage(elsewhere)).rejects.toThrow(/is not the context of task/);
     const still = await client.getTask({ tenant: '', id: held.id });
     expect(still.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 

@@ -40,6 +40,21 @@ export function handOver(context: ServerCallContext, run: FollowedRun): void {
   context.state.set(FOLLOWED, run);
 }
 
+/**
+ * A run handed over that no executor took (the SDK refused the request after the run began):
+ * read it to its end in the background, so it finishes and frees its session instead of
+ * holding it until the stale-claim sweep.
+ */
+export function releaseUntaken(context: ServerCallContext): void {
+  const run = context.state.get(FOLLOWED) as FollowedRun | undefined;
+  if (!run) return;
+  context.state.delete(FOLLOWED);
+  void (async () => {
+    if (run.tail) return void (await run.rest.return?.());
+    for (let step = await run.rest.next(); !step.done; step = await run.rest.next()) {}
+  })().catch(() => {}); // the run records its own failure
+}
+
 /** Whether the run stops at `event` for now: it ended, or waits for a person, or was paused. */
 export function stopsAt(event: Event): boolean {
   return isTerminal(event) || event.kind === 'run.interrupted' || event.kind === 'run.paused';
@@ -50,6 +65,7 @@ export class RunExecutor implements AgentExecutor {
     const run = request.context.state.get(FOLLOWED) as FollowedRun | undefined;
     if (!run)
       throw new Error('no run was handed to the A2A executor (request-handler.ts starts it)');
+    request.context.state.delete(FOLLOWED);
     bus.publish(AgentEvent.task(run.task));
     let codec = run.codec;
     try {

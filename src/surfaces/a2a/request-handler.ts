@@ -43,7 +43,7 @@ import { idProblem } from '../../core/ids.js';
 import type { HttpDeps } from '../http/deps.js';
 import { runEventTail } from '../http/run-events.js';
 import { encodeEvent, type TaskUpdate } from './codec.js';
-import { handOver, RunExecutor, stopsAt } from './executor.js';
+import { handOver, RunExecutor, releaseUntaken, stopsAt } from './executor.js';
 import { TaskFold } from './task-fold.js';
 import { RunTaskStore } from './task-store.js';
 
@@ -110,7 +110,11 @@ export class RunRequestHandler extends DefaultRequestHandler {
   ): Promise<Message | Task> {
     return this.#guard(context, async () => {
       await this.#begin(params, context);
-      return super.sendMessage(params, context);
+      try {
+        return await super.sendMessage(params, context);
+      } finally {
+        releaseUntaken(context);
+      }
     });
   }
 
@@ -119,7 +123,11 @@ export class RunRequestHandler extends DefaultRequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     await this.#guard(context, () => this.#begin(params, context));
-    yield* super.sendMessageStream(params, context);
+    try {
+      yield* super.sendMessageStream(params, context);
+    } finally {
+      releaseUntaken(context);
+    }
   }
 
   override getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -233,6 +241,13 @@ export class RunRequestHandler extends DefaultRequestHandler {
       throw new UnsupportedOperationError(
         `task '${message.taskId}' is not waiting for input (it is ${name}): send a message without taskId ` +
           'to start a new task (the same contextId goes on with the conversation)',
+      );
+    }
+    // What the SDK would refuse after the answer took effect, refused before it does.
+    const contextId = fold.task().contextId;
+    if (message.contextId && message.contextId !== contextId) {
+      throw new RequestMalformedError(
+        `message.contextId '${message.contextId}' is not the context of task '${message.taskId}' ('${contextId}'): send the task's own, or none`,
       );
     }
     const answer = answerOf(message);
