@@ -109,7 +109,9 @@ export class RunRequestHandler extends DefaultRequestHandler {
     context: ServerCallContext,
   ): Promise<Message | Task> {
     return this.#guard(context, async () => {
-      await this.#begin(params, context);
+      // Nobody reads a blocking send's text as it comes: the model may answer in whole replies.
+      const live = params.configuration?.returnImmediately === true;
+      await this.#begin(params, context, live);
       try {
         return await super.sendMessage(params, context);
       } finally {
@@ -122,7 +124,7 @@ export class RunRequestHandler extends DefaultRequestHandler {
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.#guard(context, () => this.#begin(params, context));
+    await this.#guard(context, () => this.#begin(params, context, true));
     try {
       yield* super.sendMessageStream(params, context);
     } finally {
@@ -207,7 +209,11 @@ export class RunRequestHandler extends DefaultRequestHandler {
   }
 
   /** Start the run a message asks for, or answer the task it names; hand it to the executor. */
-  async #begin(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+  async #begin(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+    live: boolean,
+  ): Promise<void> {
     const message = params.message;
     if (!message)
       throw new RequestMalformedError('params.message is required: the message to send');
@@ -224,7 +230,10 @@ export class RunRequestHandler extends DefaultRequestHandler {
     const problem = idProblem(sessionId);
     if (problem) throw new RequestMalformedError(`message.contextId ${problem}`);
     const runContext = (context.state.get(RUN_CONTEXT) ?? {}) as { context?: unknown };
-    const events = this.#deps.deck.stream(this.#agent, text, { sessionId, ...runContext });
+    const options = { sessionId, ...runContext };
+    const events = live
+      ? this.#deps.deck.stream(this.#agent, text, options)
+      : this.#deps.streamForResult(this.#agent, text, options);
     const first = await events.next(); // the session's claim is decided here
     if (first.done) throw new Error(`the run of agent '${this.#agent}' recorded nothing`);
     const fold = TaskFold.of([first.value]);
