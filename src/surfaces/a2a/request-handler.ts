@@ -229,6 +229,9 @@ export class RunRequestHandler extends DefaultRequestHandler {
     const sessionId = message.contextId || randomUUID();
     const problem = idProblem(sessionId);
     if (problem) throw new RequestMalformedError(`message.contextId ${problem}`);
+    // A session backend that is down would fail the run after it began (a failed task): ask it
+    // first, so that the request is the usual 503 with Retry-After, as the chat route's stream.
+    await this.#deps.sessionsReachable();
     const runContext = (context.state.get(RUN_CONTEXT) ?? {}) as { context?: unknown };
     const options = { sessionId, ...runContext };
     const events = live
