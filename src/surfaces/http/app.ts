@@ -5,6 +5,7 @@
  * as `deck.run`/`deck.stream` records it.
  */
 
+import { a2aRoutes } from '../a2a/routes.js';
 import { aiSdkRoutes } from '../ai-sdk/routes.js';
 import { mcpRoutes } from '../mcp/endpoint.js';
 import { resolveMcpSettings } from '../mcp/options.js';
@@ -16,7 +17,7 @@ import { makeDeps } from './deps.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
-import type { AppOptions } from './options.js';
+import { type AppOptions, appSettingsFromEnv } from './options.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
@@ -54,6 +55,9 @@ export function createApp<C>(
       metricsRoute(deps),
       ...openAiRoutes(deps),
       ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
+      ...a2aRoutes(deps, grants, {
+        secured: (options.apiKeys ?? appSettingsFromEnv().apiKeys).length > 0,
+      }),
     ],
     options,
   );

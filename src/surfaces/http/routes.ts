@@ -24,7 +24,8 @@ export type Tag =
   | 'openapi'
   | 'native'
   | 'openai'
-  | 'mcp';
+  | 'mcp'
+  | 'a2a';
 
 /** A response header the surface sets (openapi-components.ts describes each). */
 export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate';

@@ -53,10 +53,25 @@ export async function* runEventFrames(
   runId: string,
   options: TailOptions,
 ): AsyncGenerator<string, void, undefined> {
+  const render = options.render ?? frameOf;
+  for await (const event of runEventTail(log, runId, options)) {
+    const frame = event === null ? KEEPALIVE : render(event);
+    if (frame !== '') yield frame;
+  }
+}
+
+/**
+ * The same tail as {@link runEventFrames}, as events: `null` where a keep-alive is due (a
+ * surface with frames of its own, A2A's, writes its own keep-alive or nothing).
+ */
+export async function* runEventTail(
+  log: EventLog,
+  runId: string,
+  options: TailOptions,
+): AsyncGenerator<Event | null, void, undefined> {
   const { min, max } = options.pollMs ?? { min: 10, max: 250 };
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const outageRetryMs = options.outageRetryMs ?? 1_000;
-  const render = options.render ?? frameOf;
   const until = options.until ?? (() => false);
   const notices = options.follow ? await watch(log, runId) : null;
   let after = options.afterSeq;
@@ -71,15 +86,14 @@ export async function* runEventFrames(
       if (events === null) {
         // The store is down: keep the client, say we are alive, and read again after a pause.
         if (Date.now() - idleSince >= keepAliveMs) {
-          yield KEEPALIVE;
+          yield null;
           idleSince = Date.now();
         }
         await sleep(outageRetryMs, options.signal);
         continue;
       }
       for (const event of events) {
-        const frame = render(event);
-        if (frame !== '') yield frame;
+        yield event;
         after = event.seq;
         if (isTerminal(event) || until(event)) return;
       }
@@ -109,13 +123,13 @@ export async function* runEventFrames(
         // Nothing to read until a notice: only keep-alives meanwhile.
         while (!(await notices.next(keepAliveMs - (Date.now() - idleSince), options.signal))) {
           if (options.signal.aborted) return;
-          yield KEEPALIVE;
+          yield null;
           idleSince = Date.now();
         }
         continue;
       }
       if (Date.now() - idleSince >= keepAliveMs) {
-        yield KEEPALIVE;
+        yield null;
         idleSince = Date.now();
       }
       await sleep(wait, options.signal);
