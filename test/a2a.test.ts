@@ -319,12 +319,4 @@ describe('A2A against service-serve', { timeout: 30_000 }, () => {
     const asked = model.requests.at(-2)?.body as { messages: { content: unknown }[] };
     expect(JSON.stringify(asked.messages)).toContain('Is INV-9 paid?');
   });
-
-  it("prints in docs/a2a.md the example's tool as it is (tsc checks the example's copy)", () => {
-    const guide = readFileSync(join(REPO_ROOT, 'docs/a2a.md'), 'utf8');
-    const marker = '(a copy of examples/a2a/remote-agent.ts) -->\n```ts\n';
-    const start = guide.indexOf(marker) + marker.length;
-    const printed = guide.slice(start, guide.indexOf('```\n', start));
-    expect(printed).toBe(readFileSync(join(REPO_ROOT, 'examples/a2a/remote-agent.ts'), 'utf8'));
-  });
 });
