@@ -448,7 +448,12 @@ describe('errors, in the OpenAI shape', () => {
 
   it('answers 503 in the OpenAI shape while the deck is not open', async () => {
     // One live Deck per process: a deck not yet open, as the gate sees it (it reads `state`).
-    const idleDeck = { name: 'idle', state: 'built', agents: new Map(), workflows: new Map() } as unknown as ServedDeck;
+    const idleDeck = {
+      name: 'idle',
+      state: 'built',
+      agents: new Map(),
+      workflows: new Map(),
+    } as unknown as ServedDeck;
     const grants = { eventLog: () => null, stopRun: () => false, readiness: () => null };
     const app = createApp(idleDeck, grants as unknown as DeckGrants);
     const idle = new OpenAI({
