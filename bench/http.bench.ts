@@ -42,7 +42,8 @@ import { withQuickStreams } from '../src/engines/openai-agents/model-stream/quic
 import { Agent, Deck, tool } from '../src/index.js';
 import { formatFrame, formatPythonFrame, type SseFrame } from '../src/surfaces/http/sse.js';
 import { threeSteps } from '../test/support/workflows.js';
-import { CONNECTIONS, type Phase, type PhaseResult } from './support/http-load.js';
+import type { Phase, PhaseResult } from './support/http-load.js';
+import { CONNECTIONS } from './support/load-shapes.js';
 import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);

@@ -7,10 +7,13 @@
  */
 import { ServerResponse } from 'node:http';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { CONNECTIONS, LAST_TOKEN, TURN } from './http-load.js';
+import { CONNECTIONS, LAST_TOKEN, LONG_TEXT, TURN } from './load-shapes.js';
 
-/** How each surface is asked for one turn, and how its complete answer ends. */
-export type Protocol = 'native' | 'openai' | 'aiSdk';
+/**
+ * How each surface is asked for one turn, and how its complete answer ends. `openaiSession`:
+ * the OpenAI API with a `session_id`, so the service keeps the history as the native route does.
+ */
+export type Protocol = 'native' | 'openai' | 'openaiSession' | 'aiSdk';
 
 export type Phase =
   | { type: 'chat'; protocol: Protocol; url: string; seconds: number }
@@ -26,14 +29,13 @@ export interface PhaseResult {
   gapsMs?: number[][];
 }
 
-const LONG_TEXT = [...Array.from({ length: 999 }, (_, i) => `tok${i} `), LAST_TOKEN];
-
 /** The request body of one turn on `session` (`agent`: the model name the OpenAI API asks for). */
 export function turnBody(protocol: Protocol, session: string, agent: string, stream: boolean) {
   const message = 'When?';
   if (protocol === 'native') return { session_id: session, message };
-  if (protocol === 'openai') {
-    return { model: agent, messages: [{ role: 'user', content: message }], stream };
+  if (protocol === 'openai' || protocol === 'openaiSession') {
+    const body = { model: agent, messages: [{ role: 'user', content: message }], stream };
+    return protocol === 'openai' ? body : { ...body, session_id: session };
   }
   return {
     id: session,

@@ -5,21 +5,8 @@
  * is consumed in order), tells the parent their URLs, then runs the phases it is sent.
  */
 import { ServerResponse } from 'node:http';
-import {
-  type ScriptedModelServer,
-  type ScriptedStep,
-  scriptedModelServer,
-} from '../../src/testing/index.js';
-
-export const CONNECTIONS = 32;
-export const LAST_TOKEN = 'tok999.';
-
-/** A turn: one tool call, then a 20-token answer (zero delay). */
-export const TURN: ScriptedStep[] = [
-  { toolCalls: [{ name: 'find_slots', arguments: { day: 'tuesday' } }] },
-  { text: Array.from({ length: 20 }, (_, i) => `w${i} `) },
-];
-const LONG_TEXT = [...Array.from({ length: 999 }, (_, i) => `tok${i} `), LAST_TOKEN];
+import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
+import { CONNECTIONS, LAST_TOKEN, LONG_TEXT, TURN } from './load-shapes.js';
 
 export type Phase =
   | { type: 'chat'; url: string; seconds: number; model: boolean }

@@ -1,0 +1,20 @@
+/**
+ * What the HTTP benchmarks' load sides send and script, shared by bench/support/http-load.ts
+ * and bench/support/front-ends-load.ts (each a child process with its own model servers; this
+ * module starts nothing, so either may import it).
+ */
+import type { ScriptedStep } from '../../src/testing/index.js';
+
+/** Concurrent keep-alive connections, each with its own scripted model server. */
+export const CONNECTIONS = 32;
+/** The last token of the long answer: the model server's write of it starts the clock. */
+export const LAST_TOKEN = 'tok999.';
+
+/** A turn: one tool call, then a 20-token answer (zero delay). */
+export const TURN: ScriptedStep[] = [
+  { toolCalls: [{ name: 'find_slots', arguments: { day: 'tuesday' } }] },
+  { text: Array.from({ length: 20 }, (_, i) => `w${i} `) },
+];
+
+/** The long answer: 1,000 tokens ending with {@link LAST_TOKEN}. */
+export const LONG_TEXT = [...Array.from({ length: 999 }, (_, i) => `tok${i} `), LAST_TOKEN];
