@@ -122,7 +122,9 @@ describe('CORS', () => {
     );
     expect(started.status).toBe(200);
     expect(started.headers.get('access-control-allow-origin')).toBe(FRONT_END);
-    expect(started.headers.get('access-control-expose-headers')).toBe('x-run-id,Retry-After');
+    expect(started.headers.get('access-control-expose-headers')).toBe(
+      'x-run-id,Retry-After,Mcp-Session-Id',
+    );
     const [run] = await eventStore.listRuns();
     expect(started.headers.get('x-run-id')).toBe(run?.runId);
     const other = await app.request(
@@ -130,6 +132,23 @@ describe('CORS', () => {
       crossSite('https://evil.example', { amount: 5 }),
     );
     expect(other.status).toBe(403);
+  });
+
+  it("lets an allowed origin's page send what the MCP and A2A clients send", async () => {
+    const { deck } = await deckWith();
+    const app = deck.app({ corsOrigins: [FRONT_END] });
+    const asked = 'authorization,content-type,mcp-protocol-version,mcp-method,mcp-name,a2a-version';
+    const preflight = await app.request('/mcp', {
+      method: 'OPTIONS',
+      headers: {
+        origin: FRONT_END,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': asked,
+      },
+    });
+    expect(preflight.status).toBe(204);
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+    for (const header of asked.split(',')) expect(allowed.split(',')).toContain(header);
   });
 
   it('refuses an allowed origin that is not an origin, saying how to write one', () => {

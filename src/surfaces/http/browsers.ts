@@ -25,9 +25,21 @@ export function corsFor(origins: readonly string[]): MiddlewareHandler | null {
   return cors({
     origin: origins.includes('*') ? '*' : [...origins],
     allowMethods: ['GET', 'POST', 'OPTIONS'],
-    // X-Session-Id: the OpenAI API's session (`../openai/turns.ts`), from a page's own client.
-    allowHeaders: ['Content-Type', 'Authorization', 'Last-Event-ID', 'X-Session-Id'],
-    exposeHeaders: [RUN_ID_HEADER, 'Retry-After'],
+    // X-Session-Id: the OpenAI API's session (`../openai/turns.ts`); Mcp-*: what the MCP
+    // clients send (`../mcp/`); A2A-Version: what the A2A client sends (`../a2a/`), from a
+    // page's own client. (An MCP client's `Mcp-Param-*` headers cannot be listed ahead.)
+    allowHeaders: [
+      'Content-Type',
+      'Authorization',
+      'Last-Event-ID',
+      'X-Session-Id',
+      'Mcp-Protocol-Version',
+      'Mcp-Session-Id',
+      'Mcp-Method',
+      'Mcp-Name',
+      'A2A-Version',
+    ],
+    exposeHeaders: [RUN_ID_HEADER, 'Retry-After', 'Mcp-Session-Id'],
     maxAge: 600,
   });
 }
