@@ -217,6 +217,7 @@ describe('GET /openapi.json', () => {
         'post /a2a/{name}',
         'get /openapi.json',
         'get /v1/models',
+        'get /v1/models/{model}',
         'post /v1/chat/completions',
         'post /v1/responses',
         'post /agents/{name}/ui-chat',

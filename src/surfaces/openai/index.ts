@@ -7,11 +7,11 @@
  */
 import type { HttpDeps } from '../http/deps.js';
 import { chatCompletionsRoute } from './chat-completions.js';
-import { modelsRoute } from './models.js';
+import { modelsRoutes } from './models.js';
 import { responsesRoute } from './responses.js';
 
 export { OPENAI_PREFIX, openAiErrorShape } from './errors.js';
 
 export function openAiRoutes(deps: HttpDeps) {
-  return [modelsRoute(deps), chatCompletionsRoute(deps), responsesRoute(deps)];
+  return [...modelsRoutes(deps), chatCompletionsRoute(deps), responsesRoute(deps)];
 }

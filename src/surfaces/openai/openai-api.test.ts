@@ -99,6 +99,17 @@ describe('GET /v1/models', () => {
       { id: 'Concierge', object: 'model', created: expect.any(Number), owned_by: 'agentdeck' },
     ]);
   });
+
+  it('retrieves one agent as a model; another name is model_not_found', async () => {
+    expect(await client.models.retrieve('Concierge')).toMatchObject({
+      id: 'Concierge',
+      object: 'model',
+    });
+    await expect(client.models.retrieve('nobody')).rejects.toMatchObject({
+      status: 404,
+      code: 'model_not_found',
+    });
+  });
 });
 
 describe('POST /v1/chat/completions', () => {

@@ -113,17 +113,19 @@ export const OpenAiErrorSchema = z
   })
   .meta({ id: 'OpenAiError', description: "Every `/v1` error, in the OpenAI API's shape." });
 
+export const Model = z
+  .object({
+    id: z.string().describe("The agent's name."),
+    object: z.literal('model'),
+    created: z.number().int(),
+    owned_by: z.literal('agentdeck'),
+  })
+  .meta({ id: 'Model', description: 'An agent, as a model.' });
+
 export const ModelList = z
   .object({
     object: z.literal('list'),
-    data: z.array(
-      z.object({
-        id: z.string().describe("The agent's name."),
-        object: z.literal('model'),
-        created: z.number().int(),
-        owned_by: z.literal('agentdeck'),
-      }),
-    ),
+    data: z.array(Model),
   })
   .meta({ id: 'ModelList', description: 'The agents, as models.' });
 
