@@ -10,8 +10,15 @@
  * `{"error"}` frame, which the `openai` client raises as an `APIError`.
  */
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { Event, EventOf } from '../../core/events.js';
-import { chatUsageOf, failedRunError, isStop, stopNote } from './endings.js';
+import type { Event } from '../../core/events.js';
+import {
+  addUsage,
+  chatUsageOf,
+  failedRunError,
+  isStop,
+  stopNote,
+  type TokenCounts,
+} from './endings.js';
 import type { OpenAiErrorBody } from './errors.js';
 import type { StreamCodec } from './replayable.js';
 
@@ -36,11 +43,13 @@ export type ChatFrame = ChatCompletionChunk | OpenAiErrorBody | typeof DONE;
 interface ChatState {
   /** Whether any content was sent, so a closing note starts on a new paragraph. */
   wrote: boolean;
+  /** The model requests' usage so far: the usage of a turn that stopped before it completed. */
+  usage: TokenCounts | null;
 }
 
 /** The chat completions stream of one run (see the module comment). */
 export class ChatChunkCodec implements StreamCodec<ChatFrame, ChatState> {
-  #state: ChatState = { wrote: false };
+  #state: ChatState = { wrote: false, usage: null };
 
   constructor(readonly meta: ChatMeta) {}
 
@@ -58,11 +67,15 @@ export class ChatChunkCodec implements StreamCodec<ChatFrame, ChatState> {
       this.#state.wrote = true;
       return [this.#chunk({ content: event.payload.text })];
     }
-    if (event.kind === 'run.completed') return this.#end(event.payload.usage);
+    if (event.kind === 'usage.reported') {
+      this.#state.usage = addUsage(this.#state.usage, event.payload);
+      return [];
+    }
+    if (event.kind === 'run.completed') return this.#end(event.payload.usage ?? this.#state.usage);
     if (isStop(event)) {
       const note = (this.#state.wrote ? '\n\n' : '') + stopNote(event);
       this.#state.wrote = true;
-      return [this.#chunk({ content: note }), ...this.#end(null)];
+      return [this.#chunk({ content: note }), ...this.#end(this.#state.usage)];
     }
     if (event.kind === 'run.failed') return [failedRunError(event)];
     return [];
@@ -82,7 +95,7 @@ export class ChatChunkCodec implements StreamCodec<ChatFrame, ChatState> {
     };
   }
 
-  #end(usage: EventOf<'run.completed'>['payload']['usage']): ChatFrame[] {
+  #end(usage: TokenCounts | null): ChatFrame[] {
     const frames: ChatFrame[] = [this.#chunk({}, 'stop')];
     if (this.meta.includeUsage) {
       const { id, created, model } = this.meta;
@@ -104,7 +117,7 @@ export class ChatChunkCodec implements StreamCodec<ChatFrame, ChatState> {
 export function chatCompletion(
   meta: Omit<ChatMeta, 'includeUsage'>,
   content: string,
-  usage: EventOf<'run.completed'>['payload']['usage'],
+  usage: TokenCounts | null,
 ): ChatCompletion {
   return {
     id: meta.id,

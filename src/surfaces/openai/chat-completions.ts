@@ -17,7 +17,7 @@ import { answerOf, failureLine } from '../http/run-results.js';
 import { formatFrame } from '../http/sse.js';
 import { streamedRun } from '../http/stream-buffer.js';
 import { ChatChunkCodec, type ChatFrame, chatCompletion, DONE } from './chat-codec.js';
-import { failedRunError, isStop, stopNote } from './endings.js';
+import { addUsage, failedRunError, isStop, stopNote, type TokenCounts } from './endings.js';
 import { OPENAI_PREFIX, openAiErrorResponse } from './errors.js';
 import { refuseTools, turnMessages } from './messages.js';
 import { replayableRenderer } from './replayable.js';
@@ -105,9 +105,11 @@ async function jsonAnswer(
 ): Promise<Response> {
   let text = '';
   let end: Event | null = null;
+  let usage: TokenCounts | null = null;
   for (let step = first; !step.done; step = await events.next()) {
     const event = step.value;
     if (event.kind === 'text.delta') text += event.payload.text;
+    else if (event.kind === 'usage.reported') usage = addUsage(usage, event.payload);
     else if (event.kind === 'run.completed' || event.kind === 'run.failed' || isStop(event)) {
       end = event;
     }
@@ -130,5 +132,6 @@ async function jsonAnswer(
     });
   }
   const note = end && isStop(end) ? stopNote(end) : '';
-  return Response.json(chatCompletion(meta, text ? `${text}\n\n${note}` : note, null), { headers });
+  const content = text ? `${text}\n\n${note}` : note;
+  return Response.json(chatCompletion(meta, content, usage), { headers });
 }

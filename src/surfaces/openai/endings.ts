@@ -58,6 +58,22 @@ export function failedRunError(event: EventOf<'run.failed'>): OpenAiErrorBody {
   };
 }
 
+/** Token counts, as a run's `usage.reported` events add them up. */
+export interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** `total` with one `usage.reported` event's counts added. */
+export function addUsage(total: TokenCounts | null, reported: TokenCounts): TokenCounts {
+  return {
+    inputTokens: (total?.inputTokens ?? 0) + reported.inputTokens,
+    outputTokens: (total?.outputTokens ?? 0) + reported.outputTokens,
+    totalTokens: (total?.totalTokens ?? 0) + reported.totalTokens,
+  };
+}
+
 /** A usage record in the chat completions' form, from a run's totals. */
 export function chatUsageOf(
   usage: { inputTokens: number; outputTokens: number; totalTokens: number } | null,

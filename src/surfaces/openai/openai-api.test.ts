@@ -233,6 +233,8 @@ describe('POST /v1/chat/completions', () => {
     const content = data.choices[0]?.message.content ?? '';
     expect(content).toContain(`Run ${runId} waits for a person to approve tool 'book'`);
     expect(content).toContain(`POST /runs/${runId}/answer`);
+    // The usage of the model request the turn made before it stopped.
+    expect(data.usage?.total_tokens).toBeGreaterThan(0);
     expect(booked).toEqual([]);
 
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
