@@ -106,6 +106,7 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
     route({
       method: 'get',
       path: '/.well-known/agent-card.json',
+      role: 'read',
       summary: "The service's A2A card: a skill per agent",
       description:
         'Each skill is an agent: its id is the agent name, its own card is at ' +
@@ -119,6 +120,7 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
     route({
       method: 'get',
       path: '/a2a/{name}/.well-known/agent-card.json',
+      role: 'read',
       summary: "An agent's A2A card",
       description:
         'Its name and description, a skill per tool and skill, streaming yes, push notifications no, ' +
@@ -143,6 +145,7 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
     route<Record<string, unknown>>({
       method: 'post',
       path: '/a2a/{name}',
+      role: 'run',
       control: true,
       summary: "An agent's A2A endpoint (JSON-RPC)",
       description:

@@ -12,8 +12,10 @@ import { resolveMcpSettings } from '../mcp/options.js';
 import { openAiRoutes } from '../openai/index.js';
 import { agentRoutes } from './agents.js';
 import { buildApp, type DeckApp } from './build.js';
+import { callerRoutes } from './caller.js';
 import { controlRoutes } from './control.js';
 import { makeDeps } from './deps.js';
+import { EventsTokens } from './events-token.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
@@ -38,11 +40,15 @@ export function createApp<C>(
   options: AppOptions<C> = {},
 ): DeckApp {
   const deps = makeDeps(deck, grants, options);
+  const secret =
+    options.eventsTokenSecret ?? (process.env.SERVICE_EVENTS_TOKEN_SECRET || undefined);
+  const tokens = new EventsTokens(secret);
   return buildApp(
     deps,
     [
       healthRoute(deps.deck),
       readinessRoute(deps),
+      ...callerRoutes(deps, tokens),
       ...agentRoutes(deps),
       ...workflowRoutes(deps),
       ...controlRoutes(deps),
@@ -60,5 +66,6 @@ export function createApp<C>(
       }),
     ],
     options,
+    tokens,
   );
 }

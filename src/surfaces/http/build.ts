@@ -15,7 +15,9 @@ import { mountUi, type UiMode } from '../ui/ui-app.js';
 import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
+import { EventsTokens, eventsTokenGate } from './events-token.js';
 import { checkHosts, hostCheck, isLoopback } from './hosts.js';
+import { hasIdentity } from './identity.js';
 import { clientAddress, KeyGuesses } from './key-guesses.js';
 import { openApiDocument } from './openapi.js';
 import { type AppOptions, appSettingsFromEnv, checkOrigins } from './options.js';
@@ -28,7 +30,12 @@ export type DeckApp = Hono;
 /** The headers a proxy adds to say whom it relays a request for. */
 const RELAYED = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
-export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions<C>): DeckApp {
+export function buildApp<C>(
+  deps: HttpDeps,
+  routes: Route[],
+  options: AppOptions<C>,
+  tokens: EventsTokens = new EventsTokens(),
+): DeckApp {
   const settings = { ...appSettingsFromEnv(), ...definedOptions(options) };
   const keys = settings.apiKeys.map((k) => Buffer.from(k));
   const app = new Hono();
@@ -57,11 +64,13 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   // The inspector's files, in front of the gate: the page asks for a key, then calls the API.
   mountUi(app, settings.ui, remote);
 
+  // A browser's EventSource sends a run's events token in the query, not a key (events-token.ts).
+  app.use('*', eventsTokenGate(tokens));
   app.use('*', async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();
     if (deps.deck.state !== 'open')
       return detailResponse(503, `deck '${deps.deck.name}' not started`);
-    if (keys.length === 0) return next();
+    if (keys.length === 0 || hasIdentity(c.req.raw)) return next();
     const address = clientAddress(c) ?? 'unknown';
     const refused = guesses.refusal(address);
     if (refused) return refused;
@@ -93,6 +102,7 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
     route({
       method: 'get',
       path: '/openapi.json',
+      role: 'read',
       summary: 'This OpenAPI document',
       tag: 'openapi',
       responses: { 200: { description: 'An OpenAPI 3.1 document.', schema: OpenApiDocument } },

@@ -16,6 +16,7 @@ const SCHEMAS = '#/components/schemas/';
 
 export const TAGS: Record<Tag, string> = {
   health: 'Liveness and readiness probes (no API key needed).',
+  caller: "Who the caller is, its roles, and a short-lived token for a browser's event stream.",
   agents: 'Agent turns, as JSON or server-sent events.',
   workflows: 'Workflow runs, the threads waiting for an answer, and their answers.',
   runs: 'Recent runs, one run, and its canonical events.',
@@ -80,6 +81,12 @@ function detailResponses(r: Route, secured: boolean): Record<number, ResponseSpe
         'Too many wrong API keys from this address (`Retry-After` says when to try again).',
       schema: Detail,
       headers: ['Retry-After'],
+    };
+  }
+  if (secured && !r.public && r.role !== null) {
+    out[403] = {
+      description: `The caller's key or token does not grant the \`${r.role}\` role this route needs (the body names it).`,
+      schema: Detail,
     };
   }
   if (!secured && r.control) {

@@ -57,6 +57,13 @@ export interface AppOptions<C = unknown> {
    * @default SERVICE_MCP, SERVICE_MCP_TOOLS, SERVICE_MCP_WAIT_SECONDS: on, every agent and workflow, 45 s
    */
   mcp?: McpEndpointOptions;
+  /**
+   * The secret of the five-minute tokens `POST /runs/{run_id}/events-token` issues for a
+   * browser's event stream (events-token.ts), at least 32 characters: set the same on every
+   * replica behind a load balancer so that each accepts the others' tokens.
+   * @default SERVICE_EVENTS_TOKEN_SECRET, else random per process
+   */
+  eventsTokenSecret?: string;
   /** Largest request body accepted; a larger one gets 413. @default SERVICE_MAX_BODY_BYTES, else 4 MiB */
   maxBodyBytes?: number;
   /**

@@ -14,6 +14,7 @@ export function modelsRoute(deps: HttpDeps) {
   return route({
     method: 'get',
     path: `${OPENAI_PREFIX}/models`,
+    role: 'read',
     summary: 'OpenAI models: the agents',
     description: 'Each agent as a model whose `id` is its name; workflows are not listed.',
     tag: 'openai',
