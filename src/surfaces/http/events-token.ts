@@ -13,10 +13,9 @@
  * waiting out the expiry (or changing the secret).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { Identity, Role } from '../../core/identity.js';
 import { detailResponse } from './errors.js';
-import { attachIdentity } from './identity.js';
 
 /** How long a token is accepted: long enough to open (and reopen) a stream, short if leaked. */
 export const EVENTS_TOKEN_SECONDS = 300;
@@ -111,23 +110,18 @@ function parsePayload(body: string): Payload | null {
 }
 
 /**
- * In front of the gate: a `GET /runs/{run_id}/events` carrying `?access_token=` is answered
- * as the token's identity (attached to the request, which the gate then lets through) or
- * refused with 401 saying why. Any other request, and one with no such parameter, goes on
- * to the gate untouched: the token opens that one route and nothing else.
+ * Before the gate's own checks: a `GET /runs/{run_id}/events` carrying `?access_token=` is
+ * the token's identity (for the gate to attach), or the 401 saying why it was refused. Any
+ * other request, and one with no such parameter, is `null`: the gate checks it as usual, so
+ * the token opens that one route and nothing else.
  */
-export function eventsTokenGate(tokens: EventsTokens): MiddlewareHandler {
-  return async (c, next) => {
-    const token = c.req.query(ACCESS_TOKEN_PARAM);
-    const match = c.req.method === 'GET' ? EVENTS_PATH.exec(c.req.path) : null;
-    if (token === undefined || !match?.[1]) return next();
-    const verdict = tokens.verify(token, decodeURIComponent(match[1]));
-    if (typeof verdict === 'string') {
-      return detailResponse(401, `the events token was refused: ${verdict}`, {
-        'www-authenticate': 'Bearer error="invalid_token"',
-      });
-    }
-    attachIdentity(c.req.raw, verdict);
-    return next();
-  };
+export function eventsTokenIdentity(c: Context, tokens: EventsTokens): Identity | Response | null {
+  const token = c.req.query(ACCESS_TOKEN_PARAM);
+  const match = c.req.method === 'GET' ? EVENTS_PATH.exec(c.req.path) : null;
+  if (token === undefined || !match?.[1]) return null;
+  const verdict = tokens.verify(token, decodeURIComponent(match[1]));
+  if (typeof verdict !== 'string') return verdict;
+  return detailResponse(401, `the events token was refused: ${verdict}`, {
+    'www-authenticate': 'Bearer error="invalid_token"',
+  });
 }

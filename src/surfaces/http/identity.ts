@@ -14,11 +14,6 @@ export function attachIdentity(request: Request, identity: Identity): void {
   identities.set(request, identity);
 }
 
-/** Whether an identity was attached to `request` (the gate lets such a request through). */
-export function hasIdentity(request: Request): boolean {
-  return identities.has(request);
-}
-
 /** The identity the gate established for `request`; {@link OPEN_IDENTITY} if none. */
 export function identityOf(request: Request): Identity {
   return identities.get(request) ?? OPEN_IDENTITY;
