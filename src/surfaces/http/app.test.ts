@@ -196,6 +196,8 @@ describe('GET /openapi.json', () => {
       [
         'get /health',
         'get /health/ready',
+        'get /whoami',
+        'post /runs/{run_id}/events-token',
         'post /agents/{name}/chat',
         'post /workflows/{name}',
         'get /workflows/{name}/pending',

@@ -52,7 +52,7 @@ describe('API keys with tenants and roles', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'agentdeck-keys-')), 'keys.json');
     writeFileSync(
       file,
-      JSON.stringify([{ key: 'k=with=equals', tenant: 'globex', roles: ['read'], user: 'ci' }]),
+      JSON.stringify([{ key: 'k=with=equals', tenant: 'globex', roles: ['run'], user: 'ci' }]),
     );
     vi.stubEnv('SERVICE_API_KEYS', 'plain-key, base64ish==, acme-key=acme:read+run, all-key=:*');
     vi.stubEnv('SERVICE_API_KEYS_FILE', file);
@@ -67,7 +67,7 @@ describe('API keys with tenants and roles', () => {
       { tenant: null, user: null, roles: every, via: 'key' },
       { tenant: 'acme', user: null, roles: ['read', 'run'], via: 'key' },
       { tenant: null, user: null, roles: every, via: 'key' },
-      { tenant: 'globex', user: 'ci', roles: ['read'], via: 'key' },
+      { tenant: 'globex', user: 'ci', roles: ['run'], via: 'key' },
     ]);
   });
 
