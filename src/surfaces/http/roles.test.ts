@@ -192,6 +192,31 @@ describe('roles', () => {
     expect(read.status).toBe(200);
   });
 
+  it('an A2A call needs control to cancel a task and answer to answer one, beyond run', async () => {
+    const { server } = await started(KEYS);
+    const rpc = (key: string, method: string, params: unknown) =>
+      fetch(`${server.url}/a2a/Greeter`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'a2a-version': '1.0',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+    const cancel = await rpc('all-but-control', 'CancelTask', { id: 'run-1' });
+    expect(cancel.status).toBe(403);
+    expect((await cancel.json()).detail).toContain("'control' role is needed");
+    const message = { messageId: 'm-1', role: 'ROLE_USER', taskId: 'run-1', parts: [] };
+    const answer = await rpc('all-but-answer', 'SendMessage', { message });
+    expect(answer.status).toBe(403);
+    expect((await answer.json()).detail).toContain("'answer' role is needed");
+    // With the role, the call reaches the A2A handler: an unknown task is its JSON-RPC error.
+    const unknown = await rpc('all-but-admin', 'CancelTask', { id: 'run-1' });
+    expect(unknown.status).toBe(200);
+    expect(await unknown.json()).toMatchObject({ error: { message: expect.any(String) } });
+  });
+
   it('with no authentication configured, every caller has every role; a mapped key only its own', async () => {
     const { call } = await started();
     const who = await call('GET', '/whoami');
