@@ -217,6 +217,27 @@ describe('roles', () => {
     expect(await unknown.json()).toMatchObject({ error: { message: expect.any(String) } });
   });
 
+  it('an AI SDK chat message that approves a held call needs answer as well as run', async () => {
+    const { call } = await started(KEYS);
+    const part = {
+      type: 'tool-ship',
+      toolCallId: 'call_1',
+      state: 'approval-responded',
+      approval: { id: 'a-1', approved: true },
+    };
+    const body = {
+      id: 'chat-1',
+      trigger: 'submit-message',
+      messages: [{ id: 'm-1', role: 'assistant', parts: [part] }],
+    };
+    const refused = await call('POST', '/agents/Greeter/ui-chat', 'runner', body);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).detail).toContain("'answer' role is needed");
+    // With it, the message goes on to the chat: nothing waits in this one (not a 403).
+    const through = await call('POST', '/agents/Greeter/ui-chat', 'all-but-admin', body);
+    expect(through.status).not.toBe(403);
+  });
+
   it('with no authentication configured, every caller has every role; a mapped key only its own', async () => {
     const { call } = await started();
     const who = await call('GET', '/whoami');
