@@ -3,7 +3,9 @@
  * real `service-serve` whose API keys map to roles: a reader (`read`) sees the runs, a run's
  * timeline and the inbox, but no button that changes anything, and the top bar says
  * read-only; an operator (`read`, `answer`, `control`) answers a waiting workflow from the
- * inbox and cancels a run from its page. Fails on any console error it did not expect.
+ * inbox and cancels a run from its page; a front end on another origin follows a run with a
+ * real `EventSource` and the events token its backend asked for. Fails on any console error
+ * it did not expect.
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,10 +40,11 @@ beforeAll(async () => {
     OPENAI_USE_RESPONSES: 'false',
     SERVICE_API_KEYS: `${READER}=:read,${OPERATOR}=:read+answer+control,${ADMIN}=:*`,
   };
-  [server, session] = await Promise.all([
-    Promise.resolve(startServer(PROJECT, env, mkdtempSync(join(tmpdir(), 'agentdeck-roles-')))),
-    openBrowserPage(),
-  ]);
+  session = await openBrowserPage();
+  // The page server's origin is a front end's: allowed, for its EventSource.
+  const cors = { SERVICE_CORS_ORIGINS: session.origin };
+  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-roles-'));
+  server = startServer(PROJECT, { ...env, ...cors }, dir);
   url = await server.url;
   page = session.page;
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -124,4 +127,37 @@ describe.skipIf(skip !== null)(`the inspector by role ${skip ?? ''}`, () => {
     await page.locator('[data-kind="control.requested"]').waitFor({ timeout: 15_000 });
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
+
+  it("follows a run from a front end's EventSource with the events token its backend got", async () => {
+    const runId = await startApproval('event-source-1');
+    // The front end's backend, holding a key, asks for the token; the page never sees the key.
+    const issued = await fetch(`${url}/runs/${runId}/events-token`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${READER}` },
+    });
+    const { events_url } = (await issued.json()) as { events_url: string };
+    await page.goto(session.origin);
+    const kinds = await page.evaluate(
+      (source) =>
+        new Promise<string[]>((resolve, reject) => {
+          const events = new EventSource(source);
+          const seen: string[] = [];
+          events.onmessage = (frame) => {
+            seen.push((JSON.parse(frame.data) as { kind: string }).kind);
+            if (seen.at(-1) === 'run.interrupted') {
+              events.close();
+              resolve(seen);
+            }
+          };
+          events.onerror = () => {
+            events.close();
+            reject(new Error(`EventSource failed after ${seen.join(', ')}`));
+          };
+        }),
+      `${url}${events_url}`,
+    );
+    expect(kinds[0]).toBe('run.started');
+    expect(kinds.at(-1)).toBe('run.interrupted');
+    expect(unexpectedErrors()).toEqual([]);
+  }, 30_000);
 });
