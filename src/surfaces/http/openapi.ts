@@ -47,6 +47,8 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Js
     if (r.role !== null) operation['x-role'] = r.role;
     if (info.secured)
       operation.security = r.public || r.role === null ? [] : [{ bearer: [r.role] }];
+    // A run's events also open to the token of POST /runs/{run_id}/events-token, in the query.
+    if (info.secured && r.queryToken) (operation.security as Json[]).push({ eventsToken: [] });
     paths[r.path] = { ...paths[r.path], [r.method]: operation };
   }
   const document: Json = {
@@ -79,7 +81,15 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Js
         description:
           'A key of `SERVICE_API_KEYS` (or the `apiKeys` option), or a token the service verifies. ' +
           "An operation's scopes are the role it needs (`read`, `run`, `answer`, `control`, " +
-          '`admin`; docs/http-api.md, "Roles"): a caller without it gets 403 naming the role.',
+          '`admin`; docs/roles.md): a caller without it gets 403 naming the role.',
+      },
+      eventsToken: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'access_token',
+        description:
+          "A five-minute token for one run's events from `POST /runs/{run_id}/events-token`, " +
+          "for a browser's `EventSource`, which cannot send `Authorization`.",
       },
     };
   }

@@ -115,6 +115,10 @@ describe('roles', () => {
       }
     }
     expect(listed).toEqual(EXPECTED);
+    expect(document.paths['/runs/{run_id}/events']?.get?.security).toEqual([
+      { bearer: ['read'] },
+      { eventsToken: [] },
+    ]);
     for (const [at, role] of Object.entries(EXPECTED)) {
       if (role === null) continue;
       const [method = '', path = ''] = at.split(' ');

@@ -89,6 +89,11 @@ export interface Route<B = unknown, Q = unknown> {
    * for a `public` route, which needs no identity at all.
    */
   role: Role | null;
+  /**
+   * The gate also accepts a run's events token in the `access_token` query parameter
+   * (events-token.ts); the document lists it as another way in.
+   */
+  queryToken?: boolean;
   /** Served without an API key, and before the deck is open (the health probes). */
   public?: boolean;
   /**

@@ -105,6 +105,7 @@ export function runRoutes(deps: HttpDeps) {
       method: 'get',
       path: '/runs/{run_id}/events',
       role: 'read',
+      queryToken: true,
       summary: "A run's canonical events as server-sent events",
       description:
         'One frame per event: `id: <seq>` and `data: <canonical event JSON>`. `Last-Event-ID` ' +
