@@ -32,14 +32,15 @@ export function canAct() {
 
 /**
  * Learn the caller's roles from `GET /whoami`. A 401 asks for a key (the page reloads with
- * it); any other failure keeps the default, and the API still refuses what the caller may not do.
+ * it); a 403 (no `read`) offers nothing; any other failure keeps the default, and the API
+ * still refuses what the caller may not do.
  */
 export async function loadCaller() {
   try {
     const who = await api('/whoami');
     if (Array.isArray(who?.roles)) roles = new Set(who.roles);
-  } catch {
-    // Asked for a key, or an older server: nothing more to learn here.
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) roles = new Set();
   }
 }
 
