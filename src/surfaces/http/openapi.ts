@@ -73,9 +73,7 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Js
       bearer: {
         type: 'http',
         scheme: 'bearer',
-        description:
-          'One of the keys of `SERVICE_API_KEYS` (or the `apiKeys` option), or a JWT from the ' +
-          'configured issuer (`SERVICE_AUTH_ISSUER`): docs/authentication.md.',
+        description: 'One of the keys of `SERVICE_API_KEYS` (or the `apiKeys` option).',
       },
     };
   }
