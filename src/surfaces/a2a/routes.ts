@@ -28,10 +28,11 @@ import {
   STATE_HEADERS_KEY,
 } from '@a2a-js/sdk/server';
 import { z } from 'zod';
+import type { Role } from '../../core/identity.js';
 import type { HttpDeps } from '../http/deps.js';
 import { unknownName } from '../http/deps.js';
 import { errorResponse, HttpError } from '../http/errors.js';
-import { type Route, route } from '../http/routes.js';
+import { missingRole, type Route, route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import type { CatalogDescription, DeckGrants } from '../http/served-deck.js';
 import { sseResponse } from '../http/sse.js';
@@ -106,6 +107,7 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
     route({
       method: 'get',
       path: '/.well-known/agent-card.json',
+      role: 'read',
       summary: "The service's A2A card: a skill per agent",
       description:
         'Each skill is an agent: its id is the agent name, its own card is at ' +
@@ -119,6 +121,7 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
     route({
       method: 'get',
       path: '/a2a/{name}/.well-known/agent-card.json',
+      role: 'read',
       summary: "An agent's A2A card",
       description:
         'Its name and description, a skill per tool and skill, streaming yes, push notifications no, ' +
@@ -143,6 +146,7 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
     route<Record<string, unknown>>({
       method: 'post',
       path: '/a2a/{name}',
+      role: 'run',
       control: true,
       summary: "An agent's A2A endpoint (JSON-RPC)",
       description:
@@ -188,6 +192,8 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
             error: JsonRpcTransportHandler.mapToJSONRPCError(error),
           });
         }
+        const refused = missingRole(request, roleOfCall(body));
+        if (refused) return refused;
         // Aborted when an SSE client goes away: a subscription stops following the log.
         const left = new AbortController();
         setRunContext(context, await deps.runContext(request), left.signal);
@@ -269,4 +275,16 @@ function cardOnly(card: AgentCardType): A2ARequestHandler {
             );
           },
   });
+}
+
+/**
+ * The role a JSON-RPC call needs beyond the route's `run`: cancelling a task is `control`, and
+ * a message naming a task answers its held tool call, `answer` (as over HTTP); `null`: none.
+ */
+function roleOfCall(body: Record<string, unknown>): Role | null {
+  const method = typeof body.method === 'string' ? body.method : '';
+  if (method === 'CancelTask' || method === 'tasks/cancel') return 'control';
+  const params = body.params as { message?: { taskId?: unknown } } | undefined;
+  const sends = ['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream'];
+  return sends.includes(method) && params?.message?.taskId ? 'answer' : null;
 }

@@ -42,6 +42,7 @@ export function uiChatRoutes(deps: HttpDeps) {
     route<UiChatBody>({
       method: 'post',
       path: '/agents/{name}/ui-chat',
+      role: 'run',
       summary: 'Chat with an agent as the AI SDK does (useChat)',
       description:
         "The body `DefaultChatTransport` sends. The chat `id` is the agent's session; the service " +
@@ -80,7 +81,7 @@ export function uiChatRoutes(deps: HttpDeps) {
         const wanted = readLastMessage(body.messages);
         if (wanted.kind === 'approval') {
           // An answer, as POST /runs/{run_id}/answer: for the clients that route allows.
-          const refused = controlRefusal();
+          const refused = controlRefusal('answer');
           if (refused) return refused;
           return answerHeldCall(deps, name, chatId, wanted, request);
         }
@@ -99,6 +100,7 @@ export function uiChatRoutes(deps: HttpDeps) {
     route({
       method: 'get',
       path: '/agents/{name}/ui-chat/{chat_id}/stream',
+      role: 'read',
       summary: "Resume a chat's stream (useChat's resume)",
       description:
         'The run in progress on the session (running, or waiting for an approval) from its ' +

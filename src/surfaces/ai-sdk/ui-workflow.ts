@@ -18,6 +18,7 @@ export function uiWorkflowRoutes(deps: HttpDeps) {
     route<UiWorkflowBody>({
       method: 'post',
       path: '/workflows/{name}/ui-chat',
+      role: 'run',
       summary: 'Run a workflow as an AI SDK UI message stream',
       description:
         'The body `DefaultChatTransport` sends, with the initial state in `state` (the ' +

@@ -22,6 +22,7 @@ export function agentRoutes(deps: HttpDeps) {
     route<z.infer<typeof ChatBody>, z.infer<typeof StreamQuery>>({
       method: 'post',
       path: '/agents/{name}/chat',
+      role: 'run',
       summary: 'Play one turn of an agent',
       description:
         'JSON `{"output": ...}` (null when the turn was paused or cancelled), or with `?stream=true` ' +

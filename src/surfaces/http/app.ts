@@ -11,13 +11,16 @@ import { mcpRoutes } from '../mcp/endpoint.js';
 import { resolveMcpSettings } from '../mcp/options.js';
 import { openAiRoutes } from '../openai/index.js';
 import { agentRoutes } from './agents.js';
-import { buildApp, type DeckApp } from './build.js';
+import { resourceMetadataRoutes } from './auth/resource-metadata.js';
+import { authenticationIsOn, buildApp, type DeckApp } from './build.js';
+import { callerRoutes } from './caller.js';
 import { controlRoutes } from './control.js';
 import { makeDeps } from './deps.js';
+import { EventsTokens } from './events-token.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
-import { type AppOptions, appSettingsFromEnv } from './options.js';
+import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
@@ -38,11 +41,15 @@ export function createApp<C>(
   options: AppOptions<C> = {},
 ): DeckApp {
   const deps = makeDeps(deck, grants, options);
+  const secret =
+    options.eventsTokenSecret ?? (process.env.SERVICE_EVENTS_TOKEN_SECRET || undefined);
+  const eventsTokens = new EventsTokens(secret);
   return buildApp(
     deps,
     [
       healthRoute(deps.deck),
       readinessRoute(deps),
+      ...callerRoutes(deps, eventsTokens),
       ...agentRoutes(deps),
       ...workflowRoutes(deps),
       ...controlRoutes(deps),
@@ -53,12 +60,15 @@ export function createApp<C>(
       ...studioRoutes(deps, grants),
       ...aiSdkRoutes(deps),
       metricsRoute(deps),
+      // With tokens, OAuth clients (MCP's) learn where to get one (RFC 9728).
+      ...resourceMetadataRoutes(options, deck.name),
       ...openAiRoutes(deps),
       ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
       ...a2aRoutes(deps, grants, {
-        secured: (options.apiKeys ?? appSettingsFromEnv().apiKeys).length > 0,
+        secured: authenticationIsOn(options),
       }),
     ],
     options,
+    eventsTokens,
   );
 }

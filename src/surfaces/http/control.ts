@@ -15,6 +15,7 @@ export function controlRoutes(deps: HttpDeps) {
     route<z.infer<typeof ControlBody> | undefined>({
       method: 'post',
       path: `/runs/{run_id}/${verb}`,
+      role: 'control',
       summary: `Ask a run to ${verb}`,
       description: 'Records a request and returns at once; a request is not a status change.',
       tag: 'control',
@@ -37,6 +38,7 @@ export function controlRoutes(deps: HttpDeps) {
     route({
       method: 'post',
       path: '/runs/{run_id}/resume',
+      role: 'control',
       summary: 'Continue a paused run',
       tag: 'control',
       responses: {

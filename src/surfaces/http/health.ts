@@ -30,6 +30,7 @@ export function healthRoute(deck: ServedDeck) {
   return route({
     method: 'get',
     path: '/health',
+    role: null,
     summary: 'Whether the deck is open, and its catalog',
     tag: 'health',
     public: true,
@@ -48,6 +49,7 @@ export function readinessRoute(deps: HttpDeps) {
   return route({
     method: 'get',
     path: '/health/ready',
+    role: null,
     summary: 'Whether every backend the deck uses answers now (readiness)',
     description:
       'Asks the event store, the session backend and the checkpointer (when it has a server ' +

@@ -47,6 +47,7 @@ export function inboxRoutes(deps: HttpDeps) {
     route({
       method: 'get',
       path: '/pending',
+      role: 'read',
       summary: 'Every run waiting for a person',
       description:
         "Workflow interrupts and agents' tool calls held for approval, across the catalog, oldest first.",
@@ -59,6 +60,7 @@ export function inboxRoutes(deps: HttpDeps) {
     route<z.infer<typeof AnswerBody>>({
       method: 'post',
       path: '/runs/{run_id}/answer',
+      role: 'answer',
       control: true,
       summary: 'Answer a run waiting for a person',
       description:

@@ -11,6 +11,7 @@ export function metricsRoute(deps: HttpDeps) {
   return route({
     method: 'get',
     path: '/metrics',
+    role: 'admin',
     summary: 'Metrics in the Prometheus text format',
     tag: 'metrics',
     responses: {

@@ -21,6 +21,7 @@ export function nativeRoutes(deps: HttpDeps) {
     route<z.infer<typeof NativeChatBody>>({
       method: 'post',
       path: '/v2/invocables/{name}/chat',
+      role: 'run',
       summary: 'Play an agent turn or a workflow run; stream its canonical events',
       tag: 'native',
       body: { schema: NativeChatBody, description: 'The session and the message.' },

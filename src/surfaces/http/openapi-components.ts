@@ -16,6 +16,7 @@ const SCHEMAS = '#/components/schemas/';
 
 export const TAGS: Record<Tag, string> = {
   health: 'Liveness and readiness probes (no API key needed).',
+  caller: "Who the caller is, its roles, and a short-lived token for a browser's event stream.",
   agents: 'Agent turns, as JSON or server-sent events.',
   workflows: 'Workflow runs, the threads waiting for an answer, and their answers.',
   runs: 'Recent runs, one run, and its canonical events.',
@@ -30,6 +31,7 @@ export const TAGS: Record<Tag, string> = {
     "The OpenAI API under `/v1`: the agents as models, chat completions, responses. Errors in OpenAI's shape.",
   mcp: 'The MCP server (Streamable HTTP): the agents and workflows as tools of other agents.',
   a2a: 'A2A v1.0 (JSON-RPC): an agent card and an endpoint per agent; a task is a run.',
+  auth: 'How to get a token this service accepts: its OAuth protected resource metadata.',
 };
 
 export const HEADERS: Record<ResponseHeader, Json> = {
@@ -80,6 +82,12 @@ function detailResponses(r: Route, secured: boolean): Record<number, ResponseSpe
         'Too many wrong API keys from this address (`Retry-After` says when to try again).',
       schema: Detail,
       headers: ['Retry-After'],
+    };
+  }
+  if (secured && !r.public && r.role !== null) {
+    out[403] = {
+      description: `The caller's key or token does not grant the \`${r.role}\` role this route needs (the body names it).`,
+      schema: Detail,
     };
   }
   if (!secured && r.control) {

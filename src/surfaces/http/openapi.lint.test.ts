@@ -85,7 +85,7 @@ describe.each<[string, { apiKeys?: string[] }]>([
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
-  it('states its security: none, or the bearer key everywhere but the health probes', async () => {
+  it('states its security: none, or the bearer key with a role everywhere but the health probes', async () => {
     const document = await documentOf(options);
     const health = document.paths['/health']?.get;
     if (options.apiKeys) {
@@ -96,6 +96,7 @@ describe.each<[string, { apiKeys?: string[] }]>([
       expect(health?.security).toEqual([]);
       expect(document.paths['/health/ready']?.get?.security).toEqual([]);
       expect(document.paths['/runs']?.get?.responses[401]).toBeDefined();
+      expect(document.paths['/runs']?.get?.security).toEqual([{ bearer: ['read'] }]);
     } else {
       expect(document.security).toEqual([]);
       expect(document.components.securitySchemes).toBeUndefined();

@@ -43,7 +43,12 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Js
     operation.responses = Object.fromEntries(
       Object.entries(specs).map(([status, spec]) => [status, response(spec, components, headers)]),
     );
-    if (info.secured && r.public) operation.security = [];
+    // The role each operation needs, as OpenAPI 3.1 allows a non-OAuth scheme to list them.
+    if (r.role !== null) operation['x-role'] = r.role;
+    if (info.secured)
+      operation.security = r.public || r.role === null ? [] : [{ bearer: [r.role] }];
+    // A run's events also open to the token of POST /runs/{run_id}/events-token, in the query.
+    if (info.secured && r.queryToken) (operation.security as Json[]).push({ eventsToken: [] });
     paths[r.path] = { ...paths[r.path], [r.method]: operation };
   }
   const document: Json = {
@@ -73,7 +78,18 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Js
       bearer: {
         type: 'http',
         scheme: 'bearer',
-        description: 'One of the keys of `SERVICE_API_KEYS` (or the `apiKeys` option).',
+        description:
+          'A key of `SERVICE_API_KEYS` (or the `apiKeys` option), or a token the service verifies. ' +
+          "An operation's scopes are the role it needs (`read`, `run`, `answer`, `control`, " +
+          '`admin`; docs/roles.md): a caller without it gets 403 naming the role.',
+      },
+      eventsToken: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'access_token',
+        description:
+          "A five-minute token for one run's events from `POST /runs/{run_id}/events-token`, " +
+          "for a browser's `EventSource`, which cannot send `Authorization`.",
       },
     };
   }
@@ -92,8 +108,9 @@ function description(secured: boolean): string {
     'the same key, is served at `/ui` (`SERVICE_UI`); its files are not API routes and are ',
     'not listed here. ',
     secured
-      ? 'Every route but `/health` and `/health/ready` needs `Authorization: Bearer <key>`.'
-      : 'No API key is configured: every route is open.',
+      ? 'Every route but `/health` and `/health/ready` needs `Authorization: Bearer <key>`, ' +
+        'whose roles include the one the operation lists (`x-role`, and its `security` scopes).'
+      : 'No API key is configured: every route is open, every caller has every role (`x-role`).',
   ].join('');
 }
 

@@ -6,13 +6,16 @@
  */
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
+import type { Role } from '../../core/identity.js';
 import { idProblem } from '../../core/ids.js';
-import { HttpError } from './errors.js';
+import { detailResponse, HttpError } from './errors.js';
+import { identityOf } from './identity.js';
 import { check, readJsonObject, requireJsonType } from './json-body.js';
 
 /** The tag grouping a route in the document (openapi-components.ts describes each). */
 export type Tag =
   | 'health'
+  | 'caller'
   | 'agents'
   | 'workflows'
   | 'runs'
@@ -25,7 +28,8 @@ export type Tag =
   | 'native'
   | 'openai'
   | 'mcp'
-  | 'a2a';
+  | 'a2a'
+  | 'auth';
 
 /** A response header the surface sets (openapi-components.ts describes each). */
 export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate';
@@ -52,11 +56,11 @@ export interface RouteInput<B, Q> {
   query: Q;
   request: Request;
   /**
-   * The refusal a `control` route would give this request (`null`: allowed), for a route
-   * whose requests change state beyond 1.2.1 only sometimes (a chat message that answers
-   * a held tool call).
+   * The refusal a `control` route needing `role` would give this request (`null`: allowed),
+   * for a route whose requests change state beyond 1.2.1 only sometimes (a chat message that
+   * answers a held tool call needs `answer` as well as the route's own role).
    */
-  controlRefusal(): Response | null;
+  controlRefusal(role: Role): Response | null;
 }
 
 /**
@@ -79,6 +83,17 @@ export interface Route<B = unknown, Q = unknown> {
    * learn it is not offered (`GET /mcp`, 405), which has no success to document.
    */
   undocumented?: boolean;
+  /**
+   * The role a caller needs (core/identity.ts): `mount()` answers 403 naming it to a caller
+   * without it, and the document lists it as the operation's `security` scope. `null` only
+   * for a `public` route, which needs no identity at all.
+   */
+  role: Role | null;
+  /**
+   * The gate also accepts a run's events token in the `access_token` query parameter
+   * (events-token.ts); the document lists it as another way in.
+   */
+  queryToken?: boolean;
   /** Served without an API key, and before the deck is open (the health probes). */
   public?: boolean;
   /**
@@ -95,8 +110,9 @@ export function route<B = undefined, Q = undefined>(spec: Route<B, Q>): Route {
 }
 
 /**
- * Register each route on the Hono app, validating its query and body first; `refuseControl`
- * answers a `control` route's request it refuses.
+ * Register each route on the Hono app, refusing a caller without the route's role (403),
+ * then validating its query and body; `refuseControl` answers a `control` route's request
+ * it refuses.
  */
 export function mount(
   app: Hono,
@@ -104,8 +120,13 @@ export function mount(
   refuseControl: (c: Context) => Response | null = () => null,
 ): void {
   for (const spec of routes) {
+    if (spec.role === null && !spec.public) {
+      throw new Error(`route ${spec.method.toUpperCase()} ${spec.path} declares no role`);
+    }
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     app.on(spec.method.toUpperCase(), honoPath, async (c) => {
+      const missing = spec.public ? null : missingRole(c.req.raw, spec.role);
+      if (missing) return missing;
       const refused = spec.control ? refuseControl(c) : null;
       if (refused) return refused;
       // Every POST changes state: refuse what a cross-site form could send (json-body.ts).
@@ -118,10 +139,24 @@ export function mount(
         const raw = await readJsonObject(c.req.raw, spec.body.optional ?? false);
         body = raw === undefined ? undefined : check(spec.body.schema, raw);
       }
-      const controlRefusal = () => refuseControl(c);
+      const controlRefusal = (role: Role) => missingRole(c.req.raw, role) ?? refuseControl(c);
       return spec.handle({ params, body, query, request: c.req.raw, controlRefusal }, c);
     });
   }
+}
+
+/**
+ * The 403 for a caller without `role` (`null`: it has it). The body names the role and the
+ * route, never the caller's credentials; under `/v1` build.ts rewrites it in OpenAI's shape.
+ */
+export function missingRole(request: Request, role: Role | null): Response | null {
+  if (role === null || identityOf(request).roles.has(role)) return null;
+  const { pathname } = new URL(request.url);
+  return detailResponse(
+    403,
+    `the '${role}' role is needed for ${request.method} ${pathname}; ` +
+      'the credentials sent do not grant it',
+  );
 }
 
 /**

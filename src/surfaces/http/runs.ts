@@ -27,6 +27,7 @@ export function runRoutes(deps: HttpDeps) {
     route<undefined, z.infer<typeof RunsQuery>>({
       method: 'get',
       path: '/runs',
+      role: 'read',
       summary: 'Recent runs, newest first',
       tag: 'runs',
       query: RunsQuery,
@@ -74,6 +75,7 @@ export function runRoutes(deps: HttpDeps) {
     route({
       method: 'get',
       path: '/runs/{run_id}',
+      role: 'read',
       summary: "A run's status, origin, session, timestamps and usage",
       tag: 'runs',
       responses: {
@@ -102,6 +104,8 @@ export function runRoutes(deps: HttpDeps) {
     route<undefined, z.infer<typeof EventsQuery>>({
       method: 'get',
       path: '/runs/{run_id}/events',
+      role: 'read',
+      queryToken: true,
       summary: "A run's canonical events as server-sent events",
       description:
         'One frame per event: `id: <seq>` and `data: <canonical event JSON>`. `Last-Event-ID` ' +

@@ -16,6 +16,7 @@ export function scheduleRoutes(deps: HttpDeps) {
     route({
       method: 'post',
       path: `/schedules/{name}/${verb}`,
+      role: 'admin',
       control: true,
       summary:
         verb === 'pause'
@@ -33,6 +34,7 @@ export function scheduleRoutes(deps: HttpDeps) {
     route({
       method: 'get',
       path: '/schedules',
+      role: 'read',
       summary: "The deck's schedules: next and last fire, last run, paused",
       tag: 'schedules',
       responses: { 200: { description: 'Every schedule, by name.', schema: ScheduleList } },
@@ -45,6 +47,7 @@ export function scheduleRoutes(deps: HttpDeps) {
     route({
       method: 'post',
       path: '/schedules/{name}/trigger',
+      role: 'admin',
       control: true,
       summary: 'Start a schedule’s run now',
       description: 'Paused or not; the overlap policy still applies (`skipped: "overlap"`).',

@@ -272,6 +272,12 @@ export const EventsQuery = z.object({
     .optional()
     .describe('Only events after this seq (the `Last-Event-ID` header wins).'),
   follow: z.stringbool().default(true).describe('Keep streaming until the terminal event.'),
+  access_token: z
+    .string()
+    .optional()
+    .describe(
+      'A token from `POST /runs/{run_id}/events-token`, for a client that cannot send `Authorization` (a browser `EventSource`): this run only, for five minutes.',
+    ),
 });
 
 export const TickBody = z

@@ -20,6 +20,7 @@ export function studioRoutes(deps: HttpDeps, grants: DeckGrants) {
     route({
       method: 'get',
       path: '/catalog',
+      role: 'read',
       summary: 'Everything the service serves, described',
       tag: 'studio',
       responses: { 200: { description: 'The catalog.', schema: Catalog } },
@@ -33,6 +34,7 @@ export function studioRoutes(deps: HttpDeps, grants: DeckGrants) {
     route({
       method: 'get',
       path: '/threads/{workflow}/{thread_id}',
+      role: 'read',
       summary: "A workflow thread's current state",
       description: 'Read from the checkpointer: its values, the nodes next, what it waits for.',
       tag: 'studio',
@@ -61,6 +63,7 @@ export function studioRoutes(deps: HttpDeps, grants: DeckGrants) {
     route<undefined, z.infer<typeof SessionQuery>>({
       method: 'get',
       path: '/sessions/{session_id}',
+      role: 'read',
       summary: "A conversation's history",
       description:
         'The latest `limit` items of the session, oldest first (an empty list for a new one).',

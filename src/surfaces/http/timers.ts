@@ -14,6 +14,7 @@ export function timerRoutes(deps: HttpDeps) {
     route<z.infer<typeof TickBody> | undefined>({
       method: 'post',
       path: '/timers/tick',
+      role: 'admin',
       control: true,
       summary: 'Wake the sleeping workflow threads that are due',
       description:

@@ -54,6 +54,7 @@ export function workflowRoutes(deps: HttpDeps) {
     route<z.infer<typeof InitialState>, z.infer<typeof WorkflowQuery>>({
       method: 'post',
       path: '/workflows/{name}',
+      role: 'run',
       summary: 'Run a workflow from an initial state',
       description:
         'JSON: the final state, or the interrupt object when a node paused the run. With ' +
@@ -109,6 +110,7 @@ export function workflowRoutes(deps: HttpDeps) {
     route({
       method: 'get',
       path: '/workflows/{name}/pending',
+      role: 'read',
       summary: "A workflow's threads waiting for an answer",
       tag: 'workflows',
       responses: {
@@ -128,6 +130,7 @@ export function workflowRoutes(deps: HttpDeps) {
     route<z.infer<typeof ResumeBody>>({
       method: 'post',
       path: '/workflows/{name}/{thread_id}/resume',
+      role: 'answer',
       summary: "Answer a thread's open question",
       description:
         'Always plain JSON: the final state, or the next interrupt object. With an ' +

@@ -75,6 +75,8 @@ export function mcpRoutes(deps: HttpDeps, settings: McpSettings): Route[] {
     route<z.infer<typeof McpMessage>>({
       method: 'post',
       path: '/mcp',
+      // Enough to list the tools; each tool call needs its own role too (tools.ts).
+      role: 'read',
       summary: 'The MCP server: every served agent and workflow as a tool',
       description:
         'Streamable HTTP, stateless, protocol revisions 2025-11-25 (with `initialize`) and ' +
@@ -111,6 +113,7 @@ export function mcpRoutes(deps: HttpDeps, settings: McpSettings): Route[] {
     route({
       method: 'get',
       path: '/mcp',
+      role: 'read',
       summary: 'No server-initiated stream: the MCP endpoint is stateless',
       tag: 'mcp',
       undocumented: true,

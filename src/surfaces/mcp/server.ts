@@ -6,13 +6,16 @@
  * gives it, and because an unknown tool must be a tool error the calling model can read (the
  * issue's rule; McpServer answers a protocol error). Every failure of a call is a tool error
  * (`isError`) naming what was wrong; a backend that is down also marks the request's scope,
- * for the route to answer 503 as every other route does (endpoint.ts).
+ * for the route to answer 503 as every other route does (endpoint.ts). A call needs the role
+ * of what it does (tools.ts: an agent or workflow `run`, `answer_run` `answer`, the readers
+ * `read`); without it the request is a 403 naming the role, as on every other route.
  */
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/server';
 import { errorMessage, errorTypeName, isBackendOutage, isDeckError } from '../../core/errors.js';
 import type { HttpDeps } from '../http/deps.js';
-import { errorResponse, failedRunResponse } from '../http/errors.js';
+import { detailResponse, errorResponse, failedRunResponse } from '../http/errors.js';
+import { identityOf } from '../http/identity.js';
 import { failureLine } from '../http/run-results.js';
 import { type CallLimits, OutageFailedRun, type ProgressSink } from './calls.js';
 import { errorResult, type ToolResult } from './codec.js';
@@ -24,8 +27,9 @@ import type { CatalogTool } from './tools.js';
 export interface CallScope {
   request: Request;
   /**
-   * Set when a backend was down during the call: the 503 (or 507) every route answers then,
-   * which the route sends instead of the tool error when its answer has not begun.
+   * Set when a backend was down during the call (the 503 or 507 every route answers then), or
+   * when the caller lacks the tool's role (403 naming it), which the route sends instead of the
+   * tool error when its answer has not begun.
    */
   outage: (() => Response) | null;
 }
@@ -82,6 +86,14 @@ export function mcpServerFactory(parts: ServerParts): () => Server {
         if (!scope) throw new Error('an MCP tool call outside the HTTP request that carries it');
         const tool = byName.get(name);
         if (!tool) return unknownTool(name, parts.tools);
+        if (!identityOf(scope.request).roles.has(tool.role)) {
+          const refusal = `the '${tool.role}' role is needed to call tool '${name}'; the credentials sent do not grant it`;
+          scope.outage = () =>
+            detailResponse(403, refusal, {
+              'www-authenticate': `Bearer error="insufficient_scope", scope="${tool.role}"`,
+            });
+          return errorResult(refusal);
+        }
         return await call(parts.deps, tool, args, scope.request, { limits, served });
       } catch (error) {
         const { log } = parts.deps;

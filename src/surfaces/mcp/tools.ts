@@ -10,6 +10,7 @@ import { descriptionOf } from '../../authoring/descriptions.js';
 import { stateJsonSchema } from '../../authoring/state-schema.js';
 import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { ConfigError } from '../../core/errors.js';
+import type { Role } from '../../core/identity.js';
 import type { ServedDeck } from '../http/served-deck.js';
 import { checkServiceToolNames, type McpSettings, SERVICE_TOOL_NAMES } from './options.js';
 
@@ -21,6 +22,8 @@ export interface CatalogTool {
   description: string;
   inputSchema: JsonSchema;
   kind: 'agent' | 'workflow' | 'service';
+  /** The role a caller needs to call it (core/identity.ts): what the call does over HTTP. */
+  role: Role;
   /** A workflow's: whether its threads are durable (a call without `thread_id` gets a new one). */
   durable?: boolean;
 }
@@ -50,6 +53,7 @@ const SERVICE_TOOLS: readonly CatalogTool[] = [
   {
     name: 'get_run',
     kind: 'service',
+    role: 'read',
     description:
       "A run's status (running, waiting_human, paused, completed, failed, cancelled), its output " +
       'or final state once completed, and what it waits for: follow a call that answered ' +
@@ -64,6 +68,7 @@ const SERVICE_TOOLS: readonly CatalogTool[] = [
   {
     name: 'list_pending',
     kind: 'service',
+    role: 'read',
     description:
       "Every run waiting for a person: workflows' questions (reason `interrupt`) and agents' " +
       'tool calls held for approval (reason `approval`), oldest first. Answer one with `answer_run`.',
@@ -72,6 +77,7 @@ const SERVICE_TOOLS: readonly CatalogTool[] = [
   {
     name: 'answer_run',
     kind: 'service',
+    role: 'answer',
     description:
       "Answer a run waiting for a person: for a workflow's question, `value` is what the " +
       'question asks for; for a tool call held for approval, `{"approved": true}` or ' +
@@ -120,6 +126,7 @@ function agentTool(agent: AgentDefinition): CatalogTool {
   return {
     name: agent.name,
     kind: 'agent',
+    role: 'run',
     description: descriptionOf(agent),
     inputSchema: AGENT_INPUT,
   };
@@ -136,6 +143,7 @@ function workflowTool(workflow: WorkflowDefinition): CatalogTool {
   return {
     name: workflow.name,
     kind: 'workflow',
+    role: 'run',
     durable: workflow.durable,
     description: descriptionOf(workflow),
     inputSchema: {

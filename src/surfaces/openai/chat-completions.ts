@@ -28,6 +28,7 @@ export function chatCompletionsRoute(deps: HttpDeps) {
   return route<z.infer<typeof ChatCompletionRequest>>({
     method: 'post',
     path: `${OPENAI_PREFIX}/chat/completions`,
+    role: 'run',
     summary: 'OpenAI chat completions: one turn of the agent named by `model`',
     description:
       'JSON `chat.completion`, or with `stream: true` server-sent `chat.completion.chunk` frames ' +

@@ -21,6 +21,7 @@ export function modelsRoutes(deps: HttpDeps) {
   const list = route({
     method: 'get',
     path: `${OPENAI_PREFIX}/models`,
+    role: 'read',
     summary: 'OpenAI models: the agents',
     description: 'Each agent as a model whose `id` is its name; workflows are not listed.',
     tag: 'openai',

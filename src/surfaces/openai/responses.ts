@@ -33,6 +33,7 @@ export function responsesRoute(deps: HttpDeps) {
   return route<z.infer<typeof ResponseRequest>>({
     method: 'post',
     path: `${OPENAI_PREFIX}/responses`,
+    role: 'run',
     summary: 'OpenAI responses: one turn of the agent named by `model`',
     description:
       'A `response` object, or with `stream: true` its server-sent events (`response.created` ... ' +

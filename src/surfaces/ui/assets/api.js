@@ -1,7 +1,9 @@
 /**
- * The API as the inspector calls it: same origin, JSON, and the key the user typed, sent as
- * `Authorization: Bearer` and kept in this tab's sessionStorage only (never in a URL, never
- * logged). A 401 asks for a key (main.js shows the prompt); a refused key is dropped.
+ * The API as the inspector calls it: same origin, JSON, and the key or token the user typed,
+ * sent as `Authorization: Bearer` and kept in this tab's sessionStorage only (never in a URL,
+ * never logged). A 401 asks for one (main.js shows the prompt); a refused one is dropped.
+ * `can(role)` says whether the page shows a control: the page's mode allows acting and the
+ * caller holds the role (`GET /whoami`, read once by `loadCaller()` before the first draw).
  */
 
 const KEY = 'agentdeck.api-key';
@@ -10,7 +12,37 @@ const REFUSED = 'agentdeck.api-key-refused';
 /** The page's mode, written into the shell by the server: `on` or `read-only`. */
 export const MODE =
   document.querySelector('meta[name="agentdeck-ui-mode"]')?.getAttribute('content') ?? 'on';
-export const CAN_ACT = MODE === 'on';
+const CAN_ACT = MODE === 'on';
+
+/** The caller's roles; every role until `/whoami` says otherwise (a service with no keys). */
+let roles = new Set(['read', 'run', 'answer', 'control', 'admin']);
+
+/**
+ * Whether the page offers what needs `role`: `run` (start turns and workflows), `answer`
+ * (approve, reject, answer questions), `control` (pause, cancel, resume), `admin` (schedules).
+ */
+export function can(role) {
+  return CAN_ACT && roles.has(role);
+}
+
+/** Whether the page offers any control at all (otherwise the top bar says read-only). */
+export function canAct() {
+  return ['run', 'answer', 'control', 'admin'].some(can);
+}
+
+/**
+ * Learn the caller's roles from `GET /whoami`. A 401 asks for a key (the page reloads with
+ * it); a 403 (no `read`) offers nothing; any other failure keeps the default, and the API
+ * still refuses what the caller may not do.
+ */
+export async function loadCaller() {
+  try {
+    const who = await api('/whoami');
+    if (Array.isArray(who?.roles)) roles = new Set(who.roles);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) roles = new Set();
+  }
+}
 
 export class ApiError extends Error {
   constructor(status, detail) {

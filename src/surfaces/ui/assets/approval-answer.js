@@ -4,7 +4,7 @@
  * `POST /runs/{run_id}/answer` with `{"value": {"approved", "call_id", "reason"?}}`; naming
  * the call makes a retry a 409, never an answer to the run's next held call.
  */
-import { api, CAN_ACT } from './api.js';
+import { api, can } from './api.js';
 import { html, useState } from './vendor/preact-htm.mjs';
 
 /**
@@ -40,7 +40,7 @@ export function ApprovalButtons({ approval, callId, readOnly }) {
     ${
       approval.answer
         ? html`<p>You ${approval.answer} this call.</p>`
-        : CAN_ACT
+        : can('answer')
           ? html`<div class="row approval-buttons">
               <button type="button" class="primary" disabled=${approval.sending}
                 onClick=${() => approval.send(true)}>Approve</button>

@@ -6,7 +6,7 @@
  * and resume unless the page is read-only). Each name links to the runs it started (the runs
  * page's `origin`).
  */
-import { api, CAN_ACT } from './api.js';
+import { api, can } from './api.js';
 import { pretty, shortId, statusLabel, when } from './format.js';
 import { END, START } from './graph-layout.js';
 import { GraphSvg } from './graph-view.js';
@@ -222,7 +222,7 @@ function Schedules({ schedules, reload }) {
     ${refused ? html`<p class="error" role="alert">${refused}</p>` : null}
     <div class="table-wrap">
       <table class="run-table schedules">
-        <thead><tr><th>Schedule</th><th>Starts</th><th>When</th><th>Next fire</th><th>State</th><th>Last run</th>${CAN_ACT ? html`<th><span class="visually-hidden">Actions</span></th>` : null}</tr></thead>
+        <thead><tr><th>Schedule</th><th>Starts</th><th>When</th><th>Next fire</th><th>State</th><th>Last run</th>${can('admin') ? html`<th><span class="visually-hidden">Actions</span></th>` : null}</tr></thead>
         <tbody>
           ${schedules.map(
             (s) => html`
@@ -234,7 +234,7 @@ function Schedules({ schedules, reload }) {
               <td><span class=${`status s-${s.paused ? 'paused' : 'running'}`}>${s.paused ? 'paused' : 'active'}</span></td>
               <td>${s.last_run_id ? html`<a class="mono" href=${`/ui/runs/${encodeURIComponent(s.last_run_id)}`}>${shortId(s.last_run_id)}</a> <span class="muted">${statusLabel(s.last_run_status ?? '')}</span>` : '–'}</td>
               ${
-                CAN_ACT
+                can('admin')
                   ? html`<td><button type="button" disabled=${busy === s.name}
                       onClick=${() => act(s, s.paused ? 'resume' : 'pause')}>${s.paused ? 'Resume' : 'Pause'}</button></td>`
                   : null

@@ -6,7 +6,7 @@
  * prefilled with it. The answer (`POST /runs/{id}/answer`) and its outcome (the run's status
  * after it, its result, or the next question, listed in the item's place) stay on the page.
  */
-import { api, CAN_ACT } from './api.js';
+import { api, can } from './api.js';
 import { ApprovalButtons, useApprovalAnswer } from './approval-answer.js';
 import { pretty, shortId } from './format.js';
 import { SleepingUntil, wakeAtOf } from './timer.js';
@@ -149,7 +149,7 @@ function Waiting({ item, onAnswered }) {
       <h4>Asked</h4>
       <pre class="json">${pretty(item.payload)}</pre>
       ${
-        CAN_ACT
+        can('answer')
           ? html`
         <form class="answer" onSubmit=${submit}>
           <label for=${id}>Answer (JSON)</label>

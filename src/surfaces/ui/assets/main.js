@@ -1,9 +1,10 @@
 /**
  * The inspector's shell: the top bar, the page the path names (`/ui` or `/ui/runs`: runs;
  * `/ui/runs/<id>`: a run; `/ui/inbox`: what waits), links that change the page without a
- * reload (history API), and the API-key prompt when the server asks for one.
+ * reload (history API), and the prompt for a key or token when the server asks for one; the
+ * controls each page shows are those the caller's roles allow (api.js `can`).
  */
-import { CAN_ACT, keyNeeded, onKeyNeeded } from './api.js';
+import { canAct, keyNeeded, loadCaller, MODE, onKeyNeeded } from './api.js';
 import { KeyPrompt } from './key-prompt.js';
 import { navigate } from './nav.js';
 import { RunsPage, readEarly } from './runs-page.js';
@@ -82,7 +83,11 @@ function App() {
         <a href="/ui/inbox" aria-current=${tab === 'inbox' ? 'page' : undefined}>Inbox</a>
         <${StudioLinks} tab=${tab} />
       </nav>
-      ${CAN_ACT ? null : html`<span class="mode" title="SERVICE_UI=read-only">read-only</span>`}
+      ${
+        canAct()
+          ? null
+          : html`<span class="mode" title=${MODE === 'on' ? 'your key or token grants reading only' : 'SERVICE_UI=read-only'}>read-only</span>`
+      }
     </header>
     <main id="main">
       ${
@@ -98,6 +103,8 @@ function App() {
 }
 
 if (route(window.location.pathname).page === 'runs') readEarly(window.location.search);
+// The caller's roles decide which controls the pages show: learned before the first draw.
+await loadCaller();
 const root = document.getElementById('app');
 root.textContent = ''; // the "Loading" line the shell shows until this module runs
 render(html`<${App} />`, root);

@@ -11,7 +11,7 @@
  * before it in the run's events (the same deltas as the chat's), not by when it arrives: the
  * turn is one text and calls at offsets into it, and the text is cut at those offsets.
  */
-import { CAN_ACT } from './api.js';
+import { can } from './api.js';
 import { ApprovalButtons, useApprovalAnswer } from './approval-answer.js';
 import { streamChat } from './chat-stream.js';
 import { followEvents } from './event-stream.js';
@@ -106,7 +106,7 @@ export function PlaygroundChat({ agents, initialAgent }) {
         ${turns.map((turn, index) => html`<${Turn} key=${index} turn=${turn} onAnswered=${(outcome) => answered(index, outcome)} />`)}
       </ol>
       ${
-        CAN_ACT
+        can('run')
           ? html`<div class="row composer">
               <label class="visually-hidden" for="chat-message">Message</label>
               <textarea id="chat-message" name="message" rows="2" placeholder="Say something to the agent…"

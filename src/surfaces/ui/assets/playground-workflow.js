@@ -5,7 +5,7 @@
  * the nodes done and the one waiting, each node's update, and each question it asks,
  * answered in place (`POST /runs/{id}/answer`). A timer it sleeps on is shown, not asked.
  */
-import { ApiError, api, authHeaders, CAN_ACT, query, unauthorized } from './api.js';
+import { ApiError, api, authHeaders, can, query, unauthorized } from './api.js';
 import { followEvents } from './event-stream.js';
 import { pretty, shortId } from './format.js';
 import { runProgress, WorkflowGraph } from './graph-view.js';
@@ -109,7 +109,7 @@ export function PlaygroundWorkflow({ workflows, initialWorkflow }) {
       </div>
       ${refused ? html`<p class="error" role="alert">Refused: ${refused}</p>` : null}
       ${
-        CAN_ACT
+        can('run')
           ? html`<div class="buttons"><button type="submit" class="primary" disabled=${problems.length > 0 || sending}>
               ${sending ? 'Starting…' : 'Start'}</button></div>`
           : html`<p class="muted">Read-only: this page starts no runs.</p>`
@@ -218,7 +218,7 @@ function AnswerForm({ runId, payload, onAnswered }) {
       <h4>It asks</h4>
       <pre class="json">${pretty(payload)}</pre>
       ${
-        CAN_ACT
+        can('answer')
           ? html`
         <label for="workflow-answer">Answer (JSON)</label>
         <textarea id="workflow-answer" class="mono" rows=${Math.min(8, text.split('\n').length + 1)} spellcheck="false"

@@ -2,9 +2,10 @@
  * Pause, cancel and resume a run, each after a confirmation, then what became of it: the
  * API's answer (the request recorded), then from the run's own events, as they stream in,
  * the request in the log (`control.requested`), the run seeing it (`control.observed`) and
- * its effect (`run.paused`, `run.cancelled`, `run.resumed`). Hidden in read-only mode.
+ * its effect (`run.paused`, `run.cancelled`, `run.resumed`). Hidden in read-only mode,
+ * and from a caller without the `control` role.
  */
-import { api, CAN_ACT } from './api.js';
+import { api, can as callerCan } from './api.js';
 import { clock, ENDED, statusLabel } from './format.js';
 import { html, useEffect, useRef, useState } from './vendor/preact-htm.mjs';
 
@@ -13,7 +14,7 @@ const EFFECT = { pause: 'run.paused', cancel: 'run.cancelled', resume: 'run.resu
 export function RunActions({ run, events }) {
   const [asking, setAsking] = useState(null); // the verb being confirmed
   const [sent, setSent] = useState([]); // { verb, afterSeq, at, answer, error }
-  if (!CAN_ACT || (ENDED.has(run.status) && sent.length === 0)) return null;
+  if (!callerCan('control') || (ENDED.has(run.status) && sent.length === 0)) return null;
   const can = {
     pause: run.status === 'running' || run.status === 'pending',
     cancel: !ENDED.has(run.status),
