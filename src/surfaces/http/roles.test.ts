@@ -84,6 +84,7 @@ const EXPECTED: Record<string, Role | null> = {
   'post /workflows/{name}/ui-chat': 'run',
   'get /metrics': 'admin',
   'get /v1/models': 'read',
+  'get /v1/models/{model}': 'read',
   'post /v1/chat/completions': 'run',
   'post /v1/responses': 'run',
   'post /mcp': 'read',

@@ -33,6 +33,7 @@ export function modelsRoutes(deps: HttpDeps) {
   const one = route({
     method: 'get',
     path: `${OPENAI_PREFIX}/models/{model}`,
+    role: 'read',
     summary: 'An OpenAI model: one agent',
     description: 'The agent named `model`, as a model; 404 `model_not_found` for another name.',
     tag: 'openai',
