@@ -103,3 +103,8 @@ export function approvalAnswer(value: unknown, runId: string): ApprovalAnswer {
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   return { approved: answer.approved, reason: text(answer.reason), callId: text(answer.call_id) };
 }
+
+/** A run's events without the runtime's return value (not for users). */
+export async function* dropReturn(generator: AsyncGenerator<Event, unknown, undefined>) {
+  yield* generator;
+}

@@ -22,6 +22,7 @@ import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
 import { studioRoutes } from './studio.js';
+import { scopeByTenant } from './tenancy.js';
 import { timerRoutes } from './timers.js';
 import { workflowRoutes } from './workflows.js';
 
@@ -37,7 +38,9 @@ export function createApp<C>(
   grants: DeckGrants,
   options: AppOptions<C> = {},
 ): DeckApp {
-  const deps = makeDeps(deck, grants, options);
+  // Every call through these acts as the request's tenant (tenancy.ts).
+  const scoped = scopeByTenant(deck, grants);
+  const deps = makeDeps(scoped.deck, scoped.grants, options);
   return buildApp(
     deps,
     [
@@ -50,12 +53,12 @@ export function createApp<C>(
       ...runRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
-      ...studioRoutes(deps, grants),
+      ...studioRoutes(deps, scoped.grants),
       ...aiSdkRoutes(deps),
       metricsRoute(deps),
       ...openAiRoutes(deps),
       ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
-      ...a2aRoutes(deps, grants, {
+      ...a2aRoutes(deps, scoped.grants, {
         secured: (options.apiKeys ?? appSettingsFromEnv().apiKeys).length > 0,
       }),
     ],

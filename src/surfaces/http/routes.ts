@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { idProblem } from '../../core/ids.js';
 import { HttpError } from './errors.js';
 import { check, readJsonObject, requireJsonType } from './json-body.js';
+import { withRequestTenant } from './tenancy.js';
 
 /** The tag grouping a route in the document (openapi-components.ts describes each). */
 export type Tag =
@@ -119,7 +120,9 @@ export function mount(
         body = raw === undefined ? undefined : check(spec.body.schema, raw);
       }
       const controlRefusal = () => refuseControl(c);
-      return spec.handle({ params, body, query, request: c.req.raw, controlRefusal }, c);
+      // Everything the handler calls acts as the request's tenant (tenancy.ts).
+      const input = { params, body, query, request: c.req.raw, controlRefusal };
+      return withRequestTenant(c.req.raw, () => spec.handle(input, c));
     });
   }
 }
