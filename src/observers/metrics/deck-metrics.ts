@@ -74,6 +74,11 @@ export class DeckMetrics {
     this.#http.record(method, route, status, seconds);
   }
 
+  /** Count one request the HTTP gate refused, by reason. */
+  recordAuthRefusal(reason: string): void {
+    this.#http.refused(reason);
+  }
+
   /** Every metric, as Prometheus scrapes them. */
   async scrape(): Promise<Scrape> {
     await this.#state.refresh();

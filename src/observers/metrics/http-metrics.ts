@@ -17,6 +17,7 @@ const ANSWERED =
 export class HttpRequestMetrics {
   readonly #requests: Counter<'method' | 'route' | 'status'>;
   readonly #duration: Histogram<'method' | 'route'>;
+  readonly #refusals: Counter<'reason'>;
   /** Labelled children by `method route status`: a request costs no label hashing. */
   readonly #children = new Map<string, { inc(): void; observe(seconds: number): void }>();
 
@@ -34,6 +35,19 @@ export class HttpRequestMetrics {
       buckets: BUCKETS,
       registers: [registry],
     });
+    this.#refusals = new Counter({
+      name: 'agentdeck_auth_refusals_total',
+      help:
+        'Requests the authentication gate refused (401, or 503 when the token issuer is down), by ' +
+        'reason: missing, invalid_key, malformed, expired, wrong_audience... (docs/authentication.md).',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+  }
+
+  /** Count one refusal; `reason` is one of the gate's closed list, so the series stay bounded. */
+  refused(reason: string): void {
+    this.#refusals.labels({ reason }).inc();
   }
 
   /** Count one answered request; `route` is the matched pattern, or `unmatched`. */

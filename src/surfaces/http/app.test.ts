@@ -81,7 +81,12 @@ describe('API keys', () => {
         const headers: Record<string, string> = authorization ? { authorization } : {};
         const response = await app.request('/runs', { headers });
         expect(response.status).toBe(401);
-        expect(response.headers.get('www-authenticate')).toBe('Bearer');
+        // RFC 6750: no error code without credentials; a wrong one says invalid_token.
+        expect(response.headers.get('www-authenticate')).toBe(
+          authorization
+            ? 'Bearer error="invalid_token", error_description="missing or invalid API key: send Authorization: Bearer <key>"'
+            : 'Bearer',
+        );
         expect(await response.json()).toEqual({
           detail: 'missing or invalid API key: send Authorization: Bearer <key>',
         });

@@ -59,7 +59,9 @@ export function createApp<C>(
       ...openAiRoutes(deps),
       ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
       ...a2aRoutes(deps, scoped.grants, {
-        secured: (options.apiKeys ?? appSettingsFromEnv().apiKeys).length > 0,
+        secured:
+          options.authenticate !== undefined ||
+          (options.apiKeys ?? appSettingsFromEnv().apiKeys).length > 0,
       }),
     ],
     options,

@@ -1,22 +1,23 @@
 /**
  * Assembles a Hono app from routes: the error handler (errors.ts), request metrics, the `Host`
  * check (hosts.ts), CORS and cross-origin protection (browsers.ts), the run inspector's files
- * under `/ui` (../ui/ui-app.ts), the 503 gate until the deck is open, bearer keys with wrong
- * ones limited per address (key-guesses.ts), the body-size limit, then the routes and
- * `/openapi.json`. With no keys, the control routes beyond 1.2.1 and the inspector's controls
+ * under `/ui` (../ui/ui-app.ts), the 503 gate until the deck is open, the authentication gate
+ * that attaches each caller's identity (auth/gate.ts: keys, tokens, the app's `authenticate`),
+ * the body-size limit, then the routes and `/openapi.json`. With no authentication, the control routes beyond 1.2.1 and the inspector's controls
  * are for loopback clients only unless `openControl` says otherwise. Under `/v1` (the OpenAI
  * API) every error, these refusals included, is in OpenAI's shape (`../openai/errors.ts`).
  */
-import { timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OPENAI_PREFIX, openAiErrorShape } from '../openai/errors.js';
 import { mountUi, type UiMode } from '../ui/ui-app.js';
+import { type ApiKey, normalizeApiKeys } from './auth/api-keys.js';
+import { Gate } from './auth/gate.js';
 import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
 import { checkHosts, hostCheck, isLoopback } from './hosts.js';
-import { clientAddress, KeyGuesses } from './key-guesses.js';
+import { clientAddress } from './key-guesses.js';
 import { openApiDocument } from './openapi.js';
 import { type AppOptions, appSettingsFromEnv, checkOrigins } from './options.js';
 import { countRequests } from './request-metrics.js';
@@ -30,22 +31,24 @@ const RELAYED = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
 export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions<C>): DeckApp {
   const settings = { ...appSettingsFromEnv(), ...definedOptions(options) };
-  const keys = settings.apiKeys.map((k) => Buffer.from(k));
+  const gate = new Gate(
+    { keys: settings.apiKeys, authenticate: options.authenticate },
+    deps.metrics,
+  );
   const app = new Hono();
   app.onError((error) => errorResponse(error, deps.log));
   app.notFound(() => detailResponse(404, 'Not Found'));
   // Every /v1 answer, the refusals below included, in the OpenAI API's error shape.
   app.use(`${OPENAI_PREFIX}/*`, openAiErrorShape());
-  const guesses = new KeyGuesses();
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
   app.use('*', countRequests(deps.metrics));
   const checkHost = hostCheck(settings.allowedHosts ?? ['*']);
   if (checkHost) app.use('*', checkHost);
-  // No keys and not opened: what changes state beyond 1.2.1 is for this machine's clients only.
+  // No authentication and not opened: what changes state beyond 1.2.1 is for this machine's clients only.
   // A request a proxy relayed (it says whom for) is taken to come from beyond, wherever the
   // proxy runs: behind one on this machine, every client's connection is a loopback one.
   const remote = (c: Context) => {
-    if (keys.length > 0 || settings.openControl) return false;
+    if (gate.on || settings.openControl) return false;
     if (RELAYED.some((name) => c.req.header(name) !== undefined)) return true;
     const address = clientAddress(c);
     return address !== null && !isLoopback(address);
@@ -58,22 +61,13 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   mountUi(app, settings.ui, remote);
 
   app.use('*', async (c, next) => {
-    if (publicPaths.has(c.req.path)) return next();
+    if (publicPaths.has(c.req.path)) {
+      gate.admitPublic(c);
+      return next();
+    }
     if (deps.deck.state !== 'open')
       return detailResponse(503, `deck '${deps.deck.name}' not started`);
-    if (keys.length === 0) return next();
-    const address = clientAddress(c) ?? 'unknown';
-    const refused = guesses.refusal(address);
-    if (refused) return refused;
-    const header = c.req.header('authorization');
-    if (!authorized(header, keys)) {
-      if (header !== undefined) guesses.failed(address); // a key sent, and wrong: a guess
-      return detailResponse(401, 'missing or invalid API key: send Authorization: Bearer <key>', {
-        'www-authenticate': 'Bearer',
-      });
-    }
-    guesses.succeeded(address);
-    return next();
+    return (await gate.check(c)) ?? next();
   });
   const tooLarge = () =>
     detailResponse(413, `the request body is over the ${settings.maxBodyBytes}-byte limit`);
@@ -86,6 +80,11 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
       return length > settings.maxBodyBytes ? Promise.resolve(tooLarge()) : next();
     }
     return countedLimit(c, next); // chunked, or no body: counted as it is read
+  });
+  // The body limit may have replaced the request object the gate attached the identity to.
+  app.use('*', (c, next) => {
+    gate.carry(c);
+    return next();
   });
 
   const all = [
@@ -103,7 +102,7 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
     title: `${deps.deck.name} (agentdeck)`,
     // The wire version its routes are compatible with; the routes beyond it are additive.
     version: '1.2.1',
-    secured: keys.length > 0,
+    secured: gate.on,
   });
   mount(app, all, (c) =>
     remote(c)
@@ -118,28 +117,16 @@ export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions
   return app;
 }
 
-function authorized(header: string | undefined, keys: readonly Buffer[]): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!match?.[1]) return false;
-  const given = Buffer.from(match[1].trim());
-  // Compare against every key, in constant time per key, so timing does not reveal which matched.
-  let ok = false;
-  for (const key of keys) {
-    if (key.length === given.length && timingSafeEqual(key, given)) ok = true;
-  }
-  return ok;
-}
-
 function definedOptions(options: AppOptions<unknown>) {
   const out: {
-    apiKeys?: readonly string[];
+    apiKeys?: readonly ApiKey[];
     maxBodyBytes?: number;
     corsOrigins?: readonly string[];
     ui?: UiMode;
     allowedHosts?: readonly string[];
     openControl?: boolean;
   } = {};
-  if (options.apiKeys !== undefined) out.apiKeys = options.apiKeys;
+  if (options.apiKeys !== undefined) out.apiKeys = normalizeApiKeys(options.apiKeys);
   if (options.corsOrigins !== undefined) out.corsOrigins = checkOrigins(options.corsOrigins);
   if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
   if (options.ui !== undefined) out.ui = options.ui;

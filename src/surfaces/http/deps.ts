@@ -6,6 +6,7 @@
 
 import { log } from '../../core/log.js';
 import { type ErrorLog, HttpError } from './errors.js';
+import { identityOf } from './identity.js';
 import type { AppOptions } from './options.js';
 import type { DeckGrants, EventLog, HttpMetrics, Readiness, ServedDeck } from './served-deck.js';
 
@@ -29,7 +30,7 @@ export interface HttpDeps {
   playTurn: NonNullable<DeckGrants['playTurn']>;
   /** The open deck's metrics, or `null` when it is not open. */
   metrics(): HttpMetrics | null;
-  /** The run options every HTTP-started run gets: its context, from the request (or none). */
+  /** The run options every HTTP-started run gets: its context, from the request and its identity (or none). */
   runContext(request: Request): Promise<{ context?: unknown }>;
   log: ErrorLog;
   /** Aborted when the server shuts down. */
@@ -67,7 +68,7 @@ export function makeDeps<C>(
       return log;
     },
     runContext: contextOf
-      ? async (request) => ({ context: await contextOf(request) })
+      ? async (request) => ({ context: await contextOf(request, identityOf(request)) })
       : async () => ({}),
     log: options.log ?? ((message) => log.error(message)),
     shutdown: options.shutdown,

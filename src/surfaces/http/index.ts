@@ -4,8 +4,11 @@
  */
 import '../../node-check.js'; // first: an older Node.js stops with a clear message
 
+export type { Identity, Role } from '../../core/identity.js';
 /** `AppOptions.ui`: the run inspector at `/ui` (`SERVICE_UI`). */
 export type { UiMode } from '../ui/ui-app.js';
+export type { ApiKey } from './auth/api-keys.js';
+export type { Authenticate } from './auth/gate.js';
 export type { DeckApp } from './build.js';
 export { type CatalogNames, catalogNames } from './health.js';
 export {

@@ -1,27 +1,41 @@
 /**
  * The HTTP app's and the server's options, declared once, and the environment settings
- * they default to (`SERVICE_API_KEYS`, `SERVICE_MAX_BODY_BYTES`, `SERVICE_CORS_ORIGINS`,
+ * they default to (`SERVICE_API_KEYS`, `SERVICE_API_KEYS_FILE`, `SERVICE_MAX_BODY_BYTES`, `SERVICE_CORS_ORIGINS`,
  * `SERVICE_UI`, `SERVICE_ALLOWED_HOSTS`, `SERVICE_OPEN_CONTROL`, `HOST`, `PORT`,
  * `SERVICE_REQUEST_TIMEOUT_SECONDS`).
  */
 import { ConfigError } from '../../core/errors.js';
+import type { Identity } from '../../core/identity.js';
 import type { McpEndpointOptions } from '../mcp/options.js';
 import { UI_MODES, type UiMode } from '../ui/ui-app.js';
+import { type ApiKey, apiKeysFromFile, parseApiKeys } from './auth/api-keys.js';
+import type { Authenticate } from './auth/gate.js';
 import { checkHosts } from './hosts.js';
 
 export interface AppOptions<C = unknown> {
   /**
-   * The per-run application context of each HTTP-started run, computed from the request
-   * (for example a tenant read from a header your proxy sets). It never crosses the wire.
+   * The per-run application context of each HTTP-started run, computed from the request and
+   * the caller's verified identity (its tenant, user, roles and a token's claims), so a tool
+   * can act as the user. It never crosses the wire and is never recorded.
+   * @example deck.app({ context: (request, identity) => ({ userId: identity.user }) })
    * @default none: HTTP runs get `null`, as SPEC.md says
    */
-  context?: (request: Request) => C | Promise<C>;
+  context?: (request: Request, identity: Identity) => C | Promise<C>;
   /**
    * Bearer keys; when non-empty every route but `/health` requires
-   * `Authorization: Bearer <key>` (401 otherwise).
-   * @default SERVICE_API_KEYS (comma-separated), else none: every route is open
+   * `Authorization: Bearer <key>` (401 otherwise). A plain string stands for no tenant and
+   * every role; `{ key, tenant, roles, user }` for what it says (docs/authentication.md).
+   * @default SERVICE_API_KEYS (comma-separated `key` or `key=tenant:role+role`) and the JSON array in SERVICE_API_KEYS_FILE, else none: every route is open
    */
-  apiKeys?: readonly string[];
+  apiKeys?: readonly (string | ApiKey)[];
+  /**
+   * The app's own authentication, for what keys and tokens do not cover (a session cookie, a
+   * header a proxy sets): the caller's identity, or `null` to refuse (401). Tried after the
+   * API keys and tokens; with it set, every route but the public ones requires it to accept.
+   * @example deck.app({ authenticate: async (request) => (await mySessions.identity(request)) ?? null })
+   * @default none
+   */
+  authenticate?: Authenticate;
   /**
    * Origins of the browser apps allowed to call the service (`https://app.example.com`,
    * `http://localhost:3000`; `*` for any): their CORS preflights are answered and their
@@ -99,10 +113,9 @@ type Env = Record<string, string | undefined>;
 
 /** The app settings the environment gives, for the options left out. */
 export function appSettingsFromEnv(env: Env = process.env) {
-  const keys = (env.SERVICE_API_KEYS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter((k) => k !== '');
+  const keys: ApiKey[] = parseApiKeys(env.SERVICE_API_KEYS ?? '');
+  const file = env.SERVICE_API_KEYS_FILE?.trim();
+  if (file) keys.push(...apiKeysFromFile(file));
   const origins = (env.SERVICE_CORS_ORIGINS ?? '')
     .split(',')
     .map((origin) => origin.trim())

@@ -227,6 +227,8 @@ export interface Readiness {
 export interface HttpMetrics {
   /** Count one answered request; `route` is the matched pattern, or `unmatched`. */
   recordRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Count one request the gate refused, by reason (auth/refusals.ts lists them). */
+  recordAuthRefusal?(reason: string): void;
   /** Every metric in the Prometheus text format, with its content type. */
   scrape(): Promise<{ contentType: string; body: string }>;
 }
