@@ -243,4 +243,51 @@ export function describeCrossTenant(open: () => Promise<TenantStore>): void {
     };
     expect(listed.runs.map((run) => run.namespace)).toEqual(['globex']);
   });
+  it("answers tenant B's protocol calls naming A's run (MCP, A2A, OpenAI) as for an unknown one", async () => {
+    const rpc = (path: string, method: string, params: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer key-b',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'a2a-version': '1.0',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        signal: AbortSignal.timeout(10_000),
+      });
+    const mcp = (name: string, args: Record<string, unknown>) =>
+      rpc('/mcp', 'tools/call', { name, arguments: args });
+    const calls: [string, (id: string) => Promise<Response>][] = [
+      ['mcp get_run', (id) => mcp('get_run', { run_id: id })],
+      ['mcp answer_run', (id) => mcp('answer_run', { run_id: id, value: { approved: true } })],
+      ['a2a GetTask', (id) => rpc('/a2a/Mailer', 'GetTask', { id })],
+      ['a2a CancelTask', (id) => rpc('/a2a/Mailer', 'CancelTask', { id })],
+      [
+        'openai previous_response_id',
+        (id) =>
+          call('key-b', 'post', '/v1/responses', {
+            model: 'Mailer',
+            input: 'and then?',
+            previous_response_id: `resp_${id}`,
+          }),
+      ],
+    ];
+    for (const [name, send] of calls) {
+      const unknownId = randomUUID();
+      const theirs = await send(a.run);
+      const unknown = await send(unknownId);
+      const got = await theirs.text();
+      const expected = (await unknown.text()).replaceAll(unknownId, a.run);
+      expect(got, name).not.toBe('');
+      expect({ status: theirs.status, body: got }, name).toEqual({
+        status: unknown.status,
+        body: expected,
+      });
+    }
+    const pending = await (await mcp('list_pending', {})).text();
+    for (const id of [a.run, a.workflowRun]) expect(pending).not.toContain(id);
+    const inbox = (await (await call('key-a', 'get', '/pending')).json()) as { items: unknown[] };
+    expect(inbox.items).toHaveLength(2);
+  });
 }
