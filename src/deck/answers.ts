@@ -33,9 +33,12 @@ export async function answerRun(
   value: unknown,
   context: unknown,
   idempotencyKey?: string,
+  namespace?: string,
 ): Promise<WorkflowResult> {
   const { runtime, store } = parts;
-  const summary = await store.getRun(runId);
+  const found = await store.getRun(runId);
+  // Another tenant's run (docs/tenants.md) is unknown: the NotFoundError of a run never recorded.
+  const summary = namespace === undefined || found?.namespace === namespace ? found : null;
   const workflow = summary ? workflows.get(summary.origin) : undefined;
   const agent = summary && !workflow ? agents.get(summary.origin) : undefined;
   if (!summary || (!workflow && !agent)) {

@@ -288,13 +288,16 @@ export class Deck<C = unknown> {
     input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
   ): Promise<TurnResult | WorkflowResult> {
-    const runtime = this.#runtime('run');
+    const { runtime, store } = this.#parts('run');
     const target = invocableOf(this.agents, this.workflows, name);
+    // A tenant's run on a session or thread id another tenant uses is refused (ConflictError).
     if (target.kind === 'workflow') {
-      return settle(runtime.streamWorkflow(target.workflow, input, options));
+      const played = runtime.streamWorkflow(target.workflow, input, options);
+      return settle(sessionChecked(store, options, played));
     }
     // Nobody reads this turn live: the model may answer in whole replies.
-    return turnOf(runtime.streamAgent(target.agent, input as AgentInput, options, false));
+    const played = runtime.streamAgent(target.agent, input as AgentInput, options, false);
+    return turnOf(sessionChecked(store, options, played));
   }
 
   /**
@@ -335,8 +338,7 @@ export class Deck<C = unknown> {
       target.kind === 'workflow'
         ? runtime.streamWorkflow(target.workflow, input, options)
         : runtime.streamAgent(target.agent, input as AgentInput, options, live);
-    // A tenant's run on a session or thread id another tenant uses is refused (ConflictError).
-    return sessionChecked(this.#parts('stream').store, options, played);
+    return sessionChecked(this.#parts('stream').store, options, played); // as in run()
   }
 
   /**
@@ -365,16 +367,8 @@ export class Deck<C = unknown> {
   ): Promise<WorkflowResult> {
     const catalog = { agents: this.agents, workflows: this.workflows };
     const parts = { parts: this.#parts('answer'), ...catalog };
-    // Another tenant's run is unknown: the same NotFoundError as a run that never was.
-    const unknown = `no run '${runId}' in the event log; pass a run id that pending() listed`;
-    await mustReach(parts.parts.store, runId, options.namespace, unknown);
-    return answerRun(
-      parts,
-      checkId('runId', runId),
-      value,
-      options.context,
-      options.idempotencyKey,
-    );
+    const { context, idempotencyKey, namespace } = options;
+    return answerRun(parts, checkId('runId', runId), value, context, idempotencyKey, namespace);
   }
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
