@@ -93,7 +93,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       },
       url: server.url,
       host: parsed.values.host ?? serveSettingsFromEnv().host,
-      apiKeys: appSettingsFromEnv().apiKeys.length,
+      // Tokens guard the routes as keys do: no warning that they are open.
+      apiKeys: appSettingsFromEnv().apiKeys.length + (appSettingsFromEnv().tokens.issuer ? 1 : 0),
       openControl: appSettingsFromEnv().openControl,
       allowedHosts: appSettingsFromEnv().allowedHosts,
       ui: appSettingsFromEnv().ui,

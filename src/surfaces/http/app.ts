@@ -11,13 +11,14 @@ import { mcpRoutes } from '../mcp/endpoint.js';
 import { resolveMcpSettings } from '../mcp/options.js';
 import { openAiRoutes } from '../openai/index.js';
 import { agentRoutes } from './agents.js';
-import { buildApp, type DeckApp } from './build.js';
+import { resourceMetadataRoutes } from './auth/resource-metadata.js';
+import { authenticationIsOn, buildApp, type DeckApp } from './build.js';
 import { controlRoutes } from './control.js';
 import { makeDeps } from './deps.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
-import { type AppOptions, appSettingsFromEnv } from './options.js';
+import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
@@ -56,12 +57,12 @@ export function createApp<C>(
       ...studioRoutes(deps, scoped.grants),
       ...aiSdkRoutes(deps),
       metricsRoute(deps),
+      // With tokens, OAuth clients (MCP's) learn where to get one (RFC 9728).
+      ...resourceMetadataRoutes(options, deck.name),
       ...openAiRoutes(deps),
       ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
       ...a2aRoutes(deps, scoped.grants, {
-        secured:
-          options.authenticate !== undefined ||
-          (options.apiKeys ?? appSettingsFromEnv().apiKeys).length > 0,
+        secured: authenticationIsOn(options),
       }),
     ],
     options,

@@ -13,6 +13,12 @@ import { OPENAI_PREFIX, openAiErrorShape } from '../openai/errors.js';
 import { mountUi, type UiMode } from '../ui/ui-app.js';
 import { type ApiKey, normalizeApiKeys } from './auth/api-keys.js';
 import { Gate } from './auth/gate.js';
+import {
+  resolveTokenSettings,
+  type TokenOptions,
+  tokenOptionsFromEnv,
+} from './auth/token-settings.js';
+import { JwtVerifier } from './auth/tokens.js';
 import { corsFor, crossOriginProtection } from './browsers.js';
 import type { HttpDeps } from './deps.js';
 import { detailResponse, errorResponse } from './errors.js';
@@ -29,10 +35,26 @@ export type DeckApp = Hono;
 /** The headers a proxy adds to say whom it relays a request for. */
 const RELAYED = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
+/** Whether `options` (or the environment) configure any authentication: keys, tokens or a function. */
+export function authenticationIsOn(options: AppOptions<unknown>): boolean {
+  const env = appSettingsFromEnv();
+  const tokens = options.tokens === undefined ? env.tokens : { ...env.tokens, ...options.tokens };
+  return (
+    options.authenticate !== undefined ||
+    (options.apiKeys ?? env.apiKeys).length > 0 ||
+    resolveTokenSettings(tokens) !== null
+  );
+}
+
 export function buildApp<C>(deps: HttpDeps, routes: Route[], options: AppOptions<C>): DeckApp {
   const settings = { ...appSettingsFromEnv(), ...definedOptions(options) };
+  const jwtSettings = resolveTokenSettings(settings.tokens);
   const gate = new Gate(
-    { keys: settings.apiKeys, authenticate: options.authenticate },
+    {
+      keys: settings.apiKeys,
+      authenticate: options.authenticate,
+      tokens: jwtSettings ? new JwtVerifier(jwtSettings) : null,
+    },
     deps.metrics,
   );
   const app = new Hono();
@@ -125,6 +147,7 @@ function definedOptions(options: AppOptions<unknown>) {
     ui?: UiMode;
     allowedHosts?: readonly string[];
     openControl?: boolean;
+    tokens?: TokenOptions;
   } = {};
   if (options.apiKeys !== undefined) out.apiKeys = normalizeApiKeys(options.apiKeys);
   if (options.corsOrigins !== undefined) out.corsOrigins = checkOrigins(options.corsOrigins);
@@ -132,5 +155,7 @@ function definedOptions(options: AppOptions<unknown>) {
   if (options.ui !== undefined) out.ui = options.ui;
   if (options.allowedHosts !== undefined) out.allowedHosts = checkHosts(options.allowedHosts);
   if (options.openControl !== undefined) out.openControl = options.openControl;
+  // Given, they are laid over the SERVICE_AUTH_* settings, as every option over its variable.
+  if (options.tokens !== undefined) out.tokens = { ...tokenOptionsFromEnv(), ...options.tokens };
   return out;
 }

@@ -9,6 +9,7 @@ export type { Identity, Role } from '../../core/identity.js';
 export type { UiMode } from '../ui/ui-app.js';
 export type { ApiKey } from './auth/api-keys.js';
 export type { Authenticate } from './auth/gate.js';
+export type { TokenOptions } from './auth/token-settings.js';
 export type { DeckApp } from './build.js';
 export { type CatalogNames, catalogNames } from './health.js';
 export {

@@ -30,6 +30,7 @@ export const TAGS: Record<Tag, string> = {
     "The OpenAI API under `/v1`: the agents as models, chat completions, responses. Errors in OpenAI's shape.",
   mcp: 'The MCP server (Streamable HTTP): the agents and workflows as tools of other agents.',
   a2a: 'A2A v1.0 (JSON-RPC): an agent card and an endpoint per agent; a task is a run.',
+  auth: 'How to get a token this service accepts: its OAuth protected resource metadata.',
 };
 
 export const HEADERS: Record<ResponseHeader, Json> = {

@@ -1,6 +1,7 @@
 /**
  * The HTTP app's and the server's options, declared once, and the environment settings
- * they default to (`SERVICE_API_KEYS`, `SERVICE_API_KEYS_FILE`, `SERVICE_MAX_BODY_BYTES`, `SERVICE_CORS_ORIGINS`,
+ * they default to (`SERVICE_API_KEYS`, `SERVICE_API_KEYS_FILE`, the token settings `SERVICE_AUTH_*`
+ * (auth/token-settings.ts), `SERVICE_MAX_BODY_BYTES`, `SERVICE_CORS_ORIGINS`,
  * `SERVICE_UI`, `SERVICE_ALLOWED_HOSTS`, `SERVICE_OPEN_CONTROL`, `HOST`, `PORT`,
  * `SERVICE_REQUEST_TIMEOUT_SECONDS`).
  */
@@ -10,6 +11,7 @@ import type { McpEndpointOptions } from '../mcp/options.js';
 import { UI_MODES, type UiMode } from '../ui/ui-app.js';
 import { type ApiKey, apiKeysFromFile, parseApiKeys } from './auth/api-keys.js';
 import type { Authenticate } from './auth/gate.js';
+import { type TokenOptions, tokenOptionsFromEnv } from './auth/token-settings.js';
 import { checkHosts } from './hosts.js';
 
 export interface AppOptions<C = unknown> {
@@ -36,6 +38,14 @@ export interface AppOptions<C = unknown> {
    * @default none
    */
   authenticate?: Authenticate;
+  /**
+   * JWT bearer tokens from an OAuth/OIDC issuer (Auth0, Clerk, Keycloak...), verified with its
+   * published keys: the issuer, the audience, claim names (docs/authentication.md). With an
+   * issuer set, a token that verifies is accepted beside the API keys, and `/mcp` points OAuth
+   * clients to `/.well-known/oauth-protected-resource`.
+   * @default the SERVICE_AUTH_* settings, else none: no tokens
+   */
+  tokens?: TokenOptions;
   /**
    * Origins of the browser apps allowed to call the service (`https://app.example.com`,
    * `http://localhost:3000`; `*` for any): their CORS preflights are answered and their
@@ -122,6 +132,7 @@ export function appSettingsFromEnv(env: Env = process.env) {
     .filter((origin) => origin !== '');
   return {
     apiKeys: keys,
+    tokens: tokenOptionsFromEnv(env),
     maxBodyBytes: positiveInt(env, 'SERVICE_MAX_BODY_BYTES') ?? DEFAULT_MAX_BODY_BYTES,
     corsOrigins: checkOrigins(origins, 'SERVICE_CORS_ORIGINS'),
     ui: uiMode(env.SERVICE_UI),

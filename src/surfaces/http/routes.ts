@@ -26,7 +26,8 @@ export type Tag =
   | 'native'
   | 'openai'
   | 'mcp'
-  | 'a2a';
+  | 'a2a'
+  | 'auth';
 
 /** A response header the surface sets (openapi-components.ts describes each). */
 export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate';
