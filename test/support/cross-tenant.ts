@@ -232,6 +232,29 @@ export function describeCrossTenant(open: () => Promise<TenantStore>): void {
       amount: 1,
     });
     expect(thread.status).toBe(409);
+    // The same through the other front ends that take a session id in their body.
+    const completions = await call('key-b', 'post', '/v1/chat/completions', {
+      model: 'Mailer',
+      messages: [{ role: 'user', content: 'what did ann say?' }],
+      session_id: a.session,
+    });
+    expect(completions.status).toBe(409);
+    const uiChat = await call('key-b', 'post', '/agents/Mailer/ui-chat', {
+      id: a.session,
+      messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'what did ann say?' }] }],
+    });
+    expect(`${uiChat.status} ${await uiChat.text()}`).toMatch(/^409 .*already in use/);
+    // Regenerating A's chat would first take A's last turn out of its history: nothing goes.
+    const history = () => call('key-a', 'get', `/sessions/${a.session}`).then((r) => r.text());
+    const before = await history();
+    const regenerate = await call('key-b', 'post', '/agents/Mailer/ui-chat', {
+      id: a.session,
+      trigger: 'regenerate-message',
+      messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'again' }] }],
+    });
+    expect(regenerate.status).toBe(409);
+    expect(await history()).toBe(before);
+    expect(before).toContain('Email ann');
     model.push({ text: 'Hi B.' });
     const own = await call('key-b', 'post', '/agents/Mailer/chat', {
       session_id: `s-b-${randomUUID()}`,
