@@ -308,6 +308,16 @@ export function describeCrossTenant(open: () => Promise<TenantStore>): void {
         body: expected,
       });
     }
+    // A chunked body (no Content-Length: the body limit wraps the request) keeps B's tenant.
+    const chunked = await fetch(`${server.url}/runs/${a.run}/cancel`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer key-b', 'content-type': 'application/json' },
+      body: new Blob(['{"reason": "chunked"}']).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(404);
+    const events = await (await call('key-a', 'get', `/runs/${a.run}/events?follow=false`)).text();
+    expect(events).not.toContain('control.requested');
     const pending = await (await mcp('list_pending', {})).text();
     for (const id of [a.run, a.workflowRun]) expect(pending).not.toContain(id);
     const inbox = (await (await call('key-a', 'get', '/pending')).json()) as { items: unknown[] };
