@@ -2,17 +2,20 @@
  * The gate with API keys and the app's `authenticate`, in process: keys mapped to tenants and
  * roles (environment, file, option), the identity each request reaches the context factory
  * with (a chunked body included, whose request object the body limit replaces), refusals
- * (body, challenge, metric by reason) and a malformed configuration refused at start.
+ * (body, challenge, metric by reason), which refusals count as key guesses when tokens are on
+ * too, and a malformed configuration refused at start.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openTestDeck } from '../../../../test/support/decks.js';
 import { postJson } from '../../../../test/support/http.js';
 import { threeSteps } from '../../../../test/support/workflows.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { Identity } from '../../../core/identity.js';
+import { MAX_FAILURES } from '../key-guesses.js';
 import { parseApiKeys } from './api-keys.js';
 
 afterEach(() => {
@@ -124,6 +127,46 @@ describe('API keys with tenants and roles', () => {
     expect(() => parseApiKeys('sk=acme:write')).toThrow(/unknown role 'write'/);
     expect(() => parseApiKeys('sk=acme:')).toThrow(/names no role/);
     expect(parseApiKeys('abc==')).toEqual([{ key: 'abc==' }]);
+  });
+});
+
+describe('guesses with keys and tokens both on', () => {
+  const secret = 's'.repeat(32);
+  const tokens = {
+    issuer: 'https://issuer.example.com',
+    audience: ['api'],
+    hs256Secret: secret,
+    algorithms: ['HS256'],
+  };
+
+  it('counts a token too broken to read as a guess, but not an expired one', async () => {
+    const { deck } = await openTestDeck({ workflows: [threeSteps()] });
+    const expired = await new SignJWT({ sub: 'u' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(tokens.issuer)
+      .setAudience('api')
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 600)
+      .sign(new TextEncoder().encode(secret));
+    const patient = deck.app({ apiKeys: ['right'], tokens });
+    for (let i = 0; i < MAX_FAILURES + 2; i += 1) {
+      const response = await patient.request('/runs', {
+        headers: { authorization: `Bearer ${expired}` },
+      });
+      expect(response.status).toBe(401);
+    }
+    expect(
+      (await patient.request('/runs', { headers: { authorization: 'Bearer right' } })).status,
+    ).toBe(200);
+
+    const guesser = deck.app({ apiKeys: ['right'], tokens });
+    for (let i = 0; i < MAX_FAILURES; i += 1) {
+      expect(
+        (await guesser.request('/runs', { headers: { authorization: 'Bearer aa.bb.cc' } })).status,
+      ).toBe(401);
+    }
+    expect(
+      (await guesser.request('/runs', { headers: { authorization: 'Bearer right' } })).status,
+    ).toBe(429);
   });
 });
 

@@ -9,9 +9,10 @@
  * With none of them configured the gate attaches nothing: every request is `OPEN_IDENTITY`,
  * as before.
  *
- * Wrong API keys count against the client's address (key-guesses.ts); a refused token does
- * not: it cannot be guessed, and a client retrying an expired one would lock out everyone
- * behind the same proxy.
+ * Wrong API keys count against the client's address (key-guesses.ts), and so does, with keys
+ * set, a token too broken to read (it may be a key guessed in a token's shape); a token
+ * refused for what it says (expired, another audience) does not: it cannot be guessed, and a
+ * client retrying an expired one would lock out everyone behind the same proxy.
  */
 import type { Context } from 'hono';
 import { ConfigError } from '../../../core/errors.js';
@@ -113,7 +114,9 @@ export class Gate {
     const bearer = header === null ? null : (/^Bearer +(\S+) *$/i.exec(header)?.[1] ?? null);
     const asToken = bearer !== null && this.#tokens !== null && JWT_SHAPE.test(bearer);
     const address = clientAddress(c) ?? 'unknown';
-    if (this.#keys.size > 0 && !asToken) {
+    // An address out of guesses is refused whatever it sends: a key written to look like a
+    // token must not buy more guesses.
+    if (this.#keys.size > 0) {
       const refused = this.#guesses.refusal(address);
       if (refused) return refused;
     }
@@ -127,7 +130,10 @@ export class Gate {
       return null;
     } catch (error) {
       if (!(error instanceof AuthRefusal)) throw error;
-      if (error.reason === 'invalid_key') this.#guesses.failed(address);
+      // A guess at a key: a wrong key, or (keys set) a token so broken it may be one.
+      const guess =
+        error.reason === 'invalid_key' || (error.reason === 'malformed' && this.#keys.size > 0);
+      if (guess) this.#guesses.failed(address);
       this.#metrics()?.recordAuthRefusal?.(error.reason);
       const challenge = this.#tokens?.challenge?.(request) ?? {};
       return refusalResponse(error, challenge, this.keysOnly ? KEY_ONLY_DETAIL : undefined);
