@@ -102,6 +102,7 @@ export type {
   EventLog,
   EventStore,
   ListRunsFilter,
+  NamespaceListing,
   PrunedRun,
   PruneRequest,
   ReadOptions,
