@@ -102,6 +102,7 @@ export type {
   EventLog,
   EventStore,
   ListRunsFilter,
+  NamespaceListing,
   PrunedRun,
   PruneRequest,
   ReadOptions,
@@ -112,14 +113,16 @@ export type {
   RunSummary,
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
-export { type AnswerOptions, Deck, type DeckState } from './deck/deck.js';
+export { Deck, type DeckState } from './deck/deck.js';
 export type {
+  AnswerOptions,
   ControlOptions,
   DeckAgent,
   DeckOptions,
   OpenOptions,
   ProjectOptions,
   ResumeOptions,
+  TenantOption,
 } from './deck/options.js';
 export type { PendingItem } from './deck/pending.js';
 export type { ScheduleHandle } from './deck/schedule-ops.js';

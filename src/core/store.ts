@@ -278,6 +278,23 @@ export function canSearchRunIds(store: object): store is RunIdSearch {
 }
 
 /**
+ * An ability of an event store: listing one namespace's runs (a tenant's, docs/tenants.md) from
+ * an index on the namespace, newest first, with every other filter of `listRuns`. A service
+ * with tenants lists, pages and reads the inbox through it, never by filtering a full listing.
+ * Found with {@link canListByNamespace}; the memory, SQLite and Postgres stores have it, and a
+ * deck refuses to scope requests by tenant over a store without it.
+ */
+export interface NamespaceListing {
+  /** `listRuns(filter)`, only the runs whose `namespace` is `namespace`. */
+  listRunsIn(namespace: string, filter?: ListRunsFilter): Promise<RunSummary[]>;
+}
+
+/** Whether `store` can list one namespace's runs (see {@link NamespaceListing}). */
+export function canListByNamespace(store: object): store is NamespaceListing {
+  return typeof (store as Partial<NamespaceListing>).listRunsIn === 'function';
+}
+
+/**
  * The claim key that reserves a caller-chosen run id (`runtime/run-id-reservation.ts`), which
  * `pruneRuns` frees with the run it reserved.
  */

@@ -33,9 +33,12 @@ export async function answerRun(
   value: unknown,
   context: unknown,
   idempotencyKey?: string,
+  namespace?: string,
 ): Promise<WorkflowResult> {
   const { runtime, store } = parts;
-  const summary = await store.getRun(runId);
+  const found = await store.getRun(runId);
+  // Another tenant's run (docs/tenants.md) is unknown: the NotFoundError of a run never recorded.
+  const summary = namespace === undefined || found?.namespace === namespace ? found : null;
   const workflow = summary ? workflows.get(summary.origin) : undefined;
   const agent = summary && !workflow ? agents.get(summary.origin) : undefined;
   if (!summary || (!workflow && !agent)) {
@@ -102,4 +105,9 @@ export function approvalAnswer(value: unknown, runId: string): ApprovalAnswer {
   }
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   return { approved: answer.approved, reason: text(answer.reason), callId: text(answer.call_id) };
+}
+
+/** A run's events without the runtime's return value (not for users). */
+export async function* dropReturn(generator: AsyncGenerator<Event, unknown, undefined>) {
+  yield* generator;
 }

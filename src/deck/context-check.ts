@@ -77,6 +77,21 @@ export function ruleOnSites(
 }
 
 /** Throw one ContextTypeError listing every incompatible site, or return the verdicts. */
+/** {@link checkContextSites} over every agent's and every workflow node's sites. */
+export function checkCatalogContext(
+  deckName: string,
+  declared: ContextClass,
+  agents: Iterable<AnyAgent>,
+  workflows: Iterable<string>,
+  nodeSites: (workflow: string) => readonly NodeSite[],
+): void {
+  const sites = [
+    ...[...agents].flatMap(agentSites),
+    ...[...workflows].flatMap((name) => workflowSites(name, nodeSites(name))),
+  ];
+  checkContextSites(deckName, declared, sites);
+}
+
 export function checkContextSites(
   deckName: string,
   declared: ContextClass,

@@ -31,25 +31,28 @@ import type { PruneOptions, PruneReport } from '../runtime/retention.js';
 import type { RunOptions, StartOptions } from '../runtime/run-player.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { type ScheduleStatus, scheduleStatus } from '../runtime/schedules.js';
+import { mustReach, reaches, scopedLog, sessionChecked } from '../runtime/tenant-scope.js';
 import type { TickOutcome } from '../runtime/timers.js';
 import type { TurnResult } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
 import { settle } from '../runtime/workflow-run.js';
 import { type AppOptions, createApp, type DeckApp } from '../surfaces/http/app.js';
 import { checkServiceToolNames, mcpSettingsFromEnv } from '../surfaces/mcp/options.js';
-import { answerRun, turnOf } from './answers.js';
+import { answerRun, dropReturn, turnOf } from './answers.js';
 import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
-import { agentSites, checkContextSites, workflowSites } from './context-check.js';
+import { checkCatalogContext } from './context-check.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { type OpenParts, openParts } from './open-parts.js';
 import type {
+  AnswerOptions,
   ControlOptions,
   DeckOptions,
   OpenOptions,
   ProjectOptions,
   ResumeOptions,
+  TenantOption,
 } from './options.js';
 import { type PendingItem, pendingRuns } from './pending.js';
 import { projectDeckOptions } from './project.js';
@@ -65,17 +68,6 @@ export type DeckState = 'new' | 'built' | 'open' | 'closed';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 type AnyAgent = Agent<any, any>;
-
-/** The options of `answer`: the context is passed again (it is never stored). */
-export interface AnswerOptions<C = unknown> {
-  /** The per-run application value the resumed nodes receive; omitted, they read `null`. */
-  context?: C;
-  /**
-   * Names this answer (a workflow's, or a tool approval): a retry with the same key, once the
-   * run has moved on, gets the first answer's outcome instead of NotFoundError. @default none
-   */
-  idempotencyKey?: string;
-}
 
 /**
  * @example
@@ -179,13 +171,8 @@ export class Deck<C = unknown> {
     for (const workflow of this.workflows.values()) workflowEngine.compile(workflow);
     const declared = this.#options.context;
     if (declared !== undefined) {
-      const sites = [
-        ...[...this.agents.values()].flatMap(agentSites),
-        ...[...this.workflows.keys()].flatMap((name) =>
-          workflowSites(name, workflowEngine.nodeSites(name)),
-        ),
-      ];
-      checkContextSites(this.name, declared, sites);
+      const nodes = (name: string) => workflowEngine.nodeSites(name);
+      checkCatalogContext(this.name, declared, this.agents.values(), this.workflows.keys(), nodes);
     }
     this.#engine = engine;
     this.#workflowEngine = workflowEngine;
@@ -301,13 +288,16 @@ export class Deck<C = unknown> {
     input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
   ): Promise<TurnResult | WorkflowResult> {
-    const runtime = this.#runtime('run');
+    const { runtime, store } = this.#parts('run');
     const target = invocableOf(this.agents, this.workflows, name);
+    // A tenant's run on a session or thread id another tenant uses is refused (ConflictError).
     if (target.kind === 'workflow') {
-      return settle(runtime.streamWorkflow(target.workflow, input, options));
+      const played = runtime.streamWorkflow(target.workflow, input, options);
+      return settle(sessionChecked(store, options, played));
     }
     // Nobody reads this turn live: the model may answer in whole replies.
-    return turnOf(runtime.streamAgent(target.agent, input as AgentInput, options, false));
+    const played = runtime.streamAgent(target.agent, input as AgentInput, options, false);
+    return turnOf(sessionChecked(store, options, played));
   }
 
   /**
@@ -344,16 +334,20 @@ export class Deck<C = unknown> {
   ): AsyncGenerator<Event, unknown, undefined> {
     const runtime = this.#runtime('stream');
     const target = invocableOf(this.agents, this.workflows, name);
-    if (target.kind === 'workflow') return runtime.streamWorkflow(target.workflow, input, options);
-    return runtime.streamAgent(target.agent, input as AgentInput, options, live);
+    const played =
+      target.kind === 'workflow'
+        ? runtime.streamWorkflow(target.workflow, input, options)
+        : runtime.streamAgent(target.agent, input as AgentInput, options, live);
+    return sessionChecked(this.#parts('stream').store, options, played); // as in run()
   }
 
   /**
    * Every run of this catalog waiting for a person's answer, oldest first: workflow
    * interrupts (reason `interrupt`) and agents' tool calls held for approval (`approval`).
    */
-  async pending(): Promise<PendingItem[]> {
-    return pendingRuns(this.#parts('pending').store, this.workflows, this.agents);
+  async pending(options: TenantOption = {}): Promise<PendingItem[]> {
+    const log = scopedLog(this.#parts('pending').store, options.namespace);
+    return pendingRuns(log, this.workflows, this.agents);
   }
 
   /**
@@ -373,13 +367,8 @@ export class Deck<C = unknown> {
   ): Promise<WorkflowResult> {
     const catalog = { agents: this.agents, workflows: this.workflows };
     const parts = { parts: this.#parts('answer'), ...catalog };
-    return answerRun(
-      parts,
-      checkId('runId', runId),
-      value,
-      options.context,
-      options.idempotencyKey,
-    );
+    const { context, idempotencyKey, namespace } = options;
+    return answerRun(parts, checkId('runId', runId), value, context, idempotencyKey, namespace);
   }
 
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now` (default: now). */
@@ -416,7 +405,8 @@ export class Deck<C = unknown> {
   }
 
   /** The run's status folded from its events, or `null` when the log has no such run. */
-  async status(runId: string): Promise<RunStatus | null> {
+  async status(runId: string, options: TenantOption = {}): Promise<RunStatus | null> {
+    if (!(await reaches(this.#parts('status').store, runId, options.namespace))) return null;
     return this.#runtime('status').status(checkId('runId', runId));
   }
 
@@ -430,14 +420,12 @@ export class Deck<C = unknown> {
    * request is not a status change; an unknown run raises NotFoundError.
    */
   async pause(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    const runtime = this.#runtime('pause');
-    return runtime.requestControl(checkId('runId', runId), 'pause', options.reason ?? null);
+    return this.#control(runId, 'pause', options);
   }
 
   /** Ask a run to cancel: records the request and returns at once (see `pause`). */
   async cancel(runId: string, options: ControlOptions = {}): Promise<ControlRequest> {
-    const runtime = this.#runtime('cancel');
-    return runtime.requestControl(checkId('runId', runId), 'cancel', options.reason ?? null);
+    return this.#control(runId, 'cancel', options);
   }
 
   /**
@@ -445,6 +433,7 @@ export class Deck<C = unknown> {
    * nothing to resume. The context is passed again (it is never stored).
    */
   async resume(runId: string, options: ResumeOptions<C> = {}): Promise<Event[]> {
+    if (!(await reaches(this.#parts('resume').store, runId, options.namespace))) return [];
     return this.#runtime('resume').resume(checkId('runId', runId), options.context);
   }
 
@@ -475,6 +464,14 @@ export class Deck<C = unknown> {
     return createApp(this, grants, options);
   }
 
+  /** Record a pause or cancel request for a run the caller's tenant reaches. */
+  async #control(runId: string, verb: 'pause' | 'cancel', options: ControlOptions) {
+    const { runtime, store } = this.#parts(verb);
+    const unknown = `no run '${runId}' in the event log; nothing to ${verb}`;
+    await mustReach(store, runId, options.namespace, unknown);
+    return runtime.requestControl(checkId('runId', runId), verb, options.reason ?? null);
+  }
+
   #runtime(method: string): Runtime {
     return this.#parts(method).runtime;
   }
@@ -488,10 +485,6 @@ export class Deck<C = unknown> {
     }
     return this.#open;
   }
-}
-
-async function* dropReturn(generator: AsyncGenerator<Event, unknown, undefined>) {
-  yield* generator;
 }
 
 function closedError(name: string): DeckClosedError {

@@ -139,14 +139,35 @@ export interface OpenOptions {
    */
   mcpStart?: 'open' | 'first-use';
 }
+/**
+ * Whose runs a call reaches (docs/tenants.md): the caller's tenant, the `namespace` its runs
+ * were started with. Another tenant's run is then as unknown as a run that never existed.
+ * @example await deck.cancel(runId, { namespace: 'acme' });
+ */
+export interface TenantOption {
+  /** The caller's tenant; omitted, every run (a service without tenants). @default none */
+  namespace?: string;
+}
+
 /** The options of `pause` and `cancel`. */
-export interface ControlOptions {
+export interface ControlOptions extends TenantOption {
   /** Why, for the log and whoever reads it. @default null */
   reason?: string | null;
 }
 
 /** The options of `resume`: the context is passed again (it is never stored). */
-export interface ResumeOptions<C = unknown> {
+export interface ResumeOptions<C = unknown> extends TenantOption {
   /** The per-run application value the continuation receives; omitted, it reads `null`. */
   context?: C;
+}
+
+/** The options of `answer`: the context is passed again (it is never stored). */
+export interface AnswerOptions<C = unknown> extends TenantOption {
+  /** The per-run application value the resumed nodes receive; omitted, they read `null`. */
+  context?: C;
+  /**
+   * Names this answer (a workflow's, or a tool approval): a retry with the same key, once the
+   * run has moved on, gets the first answer's outcome instead of NotFoundError. @default none
+   */
+  idempotencyKey?: string;
 }

@@ -2,10 +2,16 @@
  * The event store contract's listing cases the inbox relies on (#29): a status listed newest
  * first and paged exactly with the `after` keyset cursor, also across runs that started in
  * the same millisecond; one thread's waiting run found by origin, session and status; and a
- * cursor whose run has left the index. And runs found by the start of their id (RunIdSearch).
+ * cursor whose run has left the index. And runs found by the start of their id (RunIdSearch),
+ * and one namespace's (a tenant's) runs alone (NamespaceListing).
  */
 import { describe, expect, it } from 'vitest';
-import { canSearchRunIds, type EventStore, type RunSummary } from '../core/store.js';
+import {
+  canListByNamespace,
+  canSearchRunIds,
+  type EventStore,
+  type RunSummary,
+} from '../core/store.js';
 import { ev, run, sleep, uid } from './event-store-events.js';
 
 const ids = (runs: RunSummary[]) => runs.map((summary) => summary.runId);
@@ -90,6 +96,42 @@ export function describeListingContract(store: () => EventStore): void {
       expect(await search.runIdsStartingWith(`${prefix}-b`, 10)).toEqual([`${prefix}-b`]);
       expect(await search.runIdsStartingWith(prefix, 10)).toHaveLength(4);
       expect(await search.runIdsStartingWith(`${prefix}-c`, 10)).toEqual([]);
+    });
+  });
+  describe("one namespace's runs (the NamespaceListing ability: tenants)", () => {
+    const skip = "the store cannot list one namespace's runs (canListByNamespace)";
+    it("lists, pages and filters one namespace's runs, never another's", async (context) => {
+      const scoped = store();
+      if (!canListByNamespace(scoped)) return context.skip(skip);
+      const [a, b] = [uid('tenant-a'), uid('tenant-b')];
+      const origin = uid('origin');
+      const session = uid('session');
+      const mine = Array.from({ length: 5 }, (_, i) =>
+        run({ origin, namespace: a, sessionId: i === 0 ? session : null }),
+      );
+      const theirs = [run({ origin, namespace: b, sessionId: session }), run({ origin })];
+      await scoped.append([...mine, ...theirs].map((r) => ev.started(r)));
+      await scoped.append([ev.interrupted(mine[1] as (typeof mine)[number])]);
+      const all = await scoped.listRunsIn(a, { limit: 100 });
+      expect(new Set(ids(all))).toEqual(new Set(mine.map((r) => r.runId)));
+      expect(all.every((summary) => summary.namespace === a)).toBe(true);
+      expect(ids(await scoped.listRunsIn(a, { origin, status: 'waiting_human' }))).toEqual([
+        mine[1]?.runId,
+      ]);
+      expect(ids(await scoped.listRunsIn(a, { sessionId: session }))).toEqual([mine[0]?.runId]);
+      expect(ids(await scoped.listRunsIn(b, { sessionId: session }))).toEqual([theirs[0]?.runId]);
+      expect(await scoped.listRunsIn(uid('nobody'))).toEqual([]);
+      const seen: RunSummary[] = [];
+      let page = await scoped.listRunsIn(a, { limit: 2 });
+      while (page.length > 0) {
+        seen.push(...page);
+        const last = page.at(-1) as RunSummary;
+        const after = { startedAt: last.startedAt, runId: last.runId };
+        page = await scoped.listRunsIn(a, { limit: 2, after });
+      }
+      expect(ids(seen)).toEqual(ids(all));
+      // The unscoped listing still sees every namespace (an operator's view).
+      expect(await scoped.listRuns({ origin, limit: 100 })).toHaveLength(7);
     });
   });
 }

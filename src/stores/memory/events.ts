@@ -19,6 +19,7 @@ import {
   type EventStore,
   isStale,
   type ListRunsFilter,
+  type NamespaceListing,
   type PrunedRun,
   type PruneRequest,
   type ReadOptions,
@@ -60,7 +61,7 @@ interface RunRecord {
  * ```
  */
 export class MemoryEventStore
-  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, AppendNotifier
+  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, AppendNotifier, NamespaceListing
 {
   readonly #runs = new Map<string, RunRecord>();
   readonly #watchers = new RunWatchers();
@@ -148,6 +149,15 @@ export class MemoryEventStore
   }
 
   async listRuns(filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    return this.#list(filter, undefined);
+  }
+
+  /** One namespace's runs (see {@link NamespaceListing}). */
+  async listRunsIn(namespace: string, filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    return this.#list(filter, namespace);
+  }
+
+  #list(filter: ListRunsFilter, namespace: string | undefined): RunSummary[] {
     this.#open();
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
     const { status, origin, sessionId, startedBefore, after } = filter;
@@ -155,6 +165,7 @@ export class MemoryEventStore
     return [...this.#runs.values()]
       .filter(
         ({ summary: run, order }) =>
+          (namespace === undefined || run.namespace === namespace) &&
           (status === undefined || run.status === status) &&
           (origin === undefined || run.origin === origin) &&
           (sessionId === undefined || run.sessionId === sessionId) &&

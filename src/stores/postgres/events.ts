@@ -23,6 +23,7 @@ import type {
   ControlRequest,
   EventStore,
   ListRunsFilter,
+  NamespaceListing,
   Pingable,
   PrunedRun,
   PruneRequest,
@@ -110,7 +111,14 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * ```
  */
 export class PostgresEventStore
-  implements EventStore, AppendNotifier, RunBoundaries, RunPruning, RunIdSearch, Pingable
+  implements
+    EventStore,
+    AppendNotifier,
+    RunBoundaries,
+    RunPruning,
+    RunIdSearch,
+    Pingable,
+    NamespaceListing
 {
   /** The server, password hidden: safe to show. */
   readonly location: string;
@@ -192,6 +200,15 @@ export class PostgresEventStore
   }
 
   async listRuns(filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    return this.#list(filter, undefined);
+  }
+
+  /** One namespace's runs (see {@link NamespaceListing}), from `runs_by_namespace`. */
+  async listRunsIn(namespace: string, filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    return this.#list(filter, namespace);
+  }
+
+  async #list(filter: ListRunsFilter, namespace: string | undefined): Promise<RunSummary[]> {
     const where: string[] = [];
     const params: unknown[] = [];
     const add = (column: string, value: string | undefined, op = '=') => {
@@ -199,6 +216,7 @@ export class PostgresEventStore
       params.push(value);
       where.push(`${column} ${op} $${params.length}`);
     };
+    add('namespace', namespace);
     add('status', filter.status);
     add('origin', filter.origin);
     add('session_id', filter.sessionId);

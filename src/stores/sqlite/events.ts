@@ -27,6 +27,7 @@ import type {
   ControlRequest,
   EventStore,
   ListRunsFilter,
+  NamespaceListing,
   Pingable,
   PrunedRun,
   PruneRequest,
@@ -128,7 +129,14 @@ const DEFAULTS = {
  * ```
  */
 export class SqliteEventStore
-  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, Pingable, AppendNotifier
+  implements
+    EventStore,
+    RunBoundaries,
+    RunPruning,
+    RunIdSearch,
+    Pingable,
+    AppendNotifier,
+    NamespaceListing
 {
   /** The database file. */
   readonly path: string;
@@ -218,6 +226,15 @@ export class SqliteEventStore
   }
 
   async listRuns(filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    return this.#list(filter, undefined);
+  }
+
+  /** One namespace's runs (see {@link NamespaceListing}), from `runs_by_namespace`. */
+  async listRunsIn(namespace: string, filter: ListRunsFilter = {}): Promise<RunSummary[]> {
+    return this.#list(filter, namespace);
+  }
+
+  async #list(filter: ListRunsFilter, namespace: string | undefined): Promise<RunSummary[]> {
     this.#ready();
     this.#writes.flushOthers();
     const where: string[] = [];
@@ -227,6 +244,7 @@ export class SqliteEventStore
       where.push(clause);
       params.push(value);
     };
+    add('r.namespace = ?', namespace);
     add('r.status = ?', filter.status);
     add('r.origin = ?', filter.origin);
     add('r.session_id = ?', filter.sessionId);

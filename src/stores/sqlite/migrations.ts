@@ -144,6 +144,14 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     name: 'runs: indexed by status, newest first (inboxes)',
     sql: 'CREATE INDEX runs_by_status ON runs (status, started_at)',
   },
+  {
+    // Listing one tenant's runs (`listRunsIn`: `GET /runs`, the inbox and a thread's run as a
+    // tenant sees them, docs/tenants.md) reads one range of this index, newest first, as
+    // `runs_by_status` does for a status. Only lifecycle events write a `runs` row.
+    version: 7,
+    name: 'runs: indexed by namespace (tenant), newest first',
+    sql: 'CREATE INDEX runs_by_namespace ON runs (namespace, started_at)',
+  },
 ];
 
 /**

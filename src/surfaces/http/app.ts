@@ -25,6 +25,7 @@ import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
 import { studioRoutes } from './studio.js';
+import { scopeByTenant } from './tenancy.js';
 import { timerRoutes } from './timers.js';
 import { workflowRoutes } from './workflows.js';
 
@@ -40,7 +41,9 @@ export function createApp<C>(
   grants: DeckGrants,
   options: AppOptions<C> = {},
 ): DeckApp {
-  const deps = makeDeps(deck, grants, options);
+  // Every call through these acts as the request's tenant (tenancy.ts).
+  const scoped = scopeByTenant(deck, grants);
+  const deps = makeDeps(scoped.deck, scoped.grants, options);
   const secret =
     options.eventsTokenSecret ?? (process.env.SERVICE_EVENTS_TOKEN_SECRET || undefined);
   const eventsTokens = new EventsTokens(secret);
@@ -57,14 +60,14 @@ export function createApp<C>(
       ...runRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
-      ...studioRoutes(deps, grants),
+      ...studioRoutes(deps, scoped.grants),
       ...aiSdkRoutes(deps),
       metricsRoute(deps),
       // With tokens, OAuth clients (MCP's) learn where to get one (RFC 9728).
       ...resourceMetadataRoutes(options, deck.name),
       ...openAiRoutes(deps),
       ...mcpRoutes(deps, resolveMcpSettings(options.mcp)),
-      ...a2aRoutes(deps, grants, {
+      ...a2aRoutes(deps, scoped.grants, {
         secured: authenticationIsOn(options),
       }),
     ],

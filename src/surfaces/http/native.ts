@@ -15,6 +15,7 @@ import { route } from './routes.js';
 import { Detail, NativeChatBody } from './schemas.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
 import { formatFrame, sseResponse } from './sse.js';
+import { scopeByTenant } from './tenancy.js';
 
 export function nativeRoutes(deps: HttpDeps) {
   return [
@@ -54,7 +55,8 @@ export function createNativeApp<C>(deck: ServedDeck<C>, options: AppOptions<C> =
     readiness: () => null,
     streamForResult: deck.stream.bind(deck) as DeckGrants['streamForResult'],
   };
-  const deps = makeDeps(deck, grants, options);
+  const scoped = scopeByTenant(deck, grants);
+  const deps = makeDeps(scoped.deck, scoped.grants, options);
   return buildApp(deps, nativeRoutes(deps), options);
 }
 

@@ -11,6 +11,7 @@ import { idProblem } from '../../core/ids.js';
 import { detailResponse, HttpError } from './errors.js';
 import { identityOf } from './identity.js';
 import { check, readJsonObject, requireJsonType } from './json-body.js';
+import { withRequestTenant } from './tenancy.js';
 
 /** The tag grouping a route in the document (openapi-components.ts describes each). */
 export type Tag =
@@ -140,7 +141,9 @@ export function mount(
         body = raw === undefined ? undefined : check(spec.body.schema, raw);
       }
       const controlRefusal = (role: Role) => missingRole(c.req.raw, role) ?? refuseControl(c);
-      return spec.handle({ params, body, query, request: c.req.raw, controlRefusal }, c);
+      // Everything the handler calls acts as the request's tenant (tenancy.ts).
+      const input = { params, body, query, request: c.req.raw, controlRefusal };
+      return withRequestTenant(c.req.raw, () => spec.handle(input, c));
     });
   }
 }

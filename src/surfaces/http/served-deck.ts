@@ -21,6 +21,13 @@ import type { AppOptions } from './options.js';
 export interface ServedRunOptions<C = unknown> {
   sessionId?: string;
   context?: C;
+  /** The caller's tenant (docs/tenants.md), recorded as the run's namespace. */
+  namespace?: string;
+}
+
+/** Whose runs a call reaches: the caller's tenant (none: every run). */
+export interface Scoped {
+  namespace?: string;
 }
 
 /**
@@ -51,17 +58,17 @@ export interface ServedDeck<C = unknown> {
     input: AgentInput | Record<string, unknown>,
     options: ServedRunOptions<C>,
   ): AsyncGenerator<Event, void, undefined>;
-  pending(): Promise<PendingItem[]>;
+  pending(options?: Scoped): Promise<PendingItem[]>;
   answer(
     runId: string,
     value: unknown,
-    options: { context?: C; idempotencyKey?: string },
+    options: { context?: C; idempotencyKey?: string } & Scoped,
   ): Promise<WorkflowResult>;
   tick(now?: string): Promise<TickOutcome[]>;
-  status(runId: string): Promise<RunStatus | null>;
-  pause(runId: string, options: { reason: string | null }): Promise<unknown>;
-  cancel(runId: string, options: { reason: string | null }): Promise<unknown>;
-  resume(runId: string, options: { context?: C }): Promise<readonly Event[]>;
+  status(runId: string, options?: Scoped): Promise<RunStatus | null>;
+  pause(runId: string, options: { reason: string | null } & Scoped): Promise<unknown>;
+  cancel(runId: string, options: { reason: string | null } & Scoped): Promise<unknown>;
+  resume(runId: string, options: { context?: C } & Scoped): Promise<readonly Event[]>;
   listSchedules(): Promise<ScheduleStatus[]>;
   scheduleHandle(name: string): ScheduleHandle;
   // The lifespan `serve()` drives: the caller constructs the deck, `serve()` opens it, builds
