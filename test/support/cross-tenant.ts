@@ -47,7 +47,7 @@ function ownedParam(path: string, param: string, a: Ids): { mine: string; unknow
 /** A catalog parameter (not owned by a tenant): the same for A and B. */
 function catalogParam(path: string, param: string): string {
   if (path.startsWith('/workflows/') || param === 'workflow') return 'approval';
-  if (param === 'name') return 'Mailer';
+  if (param === 'name' || param === 'model') return 'Mailer'; // an agent (a model on /v1)
   throw new Error(`${path}: no value for {${param}}: add one here`);
 }
 
