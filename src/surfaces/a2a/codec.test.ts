@@ -7,25 +7,22 @@
  * `UPDATE_GOLDEN=1 npx vitest run src/surfaces/a2a/codec.test.ts` and read the diff. Every
  * update must survive the SDK's own JSON round trip, so it is a well-formed A2A object.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamResponse, Task, TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
+import {
+  CORPUS_FILES,
+  corpusEvents,
+  expectGolden,
+  goldenDir,
+} from '../../../test/support/golden.js';
 import { TextBlock } from '../../core/blocks.js';
-import { type Event, parseEvent } from '../../core/events.js';
+import type { Event } from '../../core/events.js';
 import { encodeEvent, INITIAL_TASK_CODEC_STATE, type TaskUpdate } from './codec.js';
 import { TaskFold } from './task-fold.js';
 
-const CORPUS = join(import.meta.dirname, '../../../test/fixtures/events/v3');
-const GOLDEN = join(import.meta.dirname, '../../../test/fixtures/golden/a2a');
-const update = process.env.UPDATE_GOLDEN === '1';
-
-function corpusEvents(file: string): Event[] {
-  return readFileSync(join(CORPUS, file), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => parseEvent(line));
-}
+const GOLDEN = goldenDir('a2a');
 
 function streamResponse(u: TaskUpdate): StreamResponse {
   return u.kind === 'statusUpdate'
@@ -51,14 +48,11 @@ function encodeAll(events: readonly Event[]): { lines: string; responses: Stream
 }
 
 function golden(name: string, actual: string): void {
-  const path = join(GOLDEN, name);
-  if (update) writeFileSync(path, actual);
-  expect(existsSync(path), `${name} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
-  expect(actual).toBe(readFileSync(path, 'utf8'));
+  expectGolden(join(GOLDEN, name), actual, 'src/surfaces/a2a/codec.test.ts');
 }
 
 describe('the A2A codec on the frozen event corpus', () => {
-  const files = readdirSync(CORPUS).filter((file) => file.endsWith('.jsonl'));
+  const files = CORPUS_FILES;
 
   it.each(files)('%s gives its golden updates and task', (file) => {
     const events = corpusEvents(file);

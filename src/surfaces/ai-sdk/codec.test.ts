@@ -7,24 +7,20 @@
  * declares for its type. And the folds the corpus cannot show: steps around model requests, a
  * rejected call, a continuation.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
+import {
+  CORPUS_FILES,
+  corpusEvents,
+  expectGolden,
+  goldenDir,
+} from '../../../test/support/golden.js';
 import { type Event, parseEvent } from '../../core/events.js';
 import { chunkFrames, type UiMessageChunk as OurChunk } from './chunks.js';
 import { continuation, encodeEvent, INITIAL_UI_STREAM_STATE, type UiStreamState } from './codec.js';
 
-const CORPUS = join(import.meta.dirname, '../../../test/fixtures/events/v3');
-const GOLDEN = join(import.meta.dirname, '../../../test/fixtures/golden/ai-sdk');
-const update = process.env.UPDATE_GOLDEN === '1';
-
-function corpusEvents(file: string): Event[] {
-  return readFileSync(join(CORPUS, file), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => parseEvent(line));
-}
+const GOLDEN = goldenDir('ai-sdk');
 
 /** Fold events as one stream: each event's chunks, and the stream's SSE text. */
 function fold(events: readonly Event[], from: UiStreamState = INITIAL_UI_STREAM_STATE) {
@@ -76,17 +72,11 @@ const DECLARED: { [T in AiChunkType]?: readonly AiKeys<T>[] } = {
 };
 
 describe('the AI SDK codec on the frozen event corpus', () => {
-  const files = readdirSync(CORPUS).filter((file) => file.endsWith('.jsonl'));
-
-  for (const file of files) {
+  for (const file of CORPUS_FILES) {
     it(`maps ${file} as its golden file says, in chunks the ai package accepts`, async () => {
       const { chunks, sse } = fold(corpusEvents(file));
       const golden = join(GOLDEN, file.replace(/\.jsonl$/, '.sse'));
-      if (update || !existsSync(golden)) {
-        if (!update) throw new Error(`no golden file ${golden}: run with UPDATE_GOLDEN=1`);
-        writeFileSync(golden, sse);
-      }
-      expect(sse).toBe(readFileSync(golden, 'utf8'));
+      expectGolden(golden, sse, 'src/surfaces/ai-sdk/codec.test.ts');
       for (const chunk of chunks) {
         expect(await uiMessageChunkSchema().validate?.(chunk)).toMatchObject({ success: true });
         const type = chunk.type.startsWith('data-') ? 'data-' : chunk.type;

@@ -6,10 +6,16 @@
  * change of what a client sees, shows here. Regenerate after a deliberate change with
  * `UPDATE_GOLDEN=1 npx vitest run src/surfaces/mcp/codec.test.ts`, and read the diff.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseEvent } from '../../core/events.js';
+import {
+  CORPUS_FILES,
+  corpusEvents,
+  expectGolden,
+  goldenDir,
+  goldenFiles,
+  goldenJson,
+} from '../../../test/support/golden.js';
 import { isEnd } from '../http/run-results.js';
 import {
   agentResult,
@@ -19,46 +25,36 @@ import {
   workflowResult,
 } from './codec.js';
 
-const corpus = join(import.meta.dirname, '../../../test/fixtures/events/v3');
-const golden = join(import.meta.dirname, '../../../test/fixtures/golden/mcp');
-const update = process.env.UPDATE_GOLDEN === '1';
+const golden = goldenDir('mcp');
 
 /** What `/mcp` says of each event of a corpus file. */
 function encoded(file: string): unknown[] {
-  return readFileSync(join(corpus, file), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const event = parseEvent(JSON.parse(line));
-      const said: Record<string, unknown> = {
-        kind: event.kind,
-        seq: event.seq,
-        progress: progressMessage(event),
-      };
-      if (isEnd(event)) {
-        said.agent_result = agentResult(event);
-        said.workflow_result = workflowResult(event);
-      }
-      return said;
-    });
+  return corpusEvents(file).map((event) => {
+    const said: Record<string, unknown> = {
+      kind: event.kind,
+      seq: event.seq,
+      progress: progressMessage(event),
+    };
+    if (isEnd(event)) {
+      said.agent_result = agentResult(event);
+      said.workflow_result = workflowResult(event);
+    }
+    return said;
+  });
 }
 
 describe('the MCP codec on the v3 corpus', () => {
-  const files = readdirSync(corpus).filter((f) => f.endsWith('.jsonl'));
-  if (update) mkdirSync(golden, { recursive: true });
+  const files = CORPUS_FILES;
 
   for (const file of files) {
     it(`maps ${file} as its golden file says`, () => {
       const path = join(golden, file.replace(/\.jsonl$/, '.json'));
-      const actual = encoded(file);
-      if (update) writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
-      expect(existsSync(path), `${path} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
-      expect(actual).toEqual(JSON.parse(readFileSync(path, 'utf8')));
+      expectGolden(path, goldenJson(encoded(file)), 'src/surfaces/mcp/codec.test.ts');
     });
   }
 
   it('has a golden file for every corpus file and no other', () => {
-    const goldens = readdirSync(golden).map((f) => f.replace(/\.json$/, '.jsonl'));
+    const goldens = goldenFiles(golden).map((f) => f.replace(/\.json$/, '.jsonl'));
     expect(goldens.sort()).toEqual([...files].sort());
   });
 

@@ -7,18 +7,22 @@
  * Also: a stream renderer asked again for events it rendered (the stream pump's catch-up
  * from the log) writes the same frames as the first time.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Event, parseEvent } from '../../core/events.js';
+import {
+  CORPUS_FILES,
+  corpusEvents,
+  expectGolden,
+  goldenDir,
+  goldenFiles,
+  goldenJson,
+} from '../../../test/support/golden.js';
+import type { Event } from '../../core/events.js';
 import { ChatChunkCodec } from './chat-codec.js';
 import { replayableRenderer, type StreamCodec } from './replayable.js';
 import { ResponsesCodec } from './responses-codec.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const CORPUS = join(ROOT, 'test/fixtures/events/v3');
-const GOLDEN = join(ROOT, 'test/fixtures/golden/openai');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const GOLDEN = goldenDir('openai');
 
 const CODECS: Record<string, () => StreamCodec<unknown, unknown>> = {
   chat: () =>
@@ -38,14 +42,8 @@ const CODECS: Record<string, () => StreamCodec<unknown, unknown>> = {
     }),
 };
 
-function corpus(file: string): Event[] {
-  return readFileSync(join(CORPUS, file), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => parseEvent(JSON.parse(line)));
-}
-
-const files = readdirSync(CORPUS).filter((f) => f.endsWith('.jsonl'));
+const corpus = corpusEvents;
+const files = CORPUS_FILES;
 
 describe.each(Object.keys(CODECS))('the %s codec on the event corpus', (name) => {
   it.each(files)('%s', (file) => {
@@ -56,19 +54,11 @@ describe.each(Object.keys(CODECS))('the %s codec on the event corpus', (name) =>
       frames: codec.encode(event),
     }));
     const golden = join(GOLDEN, name, file.replace(/\.jsonl$/, '.json'));
-    if (UPDATE) {
-      mkdirSync(join(GOLDEN, name), { recursive: true });
-      writeFileSync(golden, `${JSON.stringify(frames, null, 2)}\n`);
-    }
-    expect(
-      existsSync(golden),
-      `no golden file for ${file}: run UPDATE_GOLDEN=1 npx vitest run src/surfaces/openai/codecs.test.ts and review ${golden}`,
-    ).toBe(true);
-    expect(frames).toEqual(JSON.parse(readFileSync(golden, 'utf8')));
+    expectGolden(golden, goldenJson(frames), 'src/surfaces/openai/codecs.test.ts');
   });
 
   it('has no golden file without its corpus file', () => {
-    const kept = readdirSync(join(GOLDEN, name)).map((f) => f.replace(/\.json$/, '.jsonl'));
+    const kept = goldenFiles(join(GOLDEN, name)).map((f) => f.replace(/\.json$/, '.jsonl'));
     expect(kept.filter((f) => !files.includes(f))).toEqual([]);
   });
 });
