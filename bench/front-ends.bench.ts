@@ -28,7 +28,14 @@ import { z } from 'zod';
 import { Agent, Deck, tool } from '../src/index.js';
 import type { Phase, PhaseResult, Protocol } from './support/front-ends-load.js';
 import { CONNECTIONS } from './support/load-shapes.js';
-import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
+import {
+  loadAtStart,
+  machineLine,
+  median,
+  percentile,
+  table,
+  writeSection,
+} from './support/report.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const SECONDS = Number(process.argv[3] ?? 4);
@@ -127,11 +134,6 @@ process.exit(0); // keep-alive sockets of the model clients would hold the proce
 
 function rate(r: PhaseResult | undefined): number {
   return r ? r.requests / r.seconds : 0;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
 function report() {

@@ -44,7 +44,14 @@ import { formatFrame, formatPythonFrame, type SseFrame } from '../src/surfaces/h
 import { threeSteps } from '../test/support/workflows.js';
 import type { Phase, PhaseResult } from './support/http-load.js';
 import { CONNECTIONS } from './support/load-shapes.js';
-import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
+import {
+  loadAtStart,
+  machineLine,
+  median,
+  percentile,
+  table,
+  writeSection,
+} from './support/report.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const SECONDS = Number(process.argv[3] ?? 4);
@@ -299,11 +306,6 @@ function frameFormats() {
 
 function rate(r: PhaseResult | undefined): number {
   return r ? r.requests / r.seconds : 0;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
 function report() {

@@ -23,7 +23,14 @@ import { LangfuseObserver } from '../src/observers/langfuse/index.js';
 import { MemoryEventStore } from '../src/stores/memory/events.js';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
 import { otlpServer } from '../test/support/otlp-server.js';
-import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
+import {
+  loadAtStart,
+  machineLine,
+  median,
+  percentile,
+  table,
+  writeSection,
+} from './support/report.js';
 
 const ROUNDS = Number(process.argv[2] ?? 7);
 const RUNS = Number(process.argv[3] ?? 500);
@@ -126,11 +133,6 @@ async function measure(test: Case, model: ScriptedModelServer): Promise<Sample> 
   for (const observer of observers) if (observer instanceof BlockingObserver) observer.stop();
   await deck.close();
   return { agent, workflow, delivered, recorded };
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
 const ms = (n: number) => n.toFixed(2);

@@ -5,9 +5,8 @@
  * order), plus one for the long answers. A phase names a protocol: the body it sends and
  * the marker that says its answer is whole are the protocol's own.
  */
-import { ServerResponse } from 'node:http';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { CONNECTIONS, LAST_TOKEN, LONG_TEXT, TURN } from './load-shapes.js';
+import { CONNECTIONS, LONG_TEXT, TURN, watchLastToken } from './load-shapes.js';
 
 /**
  * How each surface is asked for one turn, and how its complete answer ends. `openaiSession`:
@@ -49,17 +48,8 @@ function streamEnded(protocol: Protocol, text: string): boolean {
   return protocol === 'native' ? text.includes('event: done') : text.includes('data: [DONE]');
 }
 
-// When a model server wrote the frame with the long answer's last token.
-let lastTokenAt = 0;
-const write = ServerResponse.prototype.write;
-ServerResponse.prototype.write = function (
-  this: ServerResponse,
-  ...args: Parameters<typeof write>
-) {
-  const [chunk] = args;
-  if (typeof chunk === 'string' && chunk.includes(LAST_TOKEN)) lastTokenAt = performance.now();
-  return write.apply(this, args);
-} as typeof write;
+// When the model server wrote the frame with the long answer's last token.
+const lastToken = watchLastToken();
 
 async function chatLoad(phase: Extract<Phase, { type: 'chat' }>, servers: ScriptedModelServer[]) {
   const latencies: number[] = [];
@@ -97,7 +87,7 @@ async function longAnswers(phase: Extract<Phase, { type: 'long' }>, server: Scri
       const at = (t + k) % phase.targets.length; // each target goes first as often as the others
       const { protocol, url } = phase.targets[at] as { protocol: Protocol; url: string };
       server.push({ text: LONG_TEXT, delayMs: 0 });
-      lastTokenAt = 0;
+      lastToken.reset();
       const body = turnBody(protocol, `long-${crypto.randomUUID()}`, 'long', true);
       const response = await fetch(url, {
         method: 'POST',
@@ -106,8 +96,8 @@ async function longAnswers(phase: Extract<Phase, { type: 'long' }>, server: Scri
       });
       const text = await response.text(); // resolves at the last byte
       const done = performance.now();
-      if (response.status === 200 && streamEnded(protocol, text) && lastTokenAt > 0) {
-        gapsMs[at]?.push(done - lastTokenAt);
+      if (response.status === 200 && streamEnded(protocol, text) && lastToken.at() > 0) {
+        gapsMs[at]?.push(done - lastToken.at());
       } else failures++;
     }
   }

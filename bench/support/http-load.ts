@@ -4,9 +4,8 @@
  * per connection (a connection sends its requests one after another, so its server's script
  * is consumed in order), tells the parent their URLs, then runs the phases it is sent.
  */
-import { ServerResponse } from 'node:http';
 import { type ScriptedModelServer, scriptedModelServer } from '../../src/testing/index.js';
-import { CONNECTIONS, LAST_TOKEN, LONG_TEXT, TURN } from './load-shapes.js';
+import { CONNECTIONS, LONG_TEXT, TURN, watchLastToken } from './load-shapes.js';
 
 export type Phase =
   | { type: 'chat'; url: string; seconds: number; model: boolean }
@@ -23,17 +22,8 @@ export interface PhaseResult {
   long?: { gapsMs: number[][]; deltaFrames: number[][] };
 }
 
-// When the model server wrote the frame with the last token of the long answer.
-let lastTokenAt = 0;
-const write = ServerResponse.prototype.write;
-ServerResponse.prototype.write = function (
-  this: ServerResponse,
-  ...args: Parameters<typeof write>
-) {
-  const [chunk] = args;
-  if (typeof chunk === 'string' && chunk.includes(LAST_TOKEN)) lastTokenAt = performance.now();
-  return write.apply(this, args);
-} as typeof write;
+// When the model server wrote the frame with the long answer's last token.
+const lastToken = watchLastToken();
 
 async function chatLoad(
   phase: Extract<Phase, { type: 'chat' | 'workflow' }>,
@@ -88,7 +78,7 @@ async function longAnswers(phase: Extract<Phase, { type: 'long' }>, server: Scri
     for (let u = 0; u < phase.urls.length; u++) {
       const at = (u + k) % phase.urls.length; // each URL goes first as often as the others
       server.push({ text: LONG_TEXT, delayMs: phase.delayMs });
-      lastTokenAt = 0;
+      lastToken.reset();
       const response = await fetch(phase.urls[at] as string, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -99,8 +89,8 @@ async function longAnswers(phase: Extract<Phase, { type: 'long' }>, server: Scri
       });
       const text = await response.text(); // resolves at the last byte
       const done = performance.now();
-      if (response.status === 200 && text.includes('event: done') && lastTokenAt > 0) {
-        gapsMs[at]?.push(done - lastTokenAt);
+      if (response.status === 200 && text.includes('event: done') && lastToken.at() > 0) {
+        gapsMs[at]?.push(done - lastToken.at());
         deltaFrames[at]?.push(text.split('data: {"delta"').length - 1);
       } else failures++;
     }

@@ -1,5 +1,5 @@
 /**
- * What every benchmark script shares to report: the median, a Markdown table laid out as
+ * What every benchmark script shares to report: the median and percentiles, a Markdown table laid out as
  * Biome formats it, the machine line, and rewriting the script's own marked section of
  * bench/RESULTS.md (text outside the markers is left alone).
  */
@@ -12,6 +12,12 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** The value below which `p` percent of `values` fall (the nearest rank), 0 for none. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
 /** A Markdown table, padded as the repo's formatter (Biome) lays it out; numbers right-aligned. */
