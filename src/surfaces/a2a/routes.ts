@@ -32,6 +32,7 @@ import type { Role } from '../../core/identity.js';
 import type { HttpDeps } from '../http/deps.js';
 import { unknownName } from '../http/deps.js';
 import { errorResponse, HttpError } from '../http/errors.js';
+import { jsonRpcRefusal } from '../http/json-body.js';
 import { missingRole, type Route, route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import type { CatalogDescription, DeckGrants } from '../http/served-deck.js';
@@ -157,6 +158,7 @@ export function a2aRoutes(deps: HttpDeps, grants: DeckGrants, settings: A2aSetti
         '`{"approved": true}` (or `false` and a `reason`) answers it.',
       tag: 'a2a',
       body: { schema: JsonRpcRequest, description: 'A JSON-RPC 2.0 request of A2A v1.0.' },
+      malformedBody: jsonRpcRefusal,
       responses: {
         200: {
           description:

@@ -23,6 +23,22 @@ export function requireJsonType(contentType: string | undefined): void {
   );
 }
 
+/** A request body that is not JSON at all (a route answering JSON-RPC says "parse error"). */
+export class MalformedJsonError extends HttpError {}
+
+/**
+ * The answer of a JSON-RPC endpoint (`/mcp`, A2A) to a body it cannot take, as JSON-RPC 2.0
+ * says: `-32700` for one that is not JSON, `-32600` for JSON that is not a request, with no
+ * id (none could be read), status 400.
+ */
+export function jsonRpcRefusal(kind: 'parse' | 'invalid', detail: string): Response {
+  const error =
+    kind === 'parse'
+      ? { code: -32700, message: `Parse error: ${detail}` }
+      : { code: -32600, message: `Invalid Request: ${detail}` };
+  return Response.json({ jsonrpc: '2.0', id: null, error }, { status: 400 });
+}
+
 /** Read the body as a JSON object; an empty body is `undefined` when `optional`. */
 export async function readJsonObject(
   request: Request,
@@ -47,7 +63,7 @@ export async function readJsonObject(
   try {
     value = JSON.parse(text);
   } catch {
-    throw new HttpError(422, 'the request body is not valid JSON');
+    throw new MalformedJsonError(422, 'the request body is not valid JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError(422, `the request body must be a JSON object, got ${typeName(value)}`);

@@ -10,7 +10,7 @@ import type { Role } from '../../core/identity.js';
 import { idProblem } from '../../core/ids.js';
 import { detailResponse, HttpError } from './errors.js';
 import { identityOf } from './identity.js';
-import { check, readJsonObject, requireJsonType } from './json-body.js';
+import { check, MalformedJsonError, readJsonObject, requireJsonType } from './json-body.js';
 import { withRequestTenant } from './tenancy.js';
 
 /** The tag grouping a route in the document (openapi-components.ts describes each). */
@@ -78,6 +78,11 @@ export interface Route<B = unknown, Q = unknown> {
   tag: Tag;
   query?: z.ZodType<Q>;
   body?: { schema: z.ZodType<B>; description: string; optional?: boolean };
+  /**
+   * How a body that is not JSON, or not what `body.schema` says, is answered (a JSON-RPC
+   * endpoint answers a JSON-RPC error: `jsonRpcRefusal`). @default the 422 of WIRE.md
+   */
+  malformedBody?: (kind: 'parse' | 'invalid', detail: string) => Response;
   responses: Record<number, ResponseSpec>;
   /**
    * Answered but left out of the OpenAPI document: a method a protocol's clients try only to
@@ -137,8 +142,14 @@ export function mount(
       const query = spec.query ? check(spec.query, c.req.query(), 'query parameter') : undefined;
       let body: unknown;
       if (spec.body) {
-        const raw = await readJsonObject(c.req.raw, spec.body.optional ?? false);
-        body = raw === undefined ? undefined : check(spec.body.schema, raw);
+        try {
+          const raw = await readJsonObject(c.req.raw, spec.body.optional ?? false);
+          body = raw === undefined ? undefined : check(spec.body.schema, raw);
+        } catch (error) {
+          const refuse = spec.malformedBody;
+          if (!refuse || !(error instanceof HttpError) || error.status !== 422) throw error;
+          return refuse(error instanceof MalformedJsonError ? 'parse' : 'invalid', error.detail);
+        }
       }
       const controlRefusal = (role: Role) => missingRole(c.req.raw, role) ?? refuseControl(c);
       // Everything the handler calls acts as the request's tenant (tenancy.ts).

@@ -23,6 +23,7 @@ import {
 import { z } from 'zod';
 import type { HttpDeps } from '../http/deps.js';
 import { detailResponse } from '../http/errors.js';
+import { jsonRpcRefusal } from '../http/json-body.js';
 import { type Route, route } from '../http/routes.js';
 import { Detail } from '../http/schemas.js';
 import type { McpSettings } from './options.js';
@@ -90,6 +91,7 @@ export function mcpRoutes(deps: HttpDeps, settings: McpSettings): Route[] {
         schema: McpMessage,
         description: 'One JSON-RPC message (a request or a notification).',
       },
+      malformedBody: jsonRpcRefusal,
       responses: {
         200: {
           description:
