@@ -344,6 +344,9 @@ describe('POST /v1/responses', () => {
     expect((last as { response: { output_text: string } }).response.output_text).toContain(
       `Run ${runId} waits for a person to approve tool 'book'`,
     );
+    // The usage of the model request the turn made before it stopped.
+    const usage = (last as { response: { usage?: { total_tokens: number } } }).response.usage;
+    expect(usage?.total_tokens).toBeGreaterThan(0);
     // The earlier input items were the history of the response's new session, now kept there.
     const session = await fetch(`${server.url}/sessions/resp_${runId}`, {
       headers: { authorization: `Bearer ${KEY}` },

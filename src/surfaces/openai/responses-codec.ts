@@ -17,7 +17,7 @@ import type {
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
 import type { Event, EventOf } from '../../core/events.js';
-import { failedRunError, isStop, stopNote } from './endings.js';
+import { addUsage, failedRunError, isStop, stopNote, type TokenCounts } from './endings.js';
 import type { StreamCodec } from './replayable.js';
 
 /** What the response object repeats. */
@@ -44,11 +44,13 @@ interface ResponsesState {
   open: OpenMessage | null;
   /** The messages closed so far, for the final response object. */
   output: ResponseOutputMessage[];
+  /** The model requests' usage so far: the usage of a turn that stopped before it completed. */
+  usage: TokenCounts | null;
 }
 
 /** The Responses stream of one run (see the module comment). */
 export class ResponsesCodec implements StreamCodec<ResponseStreamEvent, ResponsesState> {
-  #state: ResponsesState = { sequence: 0, open: null, output: [] };
+  #state: ResponsesState = { sequence: 0, open: null, output: [], usage: null };
   #last: OpenAiResponse | null = null;
 
   constructor(readonly meta: ResponseMeta) {}
@@ -59,8 +61,8 @@ export class ResponsesCodec implements StreamCodec<ResponseStreamEvent, Response
   }
 
   snapshot(): ResponsesState {
-    const { sequence, open, output } = this.#state;
-    return { sequence, open: open ? { ...open } : null, output: [...output] };
+    const { sequence, open, output, usage } = this.#state;
+    return { sequence, open: open ? { ...open } : null, output: [...output], usage };
   }
 
   restore(state: ResponsesState): void {
@@ -92,6 +94,8 @@ export class ResponsesCodec implements StreamCodec<ResponseStreamEvent, Response
         delta: text,
         logprobs: [],
       });
+    } else if (event.kind === 'usage.reported') {
+      this.#state.usage = addUsage(this.#state.usage, event.payload);
     } else if (event.kind === 'message.completed') {
       if (this.#state.open?.id === event.payload.messageId) this.#close(emit);
     } else if (event.kind === 'run.completed') {
@@ -126,7 +130,8 @@ export class ResponsesCodec implements StreamCodec<ResponseStreamEvent, Response
     completed: EventOf<'run.completed'> | null = null,
     failed: EventOf<'run.failed'> | null = null,
   ): OpenAiResponse {
-    this.#last = responseObject(this.meta, status, this.#state.output, completed, failed);
+    const usage = completed?.payload.usage ?? this.#state.usage;
+    this.#last = responseObject(this.meta, status, this.#state.output, usage, failed);
     return this.#last;
   }
 
@@ -184,10 +189,10 @@ export function responseObject(
   meta: ResponseMeta,
   status: 'in_progress' | 'completed' | 'incomplete' | 'failed',
   output: ResponseOutputMessage[],
-  completed: EventOf<'run.completed'> | null = null,
+  /** The run's usage: its totals once completed, the model requests' so far once stopped. */
+  usage: TokenCounts | null = null,
   failed: EventOf<'run.failed'> | null = null,
 ): OpenAiResponse {
-  const usage = completed?.payload.usage ?? null;
   const error = failed ? failedRunError(failed).error : null;
   return {
     id: meta.id,
@@ -208,7 +213,7 @@ export function responseObject(
     tool_choice: 'auto',
     tools: [],
     access_programs: null,
-    ...(status === 'completed'
+    ...(status === 'completed' || status === 'incomplete'
       ? {
           usage: {
             input_tokens: usage?.inputTokens ?? 0,
