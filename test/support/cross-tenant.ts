@@ -37,6 +37,7 @@ interface Ids {
 function ownedParam(path: string, param: string, a: Ids): { mine: string; unknown: string } | null {
   const unknown = `unknown-${randomUUID()}`;
   if (param === 'run_id') return { mine: a.run, unknown };
+  if (param === 'response_id') return { mine: `resp_${a.run}`, unknown: `resp_${unknown}` };
   if (param === 'thread_id') return { mine: a.thread, unknown };
   if (param === 'session_id' || param === 'chat_id') return { mine: a.session, unknown };
   if (param.endsWith('_id')) throw new Error(`${path}: no value for {${param}}: add one here`);

@@ -227,6 +227,7 @@ describe('GET /openapi.json', () => {
         'get /v1/models/{model}',
         'post /v1/chat/completions',
         'post /v1/responses',
+        'get /v1/responses/{response_id}',
         'post /agents/{name}/ui-chat',
         'get /agents/{name}/ui-chat/{chat_id}/stream',
         'post /workflows/{name}/ui-chat',

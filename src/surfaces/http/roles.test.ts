@@ -87,6 +87,7 @@ const EXPECTED: Record<string, Role | null> = {
   'get /v1/models/{model}': 'read',
   'post /v1/chat/completions': 'run',
   'post /v1/responses': 'run',
+  'get /v1/responses/{response_id}': 'read',
   'post /mcp': 'read',
   'get /.well-known/agent-card.json': 'read',
   'get /a2a/{name}/.well-known/agent-card.json': 'read',

@@ -8,10 +8,15 @@
 import type { HttpDeps } from '../http/deps.js';
 import { chatCompletionsRoute } from './chat-completions.js';
 import { modelsRoutes } from './models.js';
-import { responsesRoute } from './responses.js';
+import { responseReadRoute, responsesRoute } from './responses.js';
 
 export { OPENAI_PREFIX, openAiErrorShape } from './errors.js';
 
 export function openAiRoutes(deps: HttpDeps) {
-  return [...modelsRoutes(deps), chatCompletionsRoute(deps), responsesRoute(deps)];
+  return [
+    ...modelsRoutes(deps),
+    chatCompletionsRoute(deps),
+    responsesRoute(deps),
+    responseReadRoute(deps),
+  ];
 }

@@ -324,6 +324,17 @@ describe('POST /v1/responses', () => {
       { role: 'assistant', content: 'The spa opens at nine.' },
       { role: 'user', content: 'And when does it close?' },
     ]);
+    // Read back, from the log: the same output and usage; another id is a 404.
+    expect(await client.responses.retrieve(first.id)).toMatchObject({
+      id: first.id,
+      status: 'completed',
+      output_text: 'The spa opens at nine.',
+      usage: { input_tokens: 20, output_tokens: 6, total_tokens: 26 },
+    });
+    await expect(client.responses.retrieve('resp_nobody')).rejects.toMatchObject({
+      status: 404,
+      code: 'response_not_found',
+    });
   });
 
   it('ends a stream incomplete, with a message naming the run, when a tool call waits for approval', async () => {

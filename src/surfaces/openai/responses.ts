@@ -7,7 +7,8 @@
  * turn (agentdeck keeps one history per session, not a tree: continuing from an older
  * response continues the conversation as it is now). `store: false` plays the turn with no
  * session; such a response cannot be continued. A named session (`X-Session-Id`,
- * `session_id`) is used as given.
+ * `session_id`) is used as given. `GET /v1/responses/{response_id}` reads a response back: its
+ * run's events, from the log, through the same codec (a run still playing is `in_progress`).
  */
 import type { z } from 'zod';
 import { errorMessage, errorTypeName } from '../../core/errors.js';
@@ -141,18 +142,56 @@ export function responsesRoute(deps: HttpDeps) {
   });
 }
 
-/** The session of the run behind response `id`: 404 when there is none, 400 when it kept none. */
-async function sessionOfResponse(deps: HttpDeps, id: string): Promise<string> {
+/** `GET /v1/responses/{response_id}`: the response as its run's events make it now. */
+export function responseReadRoute(deps: HttpDeps) {
+  return route({
+    method: 'get',
+    path: `${OPENAI_PREFIX}/responses/{response_id}`,
+    role: 'read',
+    summary: 'An OpenAI response, read back',
+    description:
+      "The `response` object of `resp_<run id>`, folded from its run's events (`in_progress` " +
+      "while the run plays). The request's `instructions` and `previous_response_id` are not " +
+      'recorded with the run, so they read `null`.',
+    tag: 'openai',
+    responses: {
+      200: { description: 'The response.', schema: ResponseAnswer, headers: ['X-Run-Id'] },
+      404: { description: 'No response by that id.', schema: OpenAiErrorSchema },
+    },
+    async handle({ params }) {
+      const id = params.response_id ?? '';
+      const run = await agentRunOf(deps, id, 'response_id');
+      const codec = new ResponsesCodec({
+        id,
+        createdAt: Math.floor(Date.parse(run.startedAt) / 1000),
+        model: run.origin,
+        instructions: null,
+        previousResponseId: null,
+      });
+      for (const event of await deps.eventLog().read(run.runId)) codec.encode(event);
+      return Response.json(codec.response, { headers: { [RUN_ID_HEADER]: run.runId } });
+    },
+  });
+}
+
+/** The agent run behind response `id`, or a 404 naming `param`. */
+async function agentRunOf(deps: HttpDeps, id: string, param: string) {
   const runId = id.startsWith(RESPONSE_PREFIX) ? id.slice(RESPONSE_PREFIX.length) : null;
   const run = runId ? await deps.eventLog().getRun(runId) : null;
   if (!run || !deps.deck.agents.has(run.origin)) {
     throw new OpenAiError(
       404,
-      `previous_response_id '${id}' names no response of this service (an id is 'resp_<run id>', as a response's 'id' gives it)`,
-      'previous_response_id',
-      'previous_response_not_found',
+      `${param} '${id}' names no response of this service (an id is 'resp_<run id>', as a response's 'id' gives it)`,
+      param,
+      param === 'previous_response_id' ? 'previous_response_not_found' : 'response_not_found',
     );
   }
+  return run;
+}
+
+/** The session of the run behind response `id`: 404 when there is none, 400 when it kept none. */
+async function sessionOfResponse(deps: HttpDeps, id: string): Promise<string> {
+  const run = await agentRunOf(deps, id, 'previous_response_id');
   if (run.sessionId === null) {
     throw new OpenAiError(
       400,
