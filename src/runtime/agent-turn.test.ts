@@ -11,13 +11,24 @@ import {
   gate,
   kinds,
   play,
+  StoreDownAfterClaim,
   terminals,
   testRuntime,
   usage,
 } from '../../test/support/runtimes.js';
-import { ConflictError } from '../core/errors.js';
+import { ConflictError, StoreUnavailableError } from '../core/errors.js';
 
 describe('an agent turn', () => {
+  it('is refused with the outage when the store cannot take its first event; nothing is recorded', async () => {
+    const store = new StoreDownAfterClaim();
+    const { runtime } = testRuntime({ store, turns: [{ steps: [{ text: 'never' }] }] });
+    await expect(
+      play(runtime.streamAgent(agent, 'Hello', { sessionId: 's-1', runId: 'r-1' })),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await store.getRun('r-1')).toBeNull();
+    expect(await store.claimHolder('session:s-1')).toBeNull();
+  });
+
   it('records run.started, the drafts in order and one run.completed with the totals, then frees its session', async () => {
     const { runtime, store, sessions } = testRuntime({
       turns: [{ steps: [usage(10), { text: ['Hi ', 'there.'] }, usage(20)] }],

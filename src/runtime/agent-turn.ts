@@ -128,9 +128,13 @@ export async function* playAgentTurn(
   let turn: AsyncIterator<EventDraft> | undefined;
   let paused = false;
   const usage: UsageReported[] = [];
+  // Whether the turn's first event is in the log: before, there is no run to end.
+  let begun = false;
   try {
     try {
-      yield lease.started ? recorder.adopt(lease.started) : await recorder.record(start);
+      const first = lease.started ? recorder.adopt(lease.started) : await recorder.record(start);
+      begun = true;
+      yield first;
       // A continued turn's totals include the model calls made before it paused.
       // and its message ids go on from those of the earlier segments (a reply cut short by
       // the pause keeps its id, never reused).
@@ -192,6 +196,9 @@ export async function* playAgentTurn(
     } catch (error) {
       const reason: string | null = lease.cancelReason;
       controller.abort();
+      // Its first event could not be written (the store went down): nothing to end, and the
+      // caller is told which backend failed (a 503), not handed a run with no events.
+      if (!begun && isBackendOutage(error)) throw error;
       if (recorder.ended) {
         // Its terminal event is waiting for the store (PendingEndings): say which backend failed.
         if (isBackendOutage(error)) throw error;
@@ -212,7 +219,7 @@ export async function* playAgentTurn(
     if (!paused && !recorder.ended) lease.cancel(CONSUMER_STOPPED);
     await closeQuietly(turn);
     fence?.close();
-    if (!recorder.ended && !paused) {
+    if (begun && !recorder.ended && !paused) {
       await recorder
         .record({ kind: 'run.cancelled', payload: { reason: lease.cancelReason } })
         .catch(logFailure(`record run.cancelled for run '${runId}'`));

@@ -6,7 +6,15 @@
  * nodes and `continueWorkflow` runs only the nodes left.
  */
 import { describe, expect, it } from 'vitest';
-import { gate, kinds, play, request, terminals, testRuntime } from '../../test/support/runtimes.js';
+import {
+  gate,
+  kinds,
+  play,
+  request,
+  StoreDownAfterClaim,
+  terminals,
+  testRuntime,
+} from '../../test/support/runtimes.js';
 import { DataBlock } from '../core/blocks.js';
 import {
   ConflictError,
@@ -160,6 +168,16 @@ describe('a workflow run', () => {
     expect(await runtime.status('w-t-2')).toBe('completed');
     const ended = (await store.read('w-t-2')).at(-1);
     expect(ended?.payload).toEqual({ output: [new DataBlock(final)], usage: null });
+  });
+
+  it('refuses a run whose first event the store cannot take (an outage): the error, nothing recorded', async () => {
+    const store = new StoreDownAfterClaim();
+    const { runtime } = testRuntime({ workflows, store });
+    await expect(
+      play(runtime.streamWorkflow(lines, { n: 1 }, { runId: 'w-1', sessionId: 't-1' })),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await store.getRun('w-1')).toBeNull();
+    expect(await store.claimHolder(threadClaimKey('lines', 't-1'))).toBeNull();
   });
 
   it('sleeps until its time (run.paused), is not woken early, and completes once woken', async () => {

@@ -207,9 +207,15 @@ export async function* playWorkflowSegment(
   });
   let segment: AsyncGenerator<EventDraft, SegmentEnd, undefined> | undefined;
   let paused = false;
+  // Whether the segment's first event is in the log: before, there is no run to end.
+  let begun = false;
   try {
     try {
-      yield lease.started ? recorder.adopt(lease.started) : await recorder.record(first);
+      const firstEvent = lease.started
+        ? recorder.adopt(lease.started)
+        : await recorder.record(first);
+      begun = true;
+      yield firstEvent;
       segment = request.ended
         ? alreadyEnded(request.ended)
         : deps.engine.playSegment({
@@ -259,6 +265,9 @@ export async function* playWorkflowSegment(
       lease.controller.abort();
       // A terminal event waiting for the store (PendingEndings): say which backend failed.
       if (recorder.ended && isBackendOutage(error)) throw error;
+      // Its first event could not be written (the store went down): nothing to end, and the
+      // caller is told which backend failed (a 503), not handed a run with no events.
+      if (!begun && isBackendOutage(error)) throw error;
       if (recorder.ended || paused) return reason ? { cancelled: reason } : { error };
       if (request.reopen && !reason && isBackendOutage(error) && leftUntouched(error)) {
         // Refused for an outage before the graph changed anything (its checkpoint read or its
@@ -295,7 +304,7 @@ export async function* playWorkflowSegment(
     // Stop the graph unless it ended on its own (completed, failed, or paused).
     if (!paused && !recorder.ended) lease.cancel(CONSUMER_STOPPED);
     await segment?.return(undefined as never).catch(() => {});
-    if (!recorder.ended && !paused) {
+    if (begun && !recorder.ended && !paused) {
       await recorder
         .record({ kind: 'run.cancelled', payload: { reason: lease.cancelReason } })
         .catch(logFailure(`record run.cancelled for run '${identity.runId}'`));

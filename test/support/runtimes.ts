@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../../src/core/errors.js';
 /**
  * Test support for the runtime's own tests: a `Runtime` on the memory event store (the
  * reference backend) with the scripted engines, closed after each test, and small helpers to
@@ -150,3 +151,16 @@ export const usage = (inputTokens: number): { draft: EventDraft } => ({
     },
   },
 });
+
+/**
+ * A store that takes a run's claim but not its first event (as when Postgres drops the
+ * connection after the claim's commit), and then refuses every write: a run that cannot begin.
+ */
+export class StoreDownAfterClaim extends MemoryEventStore {
+  override async claimAndAppend(...args: Parameters<MemoryEventStore['claimAndAppend']>) {
+    return { claim: await this.claim(args[0]), events: null };
+  }
+  override async append(): Promise<never> {
+    throw new StoreUnavailableError('postgres', 'Postgres at postgres://db is unreachable');
+  }
+}
