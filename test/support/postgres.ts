@@ -11,6 +11,7 @@ import {
   PostgresEventStore,
   type PostgresEventStoreOptions,
 } from '../../src/stores/postgres/events.js';
+import { listRunsSql } from '../../src/stores/postgres/migrations.js';
 
 export const TEST_POSTGRES_URL =
   process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -115,4 +116,21 @@ export async function withClient<T>(
   } finally {
     await client.end();
   }
+}
+
+/** The listing's cursor condition (`after` a run), with its parameters at $2 and $3. */
+export const LISTING_AFTER =
+  '(started_at, created) < ($2, coalesce((SELECT c.created FROM runs c WHERE c.run_id = $3), -1))';
+
+/** The plan Postgres makes for the run listing filtered by `where` (`args`: its parameters). */
+export async function listingPlan(
+  client: pg.Client,
+  where: string[],
+  limitParam: number,
+  args: string,
+): Promise<string> {
+  await client.query(`PREPARE listing AS ${listRunsSql(where, limitParam)}`);
+  const { rows } = await client.query(`EXPLAIN EXECUTE listing(${args})`);
+  await client.query('DEALLOCATE listing');
+  return rows.map((row) => String(row['QUERY PLAN'])).join('\n');
 }

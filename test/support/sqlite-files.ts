@@ -5,7 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import { SqliteEventStore, type SqliteEventStoreOptions } from '../../src/stores/sqlite/events.js';
+import { listRunsSql } from '../../src/stores/sqlite/migrations.js';
 import { afterEachTest } from './after-each-test.js';
 
 const dirs: string[] = [];
@@ -31,4 +33,16 @@ export function openSqliteStore(
   const store = new SqliteEventStore({ path, ...options });
   stores.push(store);
   return store;
+}
+
+/** The listing's cursor condition (`after` a run), with its two parameters. */
+export const LISTING_AFTER =
+  '(r.started_at, r.rowid) < (?, coalesce((SELECT c.rowid FROM runs c WHERE c.run_id = ?), -1))';
+
+/** The steps of SQLite's plan for the run listing filtered by `where` (`args`: its parameters). */
+export function listingPlan(db: DatabaseSync, where: string[], args: unknown[]): string[] {
+  return db
+    .prepare(`EXPLAIN QUERY PLAN ${listRunsSql(where)}`)
+    .all(...(args as string[]), 50)
+    .map((row) => String(row.detail));
 }

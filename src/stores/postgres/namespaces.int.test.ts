@@ -5,13 +5,17 @@
  */
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { schemaStores, withClient } from '../../../test/support/postgres.js';
-import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate } from './migrations.js';
+import {
+  LISTING_AFTER,
+  listingPlan,
+  schemaStores,
+  withClient,
+} from '../../../test/support/postgres.js';
+import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
 const { freshSchema, open } = schemaStores(2);
 
-const AFTER =
-  '(started_at, created) < ($2, coalesce((SELECT c.created FROM runs c WHERE c.run_id = $3), -1))';
+const AFTER = LISTING_AFTER;
 
 describe('PostgresEventStore listing by namespace (tenants)', () => {
   it("lists and pages one tenant's runs from runs_by_namespace, in its order", async () => {
@@ -25,12 +29,8 @@ describe('PostgresEventStore listing by namespace (tenants)', () => {
         FROM generate_series(1, 20000) AS i,
           to_char(timestamp '2025-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS t`);
       await client.query('ANALYZE runs');
-      const plan = async (where: string[], limitParam: number, args: string) => {
-        await client.query(`PREPARE listing AS ${listRunsSql(where, limitParam)}`);
-        const { rows } = await client.query(`EXPLAIN EXECUTE listing(${args})`);
-        await client.query('DEALLOCATE listing');
-        return rows.map((row) => String(row['QUERY PLAN'])).join('\n');
-      };
+      const plan = (where: string[], limitParam: number, args: string) =>
+        listingPlan(client, where, limitParam, args);
       return {
         list: await plan(['namespace = $1'], 2, "'tenant-7', 50"),
         page: await plan(

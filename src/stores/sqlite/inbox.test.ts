@@ -1,14 +1,18 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore, tempStateFile } from '../../../test/support/sqlite-files.js';
-import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate } from './migrations.js';
+import {
+  LISTING_AFTER,
+  listingPlan,
+  openSqliteStore,
+  tempStateFile,
+} from '../../../test/support/sqlite-files.js';
+import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
 const tempFile = () => tempStateFile('inbox');
 
 const open = openSqliteStore;
 
-const AFTER =
-  '(r.started_at, r.rowid) < (?, coalesce((SELECT c.rowid FROM runs c WHERE c.run_id = ?), -1))';
+const AFTER = LISTING_AFTER;
 
 describe('SqliteEventStore inbox listing', () => {
   it('lists a status, pages it and finds a thread from indexes, without sorting', () => {
@@ -22,11 +26,7 @@ describe('SqliteEventStore inbox listing', () => {
         CASE WHEN i % 40 = 0 THEN 'waiting_human' WHEN i % 80 = 1 THEN 'paused' ELSE 'completed' END,
         strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '+' || i || ' seconds') FROM n;
       ANALYZE;`);
-    const plan = (where: string[], args: unknown[]) =>
-      db
-        .prepare(`EXPLAIN QUERY PLAN ${listRunsSql(where)}`)
-        .all(...(args as string[]), 50)
-        .map((row) => String(row.detail));
+    const plan = (where: string[], args: unknown[]) => listingPlan(db, where, args);
     const inbox = plan(['r.status = ?'], ['waiting_human']);
     expect(inbox[0]).toMatch(/^SEARCH r USING INDEX runs_by_status \(status=\?\)/);
     const page = plan(['r.status = ?', AFTER], ['waiting_human', '2025-01-01T01:00:00.000Z', 'x']);

@@ -6,11 +6,15 @@
  */
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore, tempStateFile } from '../../../test/support/sqlite-files.js';
-import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate } from './migrations.js';
+import {
+  LISTING_AFTER,
+  listingPlan,
+  openSqliteStore,
+  tempStateFile,
+} from '../../../test/support/sqlite-files.js';
+import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
-const AFTER =
-  '(r.started_at, r.rowid) < (?, coalesce((SELECT c.rowid FROM runs c WHERE c.run_id = ?), -1))';
+const AFTER = LISTING_AFTER;
 
 describe('SqliteEventStore listing by namespace (tenants)', () => {
   it("lists and pages one tenant's runs from runs_by_namespace, without sorting", () => {
@@ -24,11 +28,7 @@ describe('SqliteEventStore listing by namespace (tenants)', () => {
         CASE WHEN i % 40 = 0 THEN 'waiting_human' ELSE 'completed' END,
         strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '+' || i || ' seconds') FROM n;
       ANALYZE;`);
-    const plan = (where: string[], args: unknown[]) =>
-      db
-        .prepare(`EXPLAIN QUERY PLAN ${listRunsSql(where)}`)
-        .all(...(args as string[]), 50)
-        .map((row) => String(row.detail));
+    const plan = (where: string[], args: unknown[]) => listingPlan(db, where, args);
     const list = plan(['r.namespace = ?'], ['tenant-7']);
     expect(list[0]).toMatch(/^SEARCH r USING INDEX runs_by_namespace \(namespace=\?\)/);
     const page = plan(['r.namespace = ?', AFTER], ['tenant-7', '2025-01-01T01:00:00.000Z', 'x']);
