@@ -1,7 +1,16 @@
+import { END, START, StateGraph } from '@langchain/langgraph';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { openTestDeck } from '../../test/support/decks.js';
 import { approval } from '../../test/support/workflows.js';
-import { Agent, ConflictError, type InterruptResult, NotFoundError } from '../index.js';
+import {
+  Agent,
+  ConflictError,
+  type InterruptResult,
+  interrupt,
+  NotFoundError,
+  Workflow,
+} from '../index.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
 
@@ -185,6 +194,43 @@ describe('heartbeats: a live run whose process is gone is stale after its lease'
     const log = await eventStore.read('r-stalled');
     expect(log.filter((e) => e.kind === 'text.delta').length).toBeLessThan(30);
     expect(log.some((e) => e.kind === 'run.completed')).toBe(false);
+  });
+
+  it('does not report a workflow run as waiting once a sweep closed it while its process stalled', async () => {
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.05');
+    // Renewals of this run stall well past the node (a busy pool); the sweep closes the run.
+    class StallingStore extends MemoryEventStore {
+      stall = false;
+      override async claim(request: Parameters<MemoryEventStore['claim']>[0]) {
+        if (this.stall && request.runId === 'r-stalled') await sleep(700);
+        return super.claim(request);
+      }
+    }
+    const eventStore = new StallingStore();
+    const State = z.object({ answer: z.string().default('') });
+    const slowAsk = new Workflow({
+      name: 'slow-ask',
+      state: State,
+      graph: (state) =>
+        new StateGraph(state)
+          .addNode('slow', async () => {
+            eventStore.stall = true;
+            await sleep(300);
+            return {};
+          })
+          .addNode('ask', () => ({ answer: interrupt<string>({ question: 'why?' }) }))
+          .addEdge(START, 'slow')
+          .addEdge('slow', 'ask')
+          .addEdge('ask', END),
+    });
+    const { deck } = await openTestDeck({ workflows: [slowAsk], eventStore });
+    await expect(deck.run('slow-ask', {}, { sessionId: 't', runId: 'r-stalled' })).rejects.toThrow(
+      /closed as failed by another process while this one stalled/,
+    );
+    expect(await deck.status('r-stalled')).toBe('failed');
+    const kinds = (await eventStore.read('r-stalled')).map((event) => event.kind);
+    expect(kinds).not.toContain('run.interrupted');
+    expect(await deck.pending()).toEqual([]);
   });
 
   it('refuses a malformed heartbeat setting at open', async () => {

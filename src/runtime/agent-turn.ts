@@ -168,6 +168,9 @@ export async function* playAgentTurn(
         const step = await turn.next();
         if (step.done) break;
         const draft = step.value;
+        if (draft.kind === 'run.paused' || draft.kind === 'run.interrupted') {
+          await lease.confirmNotClosed();
+        }
         if (draft.kind === 'run.paused') {
           const pauseEvents = await recordPause(recorder, pauseSeen);
           paused = true;

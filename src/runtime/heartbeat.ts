@@ -51,16 +51,19 @@ export interface HeartbeatRequest {
   timing: HeartbeatTiming;
   /** Called with why the run must stop: its claim is another's, or its run was closed. */
   onLost: (reason: string) => void;
+  /** Called after each renewal the store took, with when it was sent (ms since the epoch). */
+  onRenewed?: (sentAt: number) => void;
 }
 
 export function startHeartbeat(
   store: Claims & RunIndex,
-  { key, runId, staleAfterMs, timing, onLost }: HeartbeatRequest,
+  { key, runId, staleAfterMs, timing, onLost, onRenewed }: HeartbeatRequest,
 ): StopHeartbeat {
   let inFlight: Promise<void> | null = null;
   const lease = timing.leaseMs === undefined ? {} : { leaseMs: timing.leaseMs };
   const timer = setInterval(() => {
     if (inFlight) return;
+    const sentAt = Date.now();
     inFlight = store
       .claim({ key, runId, staleAfterMs, ...lease })
       .then(async (result) => {
@@ -68,6 +71,7 @@ export function startHeartbeat(
           onLost(`its claim was taken over by run '${result.holder.runId}'`);
           return;
         }
+        onRenewed?.(sentAt);
         // A stalled process may find its claim released by a sweep that closed its run as
         // failed (the renewal then simply succeeds): the run stops instead of going on.
         const summary = await store.getRun(runId);

@@ -81,6 +81,12 @@ export class RunRecorder {
     }
   }
 
+  /** The run was ended by another writer (found out by the caller): nothing more is recorded. */
+  endedElsewhere(message: string): RunEndedError {
+    this.#ended = true;
+    return new RunEndedError(message);
+  }
+
   async #end(event: NewEvent, releaseKey: string | null): Promise<Event> {
     const { runId, kind } = event;
     if (hasRunBoundaries(this.#store)) {

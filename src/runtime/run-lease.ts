@@ -50,6 +50,8 @@ export class RunLease {
   #stopHeartbeat: StopHeartbeat = async () => {};
   #timing: HeartbeatTiming | null = null;
   #settled = false;
+  /** When the claim was last taken or renewed (the request's send time, ms since the epoch). */
+  #renewedAt = Date.now();
   #markFinished: () => void = () => {};
   readonly #live: LiveTurn;
   readonly #watched: WatchedRun;
@@ -104,6 +106,7 @@ export class RunLease {
     lookAtOnce = handled.length > 0,
   ): Promise<RunLease> {
     const timing = heartbeatTiming(deps.staleRunAfterSeconds, deps.heartbeatSeconds);
+    const claimedAt = Date.now();
     let started: Event | null = null;
     if (claimKey) {
       started = await acquireClaim(deps.store, {
@@ -117,6 +120,7 @@ export class RunLease {
     }
     const lease = new RunLease(deps, identity, claimKey, handled);
     lease.started = started;
+    lease.#renewedAt = claimedAt;
     if (claimKey) {
       lease.#timing = timing;
       lease.#stopHeartbeat = startHeartbeat(deps.store, {
@@ -125,6 +129,9 @@ export class RunLease {
         staleAfterMs: deps.staleRunAfterSeconds * 1000,
         timing,
         onLost: (reason) => lease.cancel(reason),
+        onRenewed: (sentAt) => {
+          lease.#renewedAt = Math.max(lease.#renewedAt, sentAt);
+        },
       });
     }
     deps.liveTurns.add(lease.#live);
@@ -200,6 +207,27 @@ export class RunLease {
     await this.#deps.store
       .release(this.#claimKey, this.recorder.identity.runId)
       .catch(logFailure(`release ${this.#claimKey}`));
+  }
+
+  /**
+   * Before a run records that it waits (a question, a timer, a pause): when its lease ran out
+   * since the claim's last renewal (the process stalled, or its renewals waited on a busy
+   * pool), a stale sweep in another process may have closed the run meanwhile, and the pause
+   * would be written after its end and the caller told it waits for an answer nobody can
+   * give. Then the run's status is read, and a run that ended stops here (RunEndedError). A
+   * run renewed within its lease costs nothing: nobody could have taken its claim.
+   */
+  async confirmNotClosed(): Promise<void> {
+    const leaseMs = this.#timing?.leaseMs;
+    if (leaseMs === undefined || Date.now() - this.#renewedAt <= leaseMs) return;
+    const { runId } = this.recorder.identity;
+    const summary = await this.#deps.store.getRun(runId);
+    if (summary && TERMINAL_STATUSES.includes(summary.status)) {
+      throw this.recorder.endedElsewhere(
+        `run '${runId}' was closed as ${summary.status} by another process while this one ` +
+          `stalled past its claim's lease (${leaseMs / 1000} s); it does not wait`,
+      );
+    }
   }
 
   /**

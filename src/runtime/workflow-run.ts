@@ -248,6 +248,7 @@ export async function* playWorkflowSegment(
         if (completed) yield completed;
         return { result: end.state };
       }
+      await lease.confirmNotClosed();
       const pausedEvent = await recorder.record(
         end.type === 'interrupted'
           ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }

@@ -22,7 +22,7 @@ import {
   statusCounts,
   timeToFirstOk,
 } from '../support/load.js';
-import { checkLog, untilNoneRunning } from '../support/log-checks.js';
+import { checkLog, describeThread, untilNoneRunning } from '../support/log-checks.js';
 import {
   type OwnPostgres,
   ownPostgresUnavailableReason,
@@ -45,7 +45,10 @@ beforeAll(async () => {
   model = await scriptedModelServer([]);
   const env = {
     SERVICE_EVENTS: postgres.url,
-    SERVICE_RUNTIME_HEARTBEAT_SECONDS: '0.2',
+    // A lease of 1.5 s: short enough for the sweep to close a gone process's runs within the
+    // test, long enough that renewals queued behind a pool reconnecting after the restart, on
+    // a loaded machine, do not lapse (a live run closed by a sweep fails its caller).
+    SERVICE_RUNTIME_HEARTBEAT_SECONDS: '0.5',
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: 'sk-test',
   };
@@ -139,7 +142,19 @@ describe.skipIf(skipReason !== null)(`a Postgres restart under load ${skipReason
 
     // Every answer told 200 took effect; every one told to retry can be, to success.
     const retried = await checkAnswers(answers, completedOn(A));
-    expect(retried, JSON.stringify(retried)).toEqual({ notInEffect: [], notRetried: [] });
+    const logs = `[outage ${downAt}..${upAt}]\n${servers.map((server) => server.err()).join('\n')}`;
+    const threads = await Promise.all(
+      [...retried.notInEffect, ...retried.notRetried].map((answer) =>
+        describeThread(postgres.url, answer.id, logs),
+      ),
+    );
+    expect(
+      retried,
+      `${JSON.stringify(retried)}\n${logs.split('\n')[0]}\n${threads.join('\n')}`,
+    ).toEqual({
+      notInEffect: [],
+      notRetried: [],
+    });
 
     await untilNoneRunning(postgres.url);
     const log = await checkLog(postgres.url, answers);

@@ -69,3 +69,34 @@ export function sqliteIntegrity(path: string): unknown {
     db.close();
   }
 }
+
+/**
+ * For a failure report: each run on `sessionId` with its events (seq, kind, time, and a
+ * failure's type and message), and the lines of `logs` that name the session or its runs.
+ */
+export async function describeThread(
+  eventsUrl: string,
+  sessionId: string,
+  logs: string,
+): Promise<string> {
+  const store = openEventStore(eventsUrl);
+  try {
+    const runs = await store.listRuns({ sessionId, limit: 10 });
+    const lines: string[] = [];
+    for (const run of runs) {
+      lines.push(`run ${run.runId} (${run.status}):`);
+      for (const event of await store.read(run.runId)) {
+        const failure =
+          event.kind === 'run.failed'
+            ? ` ${event.payload.errorType}: ${event.payload.message}`
+            : '';
+        lines.push(`  ${event.seq} ${event.kind} ${event.ts}${failure}`);
+      }
+    }
+    const names = [sessionId, ...runs.map((run) => run.runId)];
+    const logged = logs.split('\n').filter((line) => names.some((name) => line.includes(name)));
+    return [...lines, ...logged.map((line) => `log: ${line}`)].join('\n');
+  } finally {
+    await store.close();
+  }
+}
