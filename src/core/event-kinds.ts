@@ -31,6 +31,20 @@ export interface RunStarted {
   firedAt?: string;
 }
 
+/**
+ * A background run waiting in the queue for a worker (its first event): what to play, and
+ * the key and priority it waits under. A worker records `run.started` when it takes it.
+ */
+export interface RunQueued {
+  invocableType: InvocableType;
+  /** The turn's input blocks, or the workflow's initial state as one DataBlock. */
+  input: ContentBlock[];
+  /** The key its limits and fair turns count under (the caller's `key`, else its tenant). */
+  key: string;
+  /** Higher runs first; 0 by default. */
+  priority: number;
+}
+
 /** What started a run other than a caller: a schedule's fire. */
 export interface RunTrigger {
   schedule: string;
@@ -58,6 +72,11 @@ export interface RunResumed {
   answer?: { approved: boolean; reason: string | null };
   /** The answer's id (its idempotency key, or its value's digest), so a retry finds its outcome. */
   answerId?: string;
+  /**
+   * A queued run taken again after its worker died (or its attempt failed and its retry
+   * policy allows another): which attempt this is (2 for the first retry) and why.
+   */
+  retry?: { attempt: number; reason: string };
 }
 export interface RunInterrupted {
   /** A workflow's `interrupt()` value, or the tool call held for approval. */
@@ -132,6 +151,7 @@ export interface Custom {
 
 /** Every known kind and its payload. */
 export interface EventPayloads {
+  'run.queued': RunQueued;
   'run.started': RunStarted;
   'run.completed': RunCompleted;
   'run.failed': RunFailed;

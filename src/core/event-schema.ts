@@ -30,6 +30,13 @@ const nullableString = z.string().nullable();
 
 /** Wire payload schema of each known kind. */
 export const wirePayloads = {
+  // A background run waiting for a worker (#40).
+  'run.queued': z.looseObject({
+    invocable_type: z.enum(['agent', 'workflow']),
+    input: z.array(wireBlock),
+    key: z.string(),
+    priority: z.number(),
+  }),
   'run.started': z.looseObject({
     invocable_type: z.enum(['agent', 'workflow']),
     input: z.array(wireBlock),
@@ -47,6 +54,8 @@ export const wirePayloads = {
     answer: z.looseObject({ approved: z.boolean(), reason: nullableString }).optional(),
     // The answer's id: its idempotency key, or its value's digest (#36).
     answer_id: z.string().optional(),
+    // A queued run taken again after its worker died or its attempt failed (#40).
+    retry: z.looseObject({ attempt: z.number(), reason: z.string() }).optional(),
   }),
   'run.interrupted': z.looseObject({
     payload: z.unknown(),

@@ -74,6 +74,7 @@ export function isKnownKind(kind: string): kind is EventKind {
 
 /** Fields holding content blocks, per kind; every other payload value is opaque JSON. */
 const BLOCK_LIST_FIELDS: Partial<Record<EventKind, string>> = {
+  'run.queued': 'input',
   'run.started': 'input',
   'run.completed': 'output',
   'message.completed': 'content',

@@ -6,12 +6,26 @@ import type { Event } from './events.js';
 
 export type RunStatus =
   | 'pending'
+  /** A background run waiting in the queue for a worker (`run.queued`). */
+  | 'queued'
   | 'running'
   | 'paused'
   | 'waiting_human'
   | 'completed'
   | 'failed'
   | 'cancelled';
+
+/** Every status, in the order a run usually passes through them. */
+export const RUN_STATUSES = [
+  'pending',
+  'queued',
+  'running',
+  'paused',
+  'waiting_human',
+  'completed',
+  'failed',
+  'cancelled',
+] as const satisfies readonly RunStatus[];
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -28,6 +42,8 @@ export function foldStatus(events: Iterable<Event>): RunStatus | null {
 export function nextStatus(current: RunStatus | null, event: Event): RunStatus {
   if (current && TERMINAL_STATUSES.includes(current)) return current;
   switch (event.kind) {
+    case 'run.queued':
+      return 'queued';
     case 'run.started':
     case 'run.resumed':
       return 'running';

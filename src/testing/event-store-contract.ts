@@ -5,8 +5,8 @@
  * timestamps, unknown kinds and content blocks surviving the round trip, the run index
  * folded from lifecycle events, (in `event-store-coordination.ts`) claims, run boundaries,
  * control requests and continuations, (in `event-store-listing.ts`) paging a status with the
- * `after` cursor, (in `event-store-pruning.ts`) pruning, and (in `event-store-notices.ts`)
- * append notices. Ids are random, and listings filter on a per-test origin, so a backend may
+ * `after` cursor, (in `event-store-pruning.ts`) pruning, (in `event-store-notices.ts`)
+ * append notices, and (in `event-store-queue.ts`) the run queue. Ids are random, and listings filter on a per-test origin, so a backend may
  * share one database between tests.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { ev, ISO_MS_UTC, run, sleep, textsOf, uid } from './event-store-events.j
 import { describeListingContract } from './event-store-listing.js';
 import { describeNoticesContract } from './event-store-notices.js';
 import { describePruningContract } from './event-store-pruning.js';
+import { describeQueueContract } from './event-store-queue.js';
 
 /** How the suite gets a fresh store for each test and disposes of it. */
 export interface EventStoreFactory {
@@ -327,6 +328,7 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
     const { another } = factory;
     describePruningContract(() => store, another ? () => another.call(factory, store) : null);
     describeNoticesContract(() => store, another ? () => another.call(factory, store) : null);
+    describeQueueContract(() => store, another ? () => another.call(factory, store) : null);
 
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards', async () => {

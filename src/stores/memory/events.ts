@@ -5,9 +5,17 @@
  * method runs to completion without awaiting, which makes each call atomic.
  */
 
-import { StoreError } from '../../core/errors.js';
+import { ConflictError, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
+import type {
+  QueueEntry,
+  QueueLimits,
+  RateLimit,
+  RunQueue,
+  TakeRequest,
+  TokenResult,
+} from '../../core/queue.js';
 import { nextStatus, TERMINAL_STATUSES } from '../../core/status.js';
 import {
   type AppendNotifier,
@@ -30,6 +38,7 @@ import {
   runIdReservationKey,
 } from '../../core/store.js';
 import { resolvePruneRequest } from '../shared/prune.js';
+import { requireQueued } from '../shared/queue.js';
 import { RunWatchers } from '../shared/run-watchers.js';
 import {
   eventFromStored,
@@ -41,6 +50,7 @@ import {
   stampPrepared,
   toStored,
 } from '../shared/stored-event.js';
+import { MemoryQueue } from './queue.js';
 
 interface RunRecord {
   summary: RunSummary;
@@ -61,9 +71,17 @@ interface RunRecord {
  * ```
  */
 export class MemoryEventStore
-  implements EventStore, RunBoundaries, RunPruning, RunIdSearch, AppendNotifier, NamespaceListing
+  implements
+    EventStore,
+    RunBoundaries,
+    RunPruning,
+    RunIdSearch,
+    AppendNotifier,
+    NamespaceListing,
+    RunQueue
 {
   readonly #runs = new Map<string, RunRecord>();
+  readonly #queue = new MemoryQueue();
   readonly #watchers = new RunWatchers();
   readonly #claims = new Map<string, ClaimHolder>();
   readonly #control = new Map<string, ControlRequest[]>();
@@ -125,6 +143,64 @@ export class MemoryEventStore
     const claim = this.#claim(request);
     if (!claim.acquired || claim.tookOverFrom) return { claim, events: null };
     return { claim, events: this.#append(prepared) };
+  }
+
+  async enqueue(event: NewEvent, limits: QueueLimits): Promise<Event> {
+    this.#open();
+    requireQueued(event, limits);
+    const prepared = prepareEvents([event]);
+    if (this.#runs.has(event.runId)) {
+      throw new ConflictError(`run '${event.runId}' already exists; a queued run needs a new id`);
+    }
+    const [stored] = this.#append(prepared);
+    if (stored?.kind !== 'run.queued') throw new StoreError('the queued run was not stored');
+    this.#queue.add(stored, limits);
+    return stored;
+  }
+
+  async take(request: TakeRequest): Promise<QueueEntry[]> {
+    this.#open();
+    return this.#queue.take(request);
+  }
+
+  async renewTaken(worker: string, runIds: readonly string[]): Promise<string[]> {
+    this.#open();
+    return this.#queue.renew(worker, runIds);
+  }
+
+  async finishTaken(runId: string, worker: string): Promise<boolean> {
+    this.#open();
+    return this.#queue.finish(runId, worker);
+  }
+
+  async giveBack(runId: string, worker: string, availableAt: string): Promise<boolean> {
+    this.#open();
+    return this.#queue.giveBack(runId, worker, availableAt);
+  }
+
+  async dropWaiting(runId: string): Promise<boolean> {
+    this.#open();
+    return this.#queue.dropWaiting(runId);
+  }
+
+  async queueEntry(runId: string): Promise<QueueEntry | null> {
+    this.#open();
+    return this.#queue.entry(runId);
+  }
+
+  async listQueue(limit: number): Promise<QueueEntry[]> {
+    this.#open();
+    return this.#queue.list(limit);
+  }
+
+  async takeToken(bucket: string, rate: RateLimit): Promise<TokenResult> {
+    this.#open();
+    return this.#queue.takeToken(bucket, rate);
+  }
+
+  async watchQueue(onEnqueued: () => void): Promise<() => void> {
+    this.#open();
+    return this.#queue.watch(onEnqueued);
   }
 
   async endRun(event: NewEvent, release: string | null): Promise<Event | null> {
@@ -214,6 +290,7 @@ export class MemoryEventStore
     if (!dryRun) {
       for (const { runId } of chosen) {
         this.#runs.delete(runId);
+        this.#queue.forget(runId);
         this.#control.delete(runId);
         this.#continuations.delete(runId);
         this.#claims.delete(runIdReservationKey(runId));

@@ -13,20 +13,12 @@
  */
 import type { Pool } from 'pg';
 import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
-import { nextStatus, type RunStatus } from '../../core/status.js';
+import { nextStatus, RUN_STATUSES, type RunStatus } from '../../core/status.js';
 import { isoNow, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import { ENDED_SQL, envSql } from './migrations.js';
 
 /** Every status a run row can hold, to precompute a batch's effect on each. */
-const STATUSES: readonly RunStatus[] = [
-  'pending',
-  'running',
-  'paused',
-  'waiting_human',
-  'completed',
-  'failed',
-  'cancelled',
-];
+const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 
 /**
  * Upsert-and-lock a run's row, advancing its counter by `$7` (its status by the map `$8`),

@@ -20,6 +20,7 @@ import type { ContentBlock } from '../../core/blocks.js';
 import type { Event } from '../../core/events.js';
 
 const STATE = {
+  submitted: TaskState.TASK_STATE_SUBMITTED,
   working: TaskState.TASK_STATE_WORKING,
   completed: TaskState.TASK_STATE_COMPLETED,
   failed: TaskState.TASK_STATE_FAILED,
@@ -55,6 +56,8 @@ export function encodeEvent(
   const status = (state_: TaskState, parts: Part[] | null = null) =>
     statusUpdate(event, state_, parts);
   switch (event.kind) {
+    case 'run.queued':
+      return { state, updates: [status(STATE.submitted)] };
     case 'run.started':
     case 'run.resumed':
       return { state, updates: [status(STATE.working)] };

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import { toWire } from '../../core/events.js';
-import { type RunStatus, TERMINAL_STATUSES } from '../../core/status.js';
+import { RUN_STATUSES, type RunStatus, TERMINAL_STATUSES } from '../../core/status.js';
 import {
   type ControlRequest,
   canSearchRunIds,
@@ -47,15 +47,7 @@ is played by a server open on the same store, within about 3 seconds, with no co
 \`vacuum\` rewrites an SQLite file whole: it refuses while an agentdeck serve serves on it.`;
 
 const VERBS: readonly ControlVerb[] = ['pause', 'cancel', 'resume'];
-const STATUSES: readonly RunStatus[] = [
-  'pending',
-  'running',
-  'paused',
-  'waiting_human',
-  'completed',
-  'failed',
-  'cancelled',
-];
+const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 
 /** Thrown for a bad command line: printed with the usage, exit code 2. */
 class UsageError extends Error {}

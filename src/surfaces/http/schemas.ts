@@ -7,10 +7,9 @@
  */
 import { z } from 'zod';
 import { idProblem, MAX_ID_BYTES } from '../../core/ids.js';
+import { RUN_STATUSES } from '../../core/status.js';
 
-const runStatus = z
-  .enum(['pending', 'running', 'paused', 'waiting_human', 'completed', 'failed', 'cancelled'])
-  .meta({ id: 'RunStatus', description: "A run's status." });
+const runStatus = z.enum(RUN_STATUSES).meta({ id: 'RunStatus', description: "A run's status." });
 
 /**
  * An id the caller chooses (a session, a thread): core/ids.ts's rule, so a NUL character or an

@@ -22,9 +22,12 @@ export interface ToolResult {
 /** What a client that asked for progress is told of `event`, or `null` for nothing. */
 export function progressMessage(event: Event): string | null {
   switch (event.kind) {
+    case 'run.queued':
+      return `run ${event.runId} of '${event.origin}' queued (key '${event.payload.key}')`;
     case 'run.started':
       return `run ${event.runId} of '${event.origin}' started`;
     case 'run.resumed':
+      if (event.payload.retry) return `run retried (attempt ${event.payload.retry.attempt})`;
       return event.payload.answer
         ? `answer received (${event.payload.answer.approved ? 'approved' : 'rejected'}); run goes on`
         : 'run resumed';
