@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { Context } from './context.js';
 import type { HistoryPolicy } from './history-policy.js';
+import type { QueuePolicy } from './queue-options.js';
 import type { AgentTool } from './tool.js';
 import type { WorkflowDefinition } from './workflow-definition.js';
 
@@ -45,6 +46,8 @@ export interface AgentDefinition<C = unknown, O = unknown> {
   readonly name: string;
   /** What it does, for the catalog and other agents (`descriptionOf()` fills in a sentence when absent). */
   readonly description?: string | undefined;
+  /** Its queue limits and retry policy (queue-options.ts); absent: none. */
+  readonly queue?: QueuePolicy;
   readonly instructions: Instructions<C>;
   readonly tools: readonly (AgentTool<C> | WorkflowDefinition)[];
   readonly skills: readonly string[];

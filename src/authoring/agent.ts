@@ -14,6 +14,7 @@ import {
 import type { AgentDefinition, AgentHooks, AgentModel, Instructions } from './agent-definition.js';
 import { checkDescription } from './descriptions.js';
 import { checkHistoryPolicy, type HistoryPolicy } from './history-policy.js';
+import { type QueueOptions, type QueuePolicy, queuePolicy } from './queue-options.js';
 import type { AgentTool, BuiltTool } from './tool.js';
 import type { Workflow } from './workflow.js';
 
@@ -25,6 +26,11 @@ export interface AgentOptions<C = unknown, O = string> {
    * on the MCP server (`/mcp`) and of its A2A card. @default a sentence naming the agent and its tools
    */
   description?: string;
+  /**
+   * Limits per key for its runs (concurrency, a rate), and for an agent the retry of a
+   * background turn whose worker died; see docs/background-runs.md. @default no limits
+   */
+  queue?: QueueOptions;
   /** System prompt, or a function of the context that returns it. @default '' */
   instructions?: Instructions<C>;
   /**
@@ -68,6 +74,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   readonly kind = 'agentdeck.agent' as const;
   readonly name: string;
   readonly description: string | undefined;
+  readonly queue: QueuePolicy;
   readonly instructions: Instructions<C>;
   readonly tools: readonly (AgentTool<C> | Workflow)[];
   readonly skills: readonly string[];
@@ -84,6 +91,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
     }
     this.name = options.name;
     this.description = checkDescription(`agent '${options.name}'`, options.description);
+    this.queue = queuePolicy(`agent '${options.name}'`, options.queue);
     this.instructions = options.instructions ?? '';
     this.tools = Object.freeze([...(options.tools ?? [])]);
     this.skills = Object.freeze([...names(options.name, 'skills', options.skills)]);

@@ -3,6 +3,7 @@
  * facade (workflow.ts), and the checks of its input and run settings.
  */
 import { InvalidInputError } from '../core/errors.js';
+import type { QueuePolicy } from './queue-options.js';
 import { isStateSchema, stateSchemaProblems } from './state-schema.js';
 
 /** An uncompiled graph (a LangGraph `StateGraph`); the deck compiles it. */
@@ -43,6 +44,8 @@ export interface WorkflowDefinition {
   readonly name: string;
   /** What it does, for the catalog and other agents (`descriptionOf()` fills in a sentence when absent). */
   readonly description?: string | undefined;
+  /** Its queue limits (queue-options.ts); absent: none. */
+  readonly queue?: QueuePolicy;
   readonly state: unknown;
   readonly durable: boolean;
   readonly graph: (state: unknown) => GraphBuilder;

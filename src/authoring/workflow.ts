@@ -7,6 +7,7 @@ import { ConfigError } from '../core/errors.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
 import { resumeWorkflowHeadless, runWorkflowHeadless } from '../engines/langgraph/headless.js';
 import { checkDescription } from './descriptions.js';
+import { type QueueOptions, type QueuePolicy, queuePolicy } from './queue-options.js';
 import {
   type CheckpointDurability,
   checkDurability,
@@ -25,6 +26,11 @@ export interface WorkflowOptions<S = unknown> {
    * tool on the MCP server (`/mcp`). @default a sentence naming the workflow
    */
   description?: string;
+  /**
+   * Limits per key for its runs (concurrency, a rate) (a workflow taken again after its
+   * worker died goes on from its last checkpoint); see docs/background-runs.md. @default no limits
+   */
+  queue?: QueueOptions;
   /**
    * The state schema: a zod object schema, a LangGraph `StateSchema` or a LangGraph Annotation.
    * Initial states are checked against a zod object or a `StateSchema` (fields may be missing).
@@ -86,6 +92,7 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
   readonly kind = 'agentdeck.workflow' as const;
   readonly name: string;
   readonly description: string | undefined;
+  readonly queue: QueuePolicy;
   readonly state: S;
   readonly durable: boolean;
   readonly graph: (state: unknown) => GraphBuilder;
@@ -106,6 +113,7 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
     }
     this.name = options.name;
     this.description = checkDescription(`workflow '${options.name}'`, options.description);
+    this.queue = queuePolicy(`workflow '${options.name}'`, options.queue);
     this.state = options.state;
     this.durable = options.durable ?? false;
     this.graph = options.graph as (state: unknown) => GraphBuilder;

@@ -43,6 +43,7 @@ import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
 import { checkCatalogContext } from './context-check.js';
+import { type EnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { type OpenParts, openParts } from './open-parts.js';
 import type {
@@ -341,6 +342,11 @@ export class Deck<C = unknown> {
     return sessionChecked(this.#parts('stream').store, options, played); // as in run()
   }
 
+  /** Queue a run of `name` for a worker of any deck on this event store (checked as `run()` is). */
+  async enqueue(name: string, input: unknown, options: EnqueueOptions = {}): Promise<QueuedRun> {
+    return enqueueIn(this.#parts('enqueue').store, this, name, input, options);
+  }
+
   /**
    * Every run of this catalog waiting for a person's answer, oldest first: workflow
    * interrupts (reason `interrupt`) and agents' tool calls held for approval (`approval`).
@@ -439,10 +445,8 @@ export class Deck<C = unknown> {
 
   /**
    * A Hono app serving this deck over HTTP (SPEC.md "HTTP surface", bodies as in release
-   * 1.2.1). Its `fetch` is a standard `Request -> Response` handler; `serve()` (from
-   * `agentdeck/server`) opens the deck, listens and closes it on a signal.
-   * @example
-   * const app = deck.app({ context: (request) => tenantFrom(request) });
+   * 1.2.1); `serve()` (from `agentdeck/server`) opens the deck, listens and closes it on a signal.
+   * @example const app = deck.app({ context: (request) => tenantFrom(request) });
    */
   app(options: AppOptions<C> = {}): DeckApp {
     const grants = deckGrants({

@@ -52,6 +52,8 @@ export interface AgentTurnRequest {
   history?: readonly HistoryMessage[];
   /** Added to the agent's instructions for this turn (see `TurnRequest.instructions`). */
   instructions?: string;
+  /** A queued turn played again after its worker died: recorded on `run.resumed`, which begins it. */
+  retry?: { attempt: number; reason: string };
 }
 
 /** How the turn ended, for callers that want the original exception (not just its name). */
@@ -86,10 +88,12 @@ export async function* playAgentTurn(
           ...(answer?.answerId ? { answerId: answer.answerId } : {}),
         },
       }
-    : {
-        kind: 'run.started',
-        payload: { invocableType: 'agent', input: request.input, ...request.trigger },
-      };
+    : request.retry
+      ? { kind: 'run.resumed', payload: { requestId: null, retry: request.retry } }
+      : {
+          kind: 'run.started',
+          payload: { invocableType: 'agent', input: request.input, ...request.trigger },
+        };
   const lease = await RunLease.acquire(
     deps,
     identity,

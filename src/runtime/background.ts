@@ -9,7 +9,9 @@
  *   time through `tickDue` (timers.ts), and `ScheduleRunner` (schedules.ts), which fires the
  *   schedules;
  * - with `retentionDays`: `RetentionSweep` (retention-sweep.ts, every minute), which removes
- *   the runs past their retention.
+ *   the runs past their retention;
+ * - on a store with a run queue, with `queueConcurrency` over 0: `QueueWorker`
+ *   (queue-worker.ts), which plays background runs.
  * The per-run work (heartbeats, the control poll of a playing run) belongs to the run and
  * ends with it (run-lease.ts, control/watch.ts).
  * Tested through the deck: src/deck/lifecycle.test.ts (open and close),
@@ -18,8 +20,12 @@
 
 import { DataBlock } from '../core/blocks.js';
 import { log } from '../core/log.js';
+import { isRunQueue } from '../core/queue.js';
 import type { ControlParts } from './control/requests.js';
 import { ResumeWatch } from './control/resume-watch.js';
+import { heartbeatTiming } from './heartbeat.js';
+import { QueueWorker } from './queue-worker.js';
+import { playQueuedRun } from './queued-runs.js';
 import type { EventTap } from './recorder.js';
 import type { RetentionDeps } from './retention.js';
 import { RetentionSweep } from './retention-sweep.js';
@@ -55,6 +61,8 @@ export class BackgroundWork {
   readonly #retention: RetentionSweep | null;
   readonly #deps: BackgroundDeps;
   #stopSweep: (() => Promise<void>) | null = null;
+  /** This process's queue worker, when it plays background runs. */
+  readonly queue: QueueWorker | null;
 
   constructor(deps: BackgroundDeps, options: BackgroundOptions) {
     this.#deps = deps;
@@ -72,6 +80,7 @@ export class BackgroundWork {
     const { retentionDays } = deps.settings;
     this.#retention =
       retentionDays === null ? null : new RetentionSweep(deps.retention, { retentionDays });
+    this.queue = queueWorkerOf(deps);
   }
 
   /** A recorder tap: a run of this process going to sleep arms its wake-up at once. */
@@ -102,6 +111,7 @@ export class BackgroundWork {
     this.#timers?.start();
     this.#scheduler?.start();
     this.#retention?.start();
+    this.queue?.start().catch((error: unknown) => log.error(`[agentdeck] ${error}`));
   }
 
   /** Start nothing new: timers, schedules and the sweep stop; the resume watch plays no more. */
@@ -112,12 +122,13 @@ export class BackgroundWork {
       this.#scheduler?.stop(),
       this.#stopSweep?.(),
       this.#retention?.stop(),
+      this.queue?.halt(),
     ]);
   }
 
   /** After `halt()`: wait for the continuations the resume watch started. */
   async stop(): Promise<void> {
-    await this.#resumeWatch.stop();
+    await Promise.all([this.#resumeWatch.stop(), this.queue?.stop()]);
   }
 
   async #tick(now: Date): Promise<{ woken: number; failed: number }> {
@@ -130,4 +141,21 @@ export class BackgroundWork {
     }
     return { woken: outcomes.length - failed.length, failed: failed.length };
   }
+}
+
+/** The queue worker of a deck whose store has a run queue, unless turned off (concurrency 0). */
+function queueWorkerOf(deps: BackgroundDeps): QueueWorker | null {
+  const { store, runtime, agents, workflows } = deps.control;
+  const { queueConcurrency, queuePollMs, staleRunAfterSeconds, heartbeatSeconds } = deps.settings;
+  if (!isRunQueue(store) || queueConcurrency === 0) return null;
+  const timing = heartbeatTiming(staleRunAfterSeconds, heartbeatSeconds);
+  const parts = { store, runtime, agents, workflows, engine: deps.timers.engine };
+  return new QueueWorker({
+    store,
+    origins: [...agents.keys(), ...workflows.keys()],
+    concurrency: queueConcurrency,
+    leaseMs: timing.leaseMs ?? staleRunAfterSeconds * 1000,
+    pollMs: queuePollMs,
+    play: (entry) => playQueuedRun(parts, entry),
+  });
 }

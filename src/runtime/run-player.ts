@@ -43,6 +43,13 @@ export interface StartOptions<C = unknown> extends RunOptions<C> {
   history?: readonly HistoryMessage[];
   /** Added after the agent's own instructions for this turn, never replacing them. Agents only. */
   instructions?: string;
+  /**
+   * The run is a queued one a worker took (`runId` names it, already in the log): its id is
+   * not reserved again. With `retry`, an earlier attempt's worker died: the run records
+   * `run.resumed` with the retry instead of `run.started`, and with `continueThread` a
+   * workflow goes on from its thread's last checkpoint rather than its initial state.
+   */
+  queued?: { retry?: { attempt: number; reason: string }; continueThread?: boolean };
 }
 
 /** How a paused run is continued: the context is passed again; the resume request it answers. */

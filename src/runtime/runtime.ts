@@ -194,10 +194,11 @@ export class Runtime implements RunPlayer {
     live = true,
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const blocks = toBlocks(input);
-    const runId = await this.#runIdFor(options.runId);
+    const runId = await this.#runIdFor(options);
     const outcome = yield* playAgentTurn(this.#agentDeps(), {
       agent,
       input: blocks,
+      ...(options.queued?.retry ? { retry: options.queued.retry } : {}),
       ...(options.trigger ? { trigger: options.trigger } : {}),
       ...(options.history ? { history: options.history } : {}),
       ...(options.instructions ? { instructions: options.instructions } : {}),
@@ -356,11 +357,12 @@ export class Runtime implements RunPlayer {
       );
     }
     const settings = checkRunSettings(`a run of workflow '${workflow.name}'`, options);
-    const runId = await this.#runIdFor(options.runId);
+    const runId = await this.#runIdFor(options);
     const outcome = yield* playWorkflowSegment(this.#workflowDeps(), {
       workflow,
       threadId: sessionId ?? runId,
-      start: { input: state },
+      start: options.queued?.continueThread ? { continue: true } : { input: state },
+      ...(options.queued?.retry ? { retry: options.queued.retry } : {}),
       settings,
       context: options.context,
       ...(parentRunId !== undefined ? { parentRunId } : {}),
@@ -488,8 +490,8 @@ export class Runtime implements RunPlayer {
     return foldStatus(await this.#deps.store.read(runId));
   }
 
-  #runIdFor(requested: string | undefined): Promise<string> {
-    return reserveRunId(this.#deps.store, requested);
+  #runIdFor({ runId, queued }: StartOptions): Promise<string> {
+    return queued && runId ? Promise.resolve(runId) : reserveRunId(this.#deps.store, runId);
   }
 }
 

@@ -31,12 +31,25 @@ export interface RuntimeSettings {
    * `serve()`, `agentdeck serve`) sweeps by itself. @default null
    */
   retentionDays: number | null;
+  /**
+   * `SERVICE_QUEUE_CONCURRENCY`: how many background runs this process plays at once, taken
+   * from the queue (runtime/queue-worker.ts); `0` takes none. @default 4
+   */
+  queueConcurrency: number;
+  /**
+   * `SERVICE_QUEUE_POLL_MS`: how often an idle worker looks at the queue without being told
+   * (on Postgres every enqueue is told at once; on SQLite, other processes' are found so).
+   * @default 500
+   */
+  queuePollMs: number;
 }
 
 export const DEFAULT_CONTROL_POLL_MS = 200;
 
 export const DEFAULT_STALE_RUN_AFTER_SECONDS = 3600;
 export const DEFAULT_HEARTBEAT_SECONDS = 10;
+export const DEFAULT_QUEUE_CONCURRENCY = 4;
+export const DEFAULT_QUEUE_POLL_MS = 500;
 
 export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
   return {
@@ -61,6 +74,8 @@ export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ru
     retentionDays: env.SERVICE_RETENTION_DAYS?.trim()
       ? positive(env, 'SERVICE_RETENTION_DAYS', 0, 'days')
       : null,
+    queueConcurrency: wholeNumber(env, 'SERVICE_QUEUE_CONCURRENCY', DEFAULT_QUEUE_CONCURRENCY),
+    queuePollMs: positive(env, 'SERVICE_QUEUE_POLL_MS', DEFAULT_QUEUE_POLL_MS, 'milliseconds'),
   };
 }
 
@@ -70,6 +85,16 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, unit: 
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) {
     throw new ConfigError(`${name}=${raw} is not a positive number of ${unit}`);
+  }
+  return value;
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigError(`${name}=${raw} is not a whole number of at least 0`);
   }
   return value;
 }

@@ -19,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { isBackendOutage } from '../core/errors.js';
 import type { EventDraft } from '../core/events.js';
+import { isRunQueue } from '../core/queue.js';
 import { type EventStore, isStale, type RunSummary } from '../core/store.js';
 import { closeTakenOver, sessionClaimKey } from './claims.js';
 import { resumeLockKey } from './control/rest-cancel.js';
@@ -97,6 +98,8 @@ export async function sweepStaleRuns(deps: SweepDeps): Promise<string[]> {
     if (!holder || holder.runId !== run.runId || !isStale(holder, staleAfterMs, Date.now())) {
       continue;
     }
+    // A background run belongs to the queue: a worker takes it again (queued-runs.ts).
+    if (isRunQueue(store) && (await store.queueEntry(run.runId))) continue;
     const sweeper = `stale-sweep-${randomUUID()}`;
     // Takes the stale claim over, as a new turn would (runtime/claims.ts).
     const taken = await store.claim({ key, runId: sweeper, staleAfterMs });

@@ -92,6 +92,12 @@ export interface WorkflowEngine {
     threadId: string,
     since: string,
   ): Promise<WorkflowState | null>;
+  /**
+   * Whether the thread has a checkpoint with nodes still to run, so `{ continue: true }` goes
+   * on from it: for a queued run taken again after its worker died. Absent: never (the run
+   * plays again from its initial state).
+   */
+  canContinue?(workflow: WorkflowDefinition, threadId: string): Promise<boolean>;
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now`. */
   dueThreads(now: Date): Promise<DueThread[]>;
   /** The earliest wake-up time of a durable workflow's sleeping thread (ISO 8601 UTC), or `null`. */

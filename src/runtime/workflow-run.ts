@@ -60,6 +60,8 @@ export interface WorkflowSegmentRequest {
   reopen?: EventDraft | undefined;
   /** The answer's id (its idempotency key, or its value's digest), recorded on `run.resumed`. */
   answerId?: string | undefined;
+  /** A queued run's retry after its worker died: recorded on `run.resumed` (it begins the segment). */
+  retry?: { attempt: number; reason: string };
   /**
    * The thread already ended with this state (an answer took effect though its segment was
    * refused; see workflow-resume.ts): the segment records its completion without the engine.
@@ -166,7 +168,7 @@ export async function* playWorkflowSegment(
 ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
   const { identity, workflow, threadId, start } = request;
   const first: EventDraft =
-    'input' in start
+    'input' in start && !request.retry
       ? {
           kind: 'run.started',
           payload: {
@@ -181,6 +183,7 @@ export async function* playWorkflowSegment(
           payload: {
             requestId: request.resumeRequestId ?? null,
             ...(request.answerId ? { answerId: request.answerId } : {}),
+            ...(request.retry ? { retry: request.retry } : {}),
           },
         };
   const lease = await RunLease.acquire(

@@ -88,6 +88,8 @@ export function testRuntime(options: TestRuntimeOptions = {}) {
       retentionDays: null,
       heartbeatSeconds: 10,
       controlPollMs: 50,
+      queueConcurrency: 0,
+      queuePollMs: 500,
       ...options.settings,
     },
   });

@@ -204,6 +204,11 @@ export class LangGraphEngine implements WorkflowEngine {
       : null;
   }
 
+  async canContinue(workflow: WorkflowDefinition, threadId: string): Promise<boolean> {
+    const state = await this.threadState(workflow, threadId);
+    return state !== null && state.next.length > 0;
+  }
+
   async openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]> {
     return openPausesOf(this.#graph(workflow.name), storedThreadId(workflow.name, threadId));
   }

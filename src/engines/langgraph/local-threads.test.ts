@@ -79,6 +79,8 @@ function setUp(maxLocalThreads?: number) {
       retentionDays: null,
       heartbeatSeconds: 10,
       controlPollMs: 50,
+      queueConcurrency: 0,
+      queuePollMs: 500,
     },
   });
   open.push(runtime);

@@ -15,7 +15,7 @@ import type { ControlRequest, EventStore, RunSummary } from '../../core/store.js
 import { RunRecorder } from '../recorder.js';
 import type { RunPlayer } from '../run-player.js';
 import { DEFAULT_STALE_RUN_AFTER_SECONDS } from '../settings.js';
-import { cancelAtRest, isAtRest } from './rest-cancel.js';
+import { cancelAtRest, cancelQueued, isAtRest } from './rest-cancel.js';
 
 /** A resume lock older than this is taken over by a cancel (as resumers take it over). */
 const LOCK_STALE_MS = DEFAULT_STALE_RUN_AFTER_SECONDS * 1000;
@@ -51,6 +51,10 @@ export async function requestControl(
     throw new NotFoundError(`no run '${runId}' in the event log; nothing to ${verb}`);
   }
   const request = await store.recordControl(runId, verb, reason);
+  // A queued run nobody took yet is cancelled here; one a worker holds sees the request.
+  if (verb === 'cancel' && run.status === 'queued' && (await cancelQueued(store, run, request))) {
+    return request;
+  }
   if (isAtRest(run)) {
     if (verb === 'cancel' && (await cancelAtRest(store, runId, request, LOCK_STALE_MS))) {
       return request;

@@ -9,8 +9,10 @@
  * Tested in src/deck/run-control-agents.test.ts and src/deck/run-control-workflows.test.ts (a
  * cancel of a paused run); the resume lock it shares in src/runtime/runtime.test.ts.
  */
+import { isRunQueue } from '../../core/queue.js';
 import type { ControlRequest, EventStore, RunSummary } from '../../core/store.js';
 import { sessionClaimKey } from '../claims.js';
+import { identityOf } from '../paused-run.js';
 import { RunRecorder } from '../recorder.js';
 import { CANCEL_REQUESTED } from '../run-lease.js';
 import { threadClaimKey } from '../workflow-run.js';
@@ -36,6 +38,33 @@ export function isAtRest(run: RunSummary): boolean {
  * End the run for `request` if it is (still) at rest; whether it did. `false` when the
  * lock is held (a resume is playing it: the run observes the cancel) or the run moved on.
  */
+/**
+ * Cancel a queued run no worker holds: its entry is dropped, and the run ends with the
+ * request and `run.cancelled`, so it never starts. `false` when a worker holds it (it finds
+ * the request before it starts, queued-runs.ts) or the store has no queue.
+ */
+export async function cancelQueued(
+  store: EventStore,
+  run: RunSummary,
+  request: ControlRequest,
+): Promise<boolean> {
+  if (!isRunQueue(store) || !(await store.dropWaiting(run.runId))) return false;
+  const recorder = new RunRecorder(store, identityOf(run));
+  await recorder.record({
+    kind: 'control.requested',
+    payload: { verb: 'cancel', reason: request.reason, requestId: request.requestId },
+  });
+  await recorder.record({
+    kind: 'control.observed',
+    payload: { verb: 'cancel', requestId: request.requestId },
+  });
+  await recorder.record({
+    kind: 'run.cancelled',
+    payload: { reason: request.reason ?? CANCEL_REQUESTED },
+  });
+  return true;
+}
+
 export async function cancelAtRest(
   store: EventStore,
   runId: string,

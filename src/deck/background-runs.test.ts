@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openTestDeck } from '../../test/support/decks.js';
+import { approval } from '../../test/support/workflows.js';
+import {
+  Agent,
+  ConfigError,
+  type Event,
+  InvalidInputError,
+  NotFoundError,
+  type RunStatus,
+} from '../index.js';
+import { MemoryEventStore } from '../stores/memory/index.js';
+import { ScriptedModel } from '../testing/index.js';
+
+afterEach(() => vi.unstubAllEnvs());
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Poll until `runId` has one of `statuses` (bounded). */
+async function until(
+  status: (runId: string) => Promise<RunStatus | null>,
+  runId: string,
+  statuses: RunStatus[],
+): Promise<RunStatus | null> {
+  let seen: RunStatus | null = null;
+  for (let i = 0; i < 200 && !(seen && statuses.includes(seen)); i++) {
+    seen = await status(runId);
+    if (!seen || !statuses.includes(seen)) await sleep(10);
+  }
+  return seen;
+}
+
+/** A deck on a memory store, typed as one (the queue's reads are not on `EventStore`). */
+async function queueDeck(options: Parameters<typeof openTestDeck>[0]) {
+  const eventStore = new MemoryEventStore();
+  const { deck } = await openTestDeck({ ...options, eventStore });
+  return { deck, eventStore };
+}
+
+function replies(count: number, delayMs = 0) {
+  return new ScriptedModel(
+    Array.from({ length: count }, (_, i) => ({ text: `reply ${i}`, delayMs })),
+  );
+}
+
+describe('background runs', () => {
+  it('queues an agent turn, returns at once, and a worker plays it to its end', async () => {
+    const { deck, eventStore } = await queueDeck({
+      agents: [new Agent({ name: 'helper', model: replies(1) })],
+    });
+    const queued = await deck.enqueue('helper', 'hello', { sessionId: 's-1', key: 'acme' });
+    expect(queued).toMatchObject({ status: 'queued', key: 'acme', priority: 0 });
+    expect(await until((id) => deck.status(id), queued.runId, ['completed'])).toBe('completed');
+    const events = await eventStore.read(queued.runId);
+    expect(events.map((e) => e.kind).slice(0, 2)).toEqual(['run.queued', 'run.started']);
+    expect(events.at(-1)?.kind).toBe('run.completed');
+    expect(await eventStore.queueEntry(queued.runId)).toBeNull();
+    // The turn is in its session, as a synchronous one would be.
+    expect((await deck.sessionFor('s-1').getItems()).length).toBeGreaterThan(0);
+  });
+
+  it('plays a workflow to its question, frees its slot, and takes the answer like any run', async () => {
+    const { deck, eventStore } = await queueDeck({ workflows: [approval()] });
+    const queued = await deck.enqueue('approval', { amount: 3 }, { sessionId: 'order-3' });
+    expect(await until((id) => deck.status(id), queued.runId, ['waiting_human'])).toBe(
+      'waiting_human',
+    );
+    expect(await eventStore.queueEntry(queued.runId)).toBeNull();
+    const result = await deck.answer(queued.runId, { approved: true });
+    expect(result).toMatchObject({ note: 'amount 3 approved' });
+  });
+
+  it('refuses a bad run at once and queues nothing', async () => {
+    const eventStore = new MemoryEventStore();
+    const { deck } = await openTestDeck({ workflows: [approval()], eventStore });
+    await expect(deck.enqueue('nobody', {})).rejects.toThrow(NotFoundError);
+    await expect(deck.enqueue('approval', { amount: 'many' })).rejects.toThrow(InvalidInputError);
+    await expect(deck.enqueue('approval', { amount: 1 }, { priority: 1.5 })).rejects.toThrow(
+      /priority must be a whole number from -1000 to 1000, got 1.5/,
+    );
+    await expect(deck.enqueue('approval', { amount: 1 }, { key: '' })).rejects.toThrow(
+      /key must be a non-empty string/,
+    );
+    expect(await eventStore.listRuns()).toEqual([]);
+    expect(() => new Agent({ name: 'a', queue: { concurrency: 0 } })).toThrow(ConfigError);
+    expect(() => new Agent({ name: 'a', queue: { rate: { limit: 2, perSeconds: 0 } } })).toThrow(
+      /queue.rate.perSeconds must be a number of seconds over 0, got 0/,
+    );
+  });
+
+  it('cancels a run still waiting in the queue: it never starts', async () => {
+    vi.stubEnv('SERVICE_QUEUE_CONCURRENCY', '0'); // no worker here
+    const { deck, eventStore } = await queueDeck({
+      agents: [new Agent({ name: 'helper', model: replies(1) })],
+    });
+    const queued = await deck.enqueue('helper', 'hello');
+    expect(await deck.status(queued.runId)).toBe('queued');
+    await deck.cancel(queued.runId, { reason: 'changed my mind' });
+    expect(await deck.status(queued.runId)).toBe('cancelled');
+    expect((await eventStore.read(queued.runId)).map((e) => e.kind)).toEqual([
+      'run.queued',
+      'control.requested',
+      'control.observed',
+      'run.cancelled',
+    ]);
+    expect(await eventStore.queueEntry(queued.runId)).toBeNull();
+  });
+
+  it('plays at most `concurrency` runs of one key at once; another key is not held back', async () => {
+    const agent = new Agent({ name: 'slow', model: replies(6, 40), queue: { concurrency: 1 } });
+    const { deck, eventStore } = await queueDeck({ agents: [agent] });
+    const limited = [];
+    for (let i = 0; i < 3; i++) limited.push(await deck.enqueue('slow', `m${i}`, { key: 'k1' }));
+    const other = await deck.enqueue('slow', 'other', { key: 'k2' });
+    for (const run of [...limited, other]) {
+      expect(await until((id) => deck.status(id), run.runId, ['completed'])).toBe('completed');
+    }
+    const spans = await Promise.all(limited.map((run) => spanOf(eventStore, run.runId)));
+    spans.sort((a, b) => a.start - b.start);
+    for (let i = 1; i < spans.length; i++) {
+      expect(spans[i]?.start).toBeGreaterThanOrEqual(spans[i - 1]?.end ?? Infinity);
+    }
+    // k2's run started before k1's last one: it did not wait behind them.
+    const otherSpan = await spanOf(eventStore, other.runId);
+    expect(otherSpan.start).toBeLessThan(spans.at(-1)?.start ?? 0);
+  });
+
+  it('runs two background turns on one session one after the other (the second waits)', async () => {
+    const { deck, eventStore } = await queueDeck({
+      agents: [new Agent({ name: 'helper', model: replies(2, 30) })],
+    });
+    const first = await deck.enqueue('helper', 'one', { sessionId: 'shared' });
+    const second = await deck.enqueue('helper', 'two', { sessionId: 'shared' });
+    for (const run of [first, second]) {
+      expect(await until((id) => deck.status(id), run.runId, ['completed'])).toBe('completed');
+    }
+    const [a, b] = await Promise.all([first, second].map((r) => spanOf(eventStore, r.runId)));
+    expect((b?.start ?? 0) >= (a?.end ?? Infinity) || (a?.start ?? 0) >= (b?.end ?? Infinity)).toBe(
+      true,
+    );
+  });
+});
+
+/** When a run started (`run.started`) and ended, in ms. */
+async function spanOf(store: MemoryEventStore, runId: string) {
+  const events: Event[] = await store.read(runId);
+  const at = (kind: string) => Date.parse(events.find((e) => e.kind === kind)?.ts ?? '');
+  return { start: at('run.started'), end: at('run.completed') };
+}

@@ -1,0 +1,154 @@
+/**
+ * The queue's worker in each open deck (background.ts starts it when the event store has a
+ * run queue and `SERVICE_QUEUE_CONCURRENCY` is over 0): it takes up to that many entries of
+ * the catalog's agents and workflows at once, plays each (queued-runs.ts), and finishes the
+ * entry when the run stops playing here, which frees its slot (a run waiting for a person or a
+ * timer holds none). It looks when told (an enqueue in this process, or any process on
+ * Postgres), when a run of its own ends, and every `SERVICE_QUEUE_POLL_MS` otherwise. It
+ * renews its holds once per heartbeat; a hold it stops renewing (its process died) lapses
+ * after the lease, and another worker takes the run again. `halt()` stops taking;
+ * runs in flight end with the deck (closing cancels them, as every live run).
+ */
+import { randomUUID } from 'node:crypto';
+import { errorMessage } from '../core/errors.js';
+import { log } from '../core/log.js';
+import type { QueueEntry } from '../core/queue.js';
+import type { QueuedRunEnd, QueueStore } from './queued-runs.js';
+import { RepeatedFailures } from './repeated-failures.js';
+
+export interface QueueWorkerDeps {
+  store: QueueStore;
+  /** The agents and workflows this deck plays. */
+  origins: readonly string[];
+  /** Most entries held at once. */
+  concurrency: number;
+  /** How long a hold lasts unless renewed; renewed every third of it. */
+  leaseMs: number;
+  pollMs: number;
+  play: (entry: QueueEntry) => Promise<QueuedRunEnd>;
+}
+
+export class QueueWorker {
+  /** This process's worker id, as the queue's entries name their holder. */
+  readonly id = `worker-${randomUUID()}`;
+  readonly #deps: QueueWorkerDeps;
+  readonly #held = new Map<string, Promise<void>>();
+  readonly #failures = new RepeatedFailures('taking queued runs');
+  #taking: Promise<void> | null = null;
+  #again = false;
+  #halted = false;
+  #timers: NodeJS.Timeout[] = [];
+  #unwatch: (() => void) | null = null;
+
+  constructor(deps: QueueWorkerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Runs this worker plays now. */
+  get playing(): number {
+    return this.#held.size;
+  }
+
+  async start(): Promise<void> {
+    const { store, pollMs, leaseMs } = this.#deps;
+    this.#unwatch = await store
+      .watchQueue(() => this.poke())
+      .catch((error: unknown) => {
+        log.error(`[agentdeck] the queue's notices are off, polling only: ${errorMessage(error)}`);
+        return null;
+      });
+    const poll = setInterval(() => this.poke(), pollMs);
+    const renew = setInterval(() => void this.#renew(), Math.max(10, Math.floor(leaseMs / 3)));
+    poll.unref();
+    renew.unref();
+    this.#timers = [poll, renew];
+    this.poke();
+  }
+
+  /** Look at the queue now (coalesced with a look in flight). */
+  poke(): void {
+    if (this.#halted) return;
+    if (this.#taking) {
+      this.#again = true;
+      return;
+    }
+    this.#taking = this.#take().finally(() => {
+      this.#taking = null;
+      if (this.#again) {
+        this.#again = false;
+        this.poke();
+      }
+    });
+  }
+
+  /** Take nothing more; resolves once a take in flight is done. */
+  async halt(): Promise<void> {
+    this.#halted = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#unwatch?.();
+    await this.#taking;
+  }
+
+  /** After `halt()`: wait for the runs in flight (the deck's close cancels them first). */
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.#held.values()]);
+  }
+
+  async #take(): Promise<void> {
+    const { store, origins, concurrency, leaseMs } = this.#deps;
+    const free = concurrency - this.#held.size;
+    if (free <= 0 || origins.length === 0) return;
+    try {
+      const taken = await store.take({ worker: this.id, origins, max: free, leaseMs });
+      this.#failures.succeeded();
+      for (const entry of taken) this.#play(entry);
+      if (taken.length === free) this.#again = true; // there may be more
+    } catch (error) {
+      this.#failures.failed(error);
+    }
+  }
+
+  #play(entry: QueueEntry): void {
+    const { store, play } = this.#deps;
+    const done = play(entry)
+      .catch((error: unknown): QueuedRunEnd => {
+        log.error(`[agentdeck] queued run '${entry.runId}' failed to play: ${errorMessage(error)}`);
+        return 'finished';
+      })
+      .then(async (end) => {
+        if (end === 'finished') await store.finishTaken(entry.runId, this.id);
+        else {
+          const at = new Date(Date.now() + end.giveBackInMs).toISOString();
+          await store.giveBack(entry.runId, this.id, at);
+        }
+      })
+      .catch((error: unknown) => {
+        // The store is out: the hold lapses, and a worker takes the run again later.
+        log.error(
+          `[agentdeck] could not let go of queued run '${entry.runId}': ${errorMessage(error)}`,
+        );
+      })
+      .finally(() => {
+        this.#held.delete(entry.runId);
+        this.poke();
+      });
+    this.#held.set(entry.runId, done);
+  }
+
+  async #renew(): Promise<void> {
+    const ids = [...this.#held.keys()];
+    if (ids.length === 0) return;
+    try {
+      const kept = new Set(await this.#deps.store.renewTaken(this.id, ids));
+      for (const id of ids) {
+        if (!kept.has(id) && this.#held.has(id)) {
+          log.error(
+            `[agentdeck] queued run '${id}' was taken by another worker (this one's hold lapsed); its claim decides who plays it`,
+          );
+        }
+      }
+    } catch (error) {
+      this.#failures.failed(error);
+    }
+  }
+}
