@@ -64,6 +64,7 @@ export {
   isDeckError,
   NotFoundError,
   NotOpenError,
+  RateLimitedError,
   RunCancelledError,
   RunFailedError,
   StoreError,

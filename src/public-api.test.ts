@@ -30,6 +30,7 @@ describe('the public surface', () => {
         'MODEL_PRICES',
         'NotFoundError',
         'NotOpenError',
+        'RateLimitedError',
         'ResourceBlock',
         'RunCancelledError',
         'RunFailedError',

@@ -18,7 +18,8 @@ export type DeckErrorCode =
   | 'block_too_large'
   | 'invalid_input'
   | 'run_failed'
-  | 'run_cancelled';
+  | 'run_cancelled'
+  | 'rate_limited';
 
 /** Marks every DeckError, whichever copy of the package made it. */
 const DECK_ERROR = Symbol.for('agentdeck.error');
@@ -186,6 +187,19 @@ export class RunFailedError extends DeckError {
     super('run_failed', `run '${runId}' failed with ${errorType}: ${message}`);
     this.errorType = errorType;
     this.runId = runId;
+  }
+}
+
+/**
+ * A start over its agent's or workflow's rate limit for its key (`queue.rate`): nothing was
+ * recorded; try again after `retryAfterMs` (HTTP: 429 with `Retry-After`), or queue the run.
+ */
+export class RateLimitedError extends DeckError {
+  readonly retryAfterMs: number;
+
+  constructor(message: string, retryAfterMs: number) {
+    super('rate_limited', message);
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

@@ -25,6 +25,7 @@ import { notResumableMessage } from './not-resumable.js';
 import { OpenPausesMemo } from './open-pauses-memo.js';
 import { identityOf, pausedRun } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
+import { admitStart } from './queue-admission.js';
 import type { EventTap } from './recorder.js';
 import { type PruneOptions, type PruneReport, pruneOnDemand } from './retention.js';
 import { optionalId, reserveRunId } from './run-id-reservation.js';
@@ -123,7 +124,6 @@ export class Runtime implements RunPlayer {
   dueThreads(now?: unknown): Promise<DueThread[]> {
     return dueThreads(timerParts(this.#deps, this.#catalog, this), now);
   }
-
   /** Wake every due thread (timers.ts). */
   tick(now?: unknown): Promise<TickOutcome[]> {
     return tickDue(timerParts(this.#deps, this.#catalog, this), now);
@@ -159,10 +159,7 @@ export class Runtime implements RunPlayer {
     await this.#controlWatch.check(runId);
   }
 
-  /**
-   * Stop a run this process is playing now (it records `run.cancelled` with `reason`);
-   * whether it was playing here. For a consumer that is gone (an HTTP client that left).
-   */
+  /** Stop a run this process plays now (`run.cancelled` with `reason`; a client that left); whether it did. */
   stopRun(runId: string, reason: string): boolean {
     return this.#liveTurns.cancelRun(runId, reason);
   }
@@ -194,7 +191,7 @@ export class Runtime implements RunPlayer {
     live = true,
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const blocks = toBlocks(input);
-    const runId = await this.#runIdFor(options);
+    const runId = await this.#runIdFor(agent, options);
     const outcome = yield* playAgentTurn(this.#agentDeps(), {
       agent,
       input: blocks,
@@ -357,7 +354,7 @@ export class Runtime implements RunPlayer {
       );
     }
     const settings = checkRunSettings(`a run of workflow '${workflow.name}'`, options);
-    const runId = await this.#runIdFor(options);
+    const runId = await this.#runIdFor(workflow, options);
     const outcome = yield* playWorkflowSegment(this.#workflowDeps(), {
       workflow,
       threadId: sessionId ?? runId,
@@ -490,8 +487,11 @@ export class Runtime implements RunPlayer {
     return foldStatus(await this.#deps.store.read(runId));
   }
 
-  #runIdFor({ runId, queued }: StartOptions): Promise<string> {
-    return queued && runId ? Promise.resolve(runId) : reserveRunId(this.#deps.store, runId);
+  /** A start's run id: a queued run's own, else a new one once a token of its rate is taken. */
+  async #runIdFor(origin: AgentDefinition | WorkflowDefinition, options: StartOptions) {
+    if (options.queued && options.runId) return options.runId;
+    await admitStart(this.#deps.store, origin, options.namespace);
+    return reserveRunId(this.#deps.store, options.runId);
   }
 }
 

@@ -12,6 +12,7 @@ import {
   errorTypeName,
   isBackendOutage,
   isDeckError,
+  RateLimitedError,
   type StorageFullError,
   type StoreUnavailableError,
 } from '../../core/errors.js';
@@ -31,6 +32,7 @@ const STATUS: Record<DeckErrorCode, number> = {
   storage_full: 507,
   run_failed: 500,
   run_cancelled: 500,
+  rate_limited: 429,
 };
 
 /** A response a route decided on (unknown name, bad body, missing key...). */
@@ -86,6 +88,10 @@ export function errorResponse(error: unknown, log: ErrorLog): Response {
     return backendResponse(error);
   }
   const status = isDeckError(error) ? STATUS[error.code] : 500;
+  if (error instanceof RateLimitedError) {
+    const seconds = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+    return detailResponse(429, errorMessage(error), { 'retry-after': seconds });
+  }
   if (status === 503) return detailResponse(503, `${errorMessage(error)}; not started`);
   if (status < 500) return detailResponse(status, errorMessage(error));
   log(`[agentdeck] request failed with ${errorTypeName(error)}: ${errorMessage(error)}`);
