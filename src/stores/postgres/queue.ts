@@ -93,8 +93,9 @@ export async function take(pool: pg.Pool, request: TakeRequest): Promise<QueueEn
   // Origin and key pairs passed over for the rest of this call (full, or out of tokens).
   const skipOrigins: string[] = [];
   const skipKeys: string[] = [];
+  // One clock reading for the call, as the memory queue's: an entry taken in it is live through it.
+  const now = Date.now();
   while (taken.length < max) {
-    const now = Date.now();
     const params = [origins, now, skipOrigins, skipKeys, null, null, worker, iso(now), leaseMs];
     let row = await takeOne(pool, params);
     if (!row) break;
