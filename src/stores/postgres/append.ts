@@ -58,6 +58,16 @@ const APPEND_RUN = `
   SELECT last_seq, updated_at FROM run`;
 
 /**
+ * The CTEs of a new run's first events that write nothing when the run exists (the upsert
+ * leaves its row alone and returns nothing): the start of a statement that goes on (the
+ * run queue's `enqueue`, queue-sql.ts, adds its entry and the final SELECT).
+ */
+export const APPEND_RUN_GUARDED = `
+  WITH run AS (${upsertRun('WHERE false')}
+  ), inserted AS (${INSERT_AT_RUN}
+  )`;
+
+/**
  * A run's terminal event, appended unless the run has already ended (the upsert's `WHERE`
  * leaves an ended run's row alone and returns nothing, so nothing is inserted), and the
  * claim `$15` freed if the run holds it: one statement, one commit.

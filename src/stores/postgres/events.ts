@@ -16,6 +16,14 @@ import { ConfigError, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import { type Event, isTerminal, type NewEvent } from '../../core/events.js';
 import type {
+  QueueEntry,
+  QueueLimits,
+  RateLimit,
+  RunQueue,
+  TakeRequest,
+  TokenResult,
+} from '../../core/queue.js';
+import type {
   AppendNotifier,
   ClaimHolder,
   ClaimRequest,
@@ -33,9 +41,9 @@ import type {
   RunPruning,
   RunSummary,
 } from '../../core/store.js';
-import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { resolvePruneRequest } from '../shared/prune.js';
+import { requireQueued } from '../shared/queue.js';
 import { fromCompact, toSummary } from '../shared/rows.js';
 import {
   eventFromStored,
@@ -48,55 +56,14 @@ import { redactUrl } from '../shared/url.js';
 import { appendDurably, appendRun, endRun, stampAtTails, type Tail } from './append.js';
 import { claim, claimHolder, claimThen, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';
-import { EVENT_STORE_MIGRATIONS, listRunsSql, migrate, SQL } from './migrations.js';
+import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, SQL } from './migrations.js';
 import { Announcer, AppendNotices } from './notices.js';
+import { DEFAULTS, type PostgresEventStoreOptions, SCHEMA_NAME } from './options.js';
 import { resilientPool } from './pool.js';
 import { pruneRuns } from './prune.js';
+import * as queue from './queue.js';
 
-/** Options for {@link PostgresEventStore}. */
-export interface PostgresEventStoreOptions {
-  /** The server and database: `postgres://user:password@host:5432/db` (or `postgresql://`). */
-  url: string;
-  /**
-   * The Postgres schema that holds the tables, created if missing (lower-case letters,
-   * digits and `_`); `null` uses the connection's search path (normally `public`).
-   * @default null
-   */
-  schema?: string | null;
-  /**
-   * Write streamed `text.delta` and `thought.delta` events, and workflows' `node.updated`,
-   * behind: their `append` resolves at once and they are written at the end of the
-   * event-loop turn, gathered, one statement per run (see group-commit.ts). It trades: a
-   * process crash loses the held events not yet written (at most one write in flight plus
-   * what gathered since, never more than 1,000 events), and other processes see one a write
-   * later. Every other event is durable, with everything appended before it, when its
-   * `append` resolves. `false` makes every append one round trip.
-   * @default true
-   */
-  groupCommit?: boolean;
-  /** Most connections the store opens. @default 10 */
-  poolSize?: number;
-  /** How long connecting may take before the call fails, in ms. @default 5000 */
-  connectTimeoutMs?: number;
-  /**
-   * Announce appends on channel `agentdeck_events` (LISTEN/NOTIFY: after each commit,
-   * gathered, one statement per event-loop turn; see notices.ts), so a live tail in any
-   * process sharing the database reads at once. `false` sends none (a tail then polls the
-   * store, up to every 250 ms), and `watchRun` rejects.
-   * @default true
-   */
-  notify?: boolean;
-}
-
-const DEFAULTS = {
-  schema: null,
-  groupCommit: true,
-  poolSize: 10,
-  connectTimeoutMs: 5_000,
-  notify: true,
-};
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+export type { PostgresEventStoreOptions };
 
 /**
  * An `EventStore` in a PostgreSQL database, shared by several server processes.
@@ -118,7 +85,8 @@ export class PostgresEventStore
     RunPruning,
     RunIdSearch,
     Pingable,
-    NamespaceListing
+    NamespaceListing,
+    RunQueue
 {
   /** The server, password hidden: safe to show. */
   readonly location: string;
@@ -209,29 +177,9 @@ export class PostgresEventStore
   }
 
   async #list(filter: ListRunsFilter, namespace: string | undefined): Promise<RunSummary[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (column: string, value: string | undefined, op = '=') => {
-      if (value === undefined) return;
-      params.push(value);
-      where.push(`${column} ${op} $${params.length}`);
-    };
-    add('namespace', namespace);
-    add('status', filter.status);
-    add('origin', filter.origin);
-    add('session_id', filter.sessionId);
-    add('started_at', filter.startedBefore, '<');
-    if (filter.after) {
-      // Keyset: the cursor run's `created` orders the runs of its millisecond, as ORDER BY does.
-      params.push(filter.after.startedAt, filter.after.runId);
-      where.push(
-        `(started_at, created) < ($${params.length - 1}, ` +
-          `coalesce((SELECT c.created FROM runs c WHERE c.run_id = $${params.length}), -1))`,
-      );
-    }
-    params.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_LIST_LIMIT)));
+    const { text, values } = listRunsQuery(filter, namespace);
     return this.#query('list runs', async () => {
-      const { rows } = await this.#pool.query(listRunsSql(where, params.length), params);
+      const { rows } = await this.#pool.query(text, values);
       return rows.map(toSummary);
     });
   }
@@ -367,6 +315,61 @@ export class PostgresEventStore
       this.#pool.query(SQL.dropContinuation, [runId]),
     );
     return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Queue `event` (a `run.queued`) and its entry in one statement (queue.ts). */
+  async enqueue(event: NewEvent, limits: QueueLimits): Promise<Event> {
+    this.#open();
+    requireQueued(event, limits);
+    const [item] = prepareEvents([event]);
+    return this.#query(`enqueue run '${event.runId}'`, () =>
+      queue.enqueue(this.#pool, item as PreparedEvent, limits),
+    );
+  }
+
+  async take(request: TakeRequest): Promise<QueueEntry[]> {
+    return this.#query('take queued runs', () => queue.take(this.#pool, request));
+  }
+
+  async renewTaken(worker: string, runIds: readonly string[]): Promise<string[]> {
+    return this.#query('renew taken runs', () => queue.renewTaken(this.#pool, worker, runIds));
+  }
+
+  async finishTaken(runId: string, worker: string): Promise<boolean> {
+    return this.#query(`finish queued run '${runId}'`, () =>
+      queue.finishTaken(this.#pool, runId, worker),
+    );
+  }
+
+  async giveBack(runId: string, worker: string, availableAt: string): Promise<boolean> {
+    return this.#query(`give back queued run '${runId}'`, () =>
+      queue.giveBack(this.#pool, runId, worker, availableAt),
+    );
+  }
+
+  async dropWaiting(runId: string): Promise<boolean> {
+    return this.#query(`drop queued run '${runId}'`, () => queue.dropWaiting(this.#pool, runId));
+  }
+
+  async queueEntry(runId: string): Promise<QueueEntry | null> {
+    return this.#query(`read queued run '${runId}'`, () => queue.queueEntry(this.#pool, runId));
+  }
+
+  async listQueue(limit: number): Promise<QueueEntry[]> {
+    return this.#query('list the queue', () => queue.listQueue(this.#pool, limit));
+  }
+
+  async takeToken(bucket: string, rate: RateLimit): Promise<TokenResult> {
+    return this.#query(`take a token of '${bucket}'`, () =>
+      queue.takeToken(this.#pool, bucket, rate),
+    );
+  }
+
+  /** Wake `onEnqueued` on each enqueue or give-back, in any process (LISTEN, notices.ts). */
+  async watchQueue(onEnqueued: () => void): Promise<() => void> {
+    this.#open();
+    await this.#ready();
+    return this.#notices.watchQueue(onEnqueued);
   }
 
   /** Resolves when the server answers a query (readiness); rejects with a StoreUnavailableError. */

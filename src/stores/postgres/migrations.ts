@@ -9,6 +9,7 @@
  * nothing behind).
  */
 import pg, { type PoolClient } from 'pg';
+import { DEFAULT_LIST_LIMIT, type ListRunsFilter } from '../../core/store.js';
 import type { Migration } from '../shared/migration.js';
 
 export type { Migration };
@@ -161,6 +162,53 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     name: 'runs: indexed by namespace (tenant), newest first',
     sql: 'CREATE INDEX runs_by_namespace ON runs (namespace, started_at, created)',
   },
+  {
+    // The run queue (queue.ts; core/queue.ts): one entry per queued run, written with its
+    // `run.queued` event. `ord` is enqueue order (first in first out within a key); times a
+    // take compares are the process clock's epoch ms, as claims compare `claimed_at` with the
+    // process clock: `available_ms` (not taken before), `lapse_ms` (a hold is live up to it:
+    // taken or renewed + `lease_ms`); `taken_at` is the ISO text callers see. `bucket` is the
+    // entry's `rateBucket(origin, key)`. Takes read waiting entries through the partial index
+    // and count an origin and key's holds through the other; `queue_turns` keeps the turn
+    // each key was last served at (`queue_turn`), and `queue_buckets` the token buckets.
+    version: 8,
+    name: 'run queue: entries, turns of keys, token buckets',
+    sql: `
+      CREATE TABLE queue (
+        run_id TEXT PRIMARY KEY,
+        ord BIGINT GENERATED ALWAYS AS IDENTITY,
+        priority INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        concurrency INTEGER,
+        rate_limit INTEGER,
+        rate_period_ms DOUBLE PRECISION,
+        available_ms BIGINT NOT NULL,
+        lease_ms INTEGER,
+        lapse_ms BIGINT,
+        origin TEXT NOT NULL,
+        key TEXT NOT NULL,
+        session_id TEXT,
+        namespace TEXT,
+        bucket TEXT,
+        enqueued_at TEXT COLLATE "C" NOT NULL,
+        taken_by TEXT,
+        taken_at TEXT COLLATE "C"
+      );
+      CREATE INDEX queue_waiting ON queue (origin, priority DESC, ord) WHERE taken_by IS NULL;
+      CREATE INDEX queue_held ON queue (origin, key) WHERE taken_by IS NOT NULL;
+      CREATE INDEX queue_by_order ON queue (priority DESC, ord);
+      CREATE SEQUENCE queue_turn;
+      CREATE TABLE queue_turns (
+        key TEXT PRIMARY KEY,
+        turn BIGINT NOT NULL
+      );
+      CREATE TABLE queue_buckets (
+        bucket TEXT PRIMARY KEY,
+        tokens DOUBLE PRECISION NOT NULL,
+        updated_ms BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**
@@ -291,6 +339,8 @@ export const PRUNE_RUNS = `
     DELETE FROM control_requests WHERE run_id = ANY($1::text[])
   ), continuations_gone AS (
     DELETE FROM continuations WHERE run_id = ANY($1::text[])
+  ), queue_gone AS (
+    DELETE FROM queue WHERE run_id = ANY($1::text[])
   ), reservations_gone AS (
     DELETE FROM claims WHERE key = ANY($2::text[])
   )
@@ -301,4 +351,33 @@ export function listRunsSql(where: readonly string[], limitParam: number): strin
   return `SELECT ${SUMMARY_COLUMNS} FROM runs
     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY started_at DESC, created DESC LIMIT $${limitParam}`;
+}
+
+/** `listRuns` (of one namespace, when given): the statement and its parameters. */
+export function listRunsQuery(
+  filter: ListRunsFilter,
+  namespace: string | undefined,
+): { text: string; values: unknown[] } {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const add = (column: string, value: string | undefined, op = '=') => {
+    if (value === undefined) return;
+    values.push(value);
+    where.push(`${column} ${op} $${values.length}`);
+  };
+  add('namespace', namespace);
+  add('status', filter.status);
+  add('origin', filter.origin);
+  add('session_id', filter.sessionId);
+  add('started_at', filter.startedBefore, '<');
+  if (filter.after) {
+    // Keyset: the cursor run's `created` orders the runs of its millisecond, as ORDER BY does.
+    values.push(filter.after.startedAt, filter.after.runId);
+    where.push(
+      `(started_at, created) < ($${values.length - 1}, ` +
+        `coalesce((SELECT c.created FROM runs c WHERE c.run_id = $${values.length}), -1))`,
+    );
+  }
+  values.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_LIST_LIMIT)));
+  return { text: listRunsSql(where, values.length), values };
 }

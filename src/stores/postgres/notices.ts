@@ -27,6 +27,12 @@ import { RunWatchers } from '../shared/run-watchers.js';
 /** The channel every Postgres event store notifies on; the payload names schema and run. */
 export const NOTICE_CHANNEL = 'agentdeck_events';
 
+/**
+ * The channel of the run queue: an entry enqueued or given back (sent in the statement that
+ * writes it, queue-sql.ts); the payload is the schema.
+ */
+export const NOTICE_CHANNEL_QUEUE = 'agentdeck_queue';
+
 const NOTIFY_RUNS = `SELECT pg_notify('${NOTICE_CHANNEL}', current_schema() || ' ' || run_id)
   FROM unnest($1::text[]) AS run_id`;
 
@@ -96,11 +102,12 @@ export class Announcer {
 /** How long to wait before listening again after the connection dropped, in ms. */
 const RELISTEN_MS = 1_000;
 
-/** One store's LISTEN connection and the runs watched through it. */
+/** One store's LISTEN connection and the runs (and the queue) watched through it. */
 export class AppendNotices {
   readonly #config: pg.ClientConfig;
   readonly #where: string;
   readonly #watchers = new RunWatchers();
+  readonly #queueWatchers = new Set<() => void>();
   /** The connection being opened or open, and the schema its notices must name. */
   #listening: Promise<void> | null = null;
   #client: pg.Client | null = null;
@@ -120,7 +127,21 @@ export class AppendNotices {
    */
   async watch(runId: string, onAppend: () => void): Promise<() => void> {
     if (this.#closed) throw new StoreError(`${this.#where} is closed; open a new one`);
-    const stop = this.#watchers.watch(runId, onAppend);
+    return this.#watch(this.#watchers.watch(runId, onAppend));
+  }
+
+  /** Call `onEnqueued` after each commit that enqueues or gives back an entry, in any process. */
+  async watchQueue(onEnqueued: () => void): Promise<() => void> {
+    const watcher = () => onEnqueued();
+    this.#queueWatchers.add(watcher);
+    return this.#watch(() => this.#queueWatchers.delete(watcher));
+  }
+
+  async #watch(stop: () => void): Promise<() => void> {
+    if (this.#closed) {
+      stop();
+      throw new StoreError(`${this.#where} is closed; open a new one`);
+    }
     try {
       await this.#listen();
     } catch (error) {
@@ -134,6 +155,7 @@ export class AppendNotices {
     this.#closed = true;
     if (this.#retry) clearTimeout(this.#retry);
     this.#watchers.clear();
+    this.#queueWatchers.clear();
     const client = this.#client;
     this.#client = null;
     await client?.end().catch(() => {});
@@ -156,13 +178,16 @@ export class AppendNotices {
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     client.on('notification', (message) => {
-      if (client === this.#client) this.#deliver(message.payload ?? '');
+      if (client !== this.#client) return;
+      if (message.channel === NOTICE_CHANNEL_QUEUE) {
+        if (message.payload === this.#schema) this.#wakeQueue();
+      } else this.#deliver(message.payload ?? '');
     });
     try {
       await client.connect();
       const { rows } = await client.query<{ schema: string }>('SELECT current_schema() AS schema');
       this.#schema = rows[0]?.schema ?? '';
-      await client.query(`LISTEN ${NOTICE_CHANNEL}`);
+      await client.query(`LISTEN ${NOTICE_CHANNEL}; LISTEN ${NOTICE_CHANNEL_QUEUE}`);
     } catch (error) {
       if (this.#client === client) this.#client = null;
       await client.end().catch(() => {});
@@ -177,13 +202,22 @@ export class AppendNotices {
     this.#watchers.wake(payload.slice(space + 1));
   }
 
+  #wakeAll(): void {
+    this.#watchers.wakeAll();
+    this.#wakeQueue();
+  }
+
+  #wakeQueue(): void {
+    for (const watcher of this.#queueWatchers) queueMicrotask(watcher);
+  }
+
   /** The connection dropped: wake everyone (they read), and listen again after a pause. */
   #lost(client: pg.Client): void {
     if (client !== this.#client) return;
     this.#client = null;
     this.#listening = null;
     client.end().catch(() => {});
-    this.#watchers.wakeAll();
+    this.#wakeAll();
     this.#relistenLater();
   }
 
@@ -191,10 +225,10 @@ export class AppendNotices {
     if (this.#closed || this.#retry) return;
     this.#retry = setTimeout(() => {
       this.#retry = null;
-      if (this.#closed || this.#watchers.size === 0) return;
+      if (this.#closed || this.#watchers.size + this.#queueWatchers.size === 0) return;
       // Anything committed while the connection was down was missed: read again once listening.
       this.#listen().then(
-        () => this.#watchers.wakeAll(),
+        () => this.#wakeAll(),
         () => this.#relistenLater(),
       );
     }, RELISTEN_MS);
