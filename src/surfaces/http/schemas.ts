@@ -15,14 +15,14 @@ const runStatus = z.enum(RUN_STATUSES).meta({ id: 'RunStatus', description: "A r
  * An id the caller chooses (a session, a thread): core/ids.ts's rule, so a NUL character or an
  * id over the limit is a 422 naming the field on every backend, never a driver's error.
  */
-function callerId() {
+export function callerId() {
   return z.string().superRefine((value, ctx) => {
     const problem = idProblem(value);
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
 
-const ID_LIMIT = `At most ${MAX_ID_BYTES} bytes (UTF-8), no NUL character.`;
+export const ID_LIMIT = `At most ${MAX_ID_BYTES} bytes (UTF-8), no NUL character.`;
 
 export const Detail = z
   .object({ detail: z.string() })

@@ -25,6 +25,22 @@ export interface ServedRunOptions<C = unknown> {
   namespace?: string;
 }
 
+/** A background run as `POST /runs` queues it (deck/enqueue.ts's options). */
+export interface ServedEnqueueOptions {
+  sessionId?: string;
+  key?: string;
+  priority?: number;
+  multitask?: 'reject' | 'enqueue' | 'interrupt' | 'rollback';
+}
+
+/** A queued run (deck/enqueue.ts's `QueuedRun`). */
+export interface QueuedRunView {
+  runId: string;
+  status: 'queued';
+  key: string;
+  priority: number;
+}
+
 /** Whose runs a call reaches: the caller's tenant (none: every run). */
 export interface Scoped {
   namespace?: string;
@@ -68,6 +84,8 @@ export interface ServedDeck<C = unknown> {
   status(runId: string, options?: Scoped): Promise<RunStatus | null>;
   pause(runId: string, options: { reason: string | null } & Scoped): Promise<unknown>;
   cancel(runId: string, options: { reason: string | null } & Scoped): Promise<unknown>;
+  /** Queue a background run (deck/enqueue.ts). */
+  enqueue(name: string, input: unknown, options: ServedEnqueueOptions & Scoped): Promise<QueuedRunView>;
   resume(runId: string, options: { context?: C } & Scoped): Promise<readonly Event[]>;
   listSchedules(): Promise<ScheduleStatus[]>;
   scheduleHandle(name: string): ScheduleHandle;
@@ -177,6 +195,8 @@ export interface DeckGrants {
   popTurn?(sessionId: string): Promise<number> | null;
   /** The open deck's event log, or `null` before it opens. */
   eventLog(): EventLog | null;
+  /** A run's queue entry and its place among the waiting (0: next), or `null`; `null` promise before open. */
+  queuePlace?(runId: string): Promise<QueuePlace | null> | null;
   /** Stop a run this process plays now, for a client that left; whether it was playing. */
   stopRun(runId: string, reason: string): boolean;
   /** Whether every configured backend answers now, or `null` before the deck opens. */
@@ -231,4 +251,14 @@ export interface HttpMetrics {
   recordAuthRefusal?(reason: string): void;
   /** Every metric in the Prometheus text format, with its content type. */
   scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Where a queued run waits (`GET /runs/{run_id}`'s `queue`). */
+export interface QueuePlace {
+  key: string;
+  priority: number;
+  attempts: number;
+  /** Runs ahead of it among the waiting; `null` while a worker holds it. */
+  position: number | null;
+  enqueuedAt: string;
 }

@@ -66,6 +66,7 @@ export function scopeByTenant<C>(
     status: (runId, options = {}) => deck.status(runId, as(options)),
     pause: (runId, options) => deck.pause(runId, as(options)),
     cancel: (runId, options) => deck.cancel(runId, as(options)),
+    enqueue: (name, input, options) => deck.enqueue(name, input, as(options)),
     resume: (runId, options) => deck.resume(runId, as(options)),
     async listSchedules() {
       return requestTenant() === undefined ? deck.listSchedules() : [];
