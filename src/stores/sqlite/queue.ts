@@ -43,7 +43,7 @@ function columns(table = ''): string {
 }
 const COLUMNS = columns();
 
-const QUEUE_SQL = {
+export const QUEUE_SQL = {
   insert: `INSERT INTO queue_entries (run_id, origin, session_id, namespace, key, priority,
       concurrency, rate_limit, rate_period_ms, enqueued_at, available_at, ready_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
