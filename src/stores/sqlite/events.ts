@@ -6,18 +6,17 @@
  *
  * This class opens the file and guards each call; appends (the hot path, with its cache of
  * run tails) are in `append.ts`, claims and control requests in `claims.ts`, pruning in
- * `prune.ts` and giving space back in `vacuum.ts`, and group
+ * `prune.ts`, the run queue in `queue.ts`, giving space back in `vacuum.ts`, and group
  * commit, on by default, in `group-commit.ts`: the deltas, tool calls and usage reports of
  * one event-loop turn share a commit, which lifts one-event appends past the cost of a
  * commit each. See
  * {@link SqliteEventStoreOptions.groupCommit} for what it trades.
  */
-import { statfs } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { errorMessage, StorageFullError, StoreError } from '../../core/errors.js';
+import { errorMessage, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
+import type * as Q from '../../core/queue.js';
 import { TERMINAL_STATUSES } from '../../core/status.js';
 import type {
   AppendNotifier,
@@ -61,60 +60,13 @@ import {
   SQL,
   type Statements,
 } from './migrations.js';
+import { DEFAULTS, requireFreeSpace, type SqliteEventStoreOptions } from './options.js';
 import { Pruner } from './prune.js';
-import { databaseBytes, RECLAIM_PAGES_PER_STEP, vacuumFile } from './vacuum.js';
+import { SqliteQueue } from './queue.js';
+import { databaseBytes, vacuumFile } from './vacuum.js';
 import { WalCheckpoints } from './wal-checkpoints.js';
 
-/** Below this much free space on the file's disk, the store is not ready (a WAL needs room). */
-export const MIN_FREE_BYTES = 1024 * 1024;
-
-/** Free bytes on the disk holding `path`, or `null` for an in-memory database. */
-async function freeBytes(path: string): Promise<number | null> {
-  if (path === ':memory:' || path.startsWith('file:')) return null;
-  const stats = await statfs(dirname(path));
-  return stats.bavail * stats.bsize;
-}
-
-/** Options for {@link SqliteEventStore}. */
-export interface SqliteEventStoreOptions {
-  /** The database file (`':memory:'` for a private one); its directory is created if missing. */
-  path: string;
-  /** How long a write waits for another process's lock before failing, in ms. @default 5000 */
-  busyTimeoutMs?: number;
-  /**
-   * Commit the appends of what runs record while they play (`text.delta`, `thought.delta`,
-   * `usage.reported`, `tool.call.started`, `tool.call.completed`, `message.completed`,
-   * `node.updated`) together. The first such event of an event-loop turn opens a write
-   * transaction that later ones (of any run on this connection) join, committed at the end
-   * of the turn or after `GROUP_COMMIT_MAX_EVENTS` (1,000) events. Other events (a `run.*`
-   * event, with the claim `claimAndAppend` or `endRun` write beside it) join that transaction
-   * too, but their `append` resolves only once it has committed: durable when it resolves,
-   * as always, with everything before it, while the runs of one turn share a commit. It trades:
-   * another process sees such an event, and can write to the file, up to one turn later; a
-   * process crash loses the current turn's held events; and another connection *in this process* that
-   * writes to the same file while a group is open waits out its busy timeout, since the turn
-   * cannot end while it waits. Stores in this module flush each other's groups first; other
-   * code writing to the same file (a workflow checkpointer) must call
-   * {@link SqliteEventStore.flushGroupCommits}. `false` commits every append before it
-   * resolves, at roughly 40-60k one-event appends/s on a small VM.
-   * @default true
-   */
-  groupCommit?: boolean;
-  /**
-   * Most free pages of the file a `pruneRuns` call gives back to the file system after it
-   * commits (one bounded `PRAGMA incremental_vacuum` step, see vacuum.ts), which bounds the
-   * time it adds to the call; the file shrinks at the next WAL checkpoint. `0` gives none
-   * back (the pages are still reused by later writes).
-   * @default 2048 (8 MiB at 4 KiB pages)
-   */
-  reclaimPagesPerPrune?: number;
-}
-
-const DEFAULTS = {
-  busyTimeoutMs: 5_000,
-  groupCommit: true,
-  reclaimPagesPerPrune: RECLAIM_PAGES_PER_STEP,
-};
+export { MIN_FREE_BYTES, type SqliteEventStoreOptions } from './options.js';
 
 /**
  * An `EventStore` in an SQLite file, shared safely by several processes.
@@ -136,7 +88,8 @@ export class SqliteEventStore
     RunIdSearch,
     Pingable,
     AppendNotifier,
-    NamespaceListing
+    NamespaceListing,
+    Q.RunQueue
 {
   /** The database file. */
   readonly path: string;
@@ -147,6 +100,7 @@ export class SqliteEventStore
   readonly #pruner: Pruner;
   readonly #checkpoints: WalCheckpoints;
   readonly #watch: AppendWatch;
+  readonly #queue: SqliteQueue;
   readonly #listStatements = new Map<string, StatementSync>();
   #closed = false;
 
@@ -197,6 +151,8 @@ export class SqliteEventStore
       () => this.#checkpoints.committed(),
     );
     this.#appender = new Appender(this.#sql, this.#writes);
+    const queueFile = onFile ? fileKey(path) : `${path}:${crypto.randomUUID()}`;
+    this.#queue = new SqliteQueue(this.#db, this.#appender, this.#writes, queueFile);
     this.#pruner = new Pruner(this.#db, this.#sql, this.#writes, reclaimPagesPerPrune);
     this.#watch = new AppendWatch(this.#db, (runId) => {
       const row = this.#sql.getRun.get(runId) as { last_seq: number } | undefined;
@@ -415,6 +371,57 @@ export class SqliteEventStore
     });
   }
 
+  /** Append `event` (`run.queued`) and its queue entry in one commit (see queue.ts). */
+  async enqueue(event: NewEvent, limits: Q.QueueLimits): Promise<Event> {
+    const what = `enqueue run '${event.runId}'`;
+    const stored = await this.#durable(await this.#queued(what, (q) => q.enqueue(event, limits)));
+    this.#watch.appended([stored]);
+    this.#queue.notify();
+    return stored;
+  }
+
+  take(request: Q.TakeRequest): Promise<Q.QueueEntry[]> {
+    return this.#queued('take queued runs', (q) => q.take(request));
+  }
+
+  renewTaken(worker: string, runIds: readonly string[]): Promise<string[]> {
+    return this.#queued('renew held runs', (q) => q.renew(worker, runIds));
+  }
+
+  finishTaken(runId: string, worker: string): Promise<boolean> {
+    return this.#queued(`finish queued run '${runId}'`, (q) => q.finish(runId, worker));
+  }
+
+  giveBack(runId: string, worker: string, availableAt: string): Promise<boolean> {
+    return this.#queued(`give back run '${runId}'`, (q) => q.giveBack(runId, worker, availableAt));
+  }
+
+  dropWaiting(runId: string): Promise<boolean> {
+    return this.#queued(`drop queued run '${runId}'`, (q) => q.dropWaiting(runId));
+  }
+
+  queueEntry(runId: string): Promise<Q.QueueEntry | null> {
+    return this.#queued(`read queued run '${runId}'`, (q) => q.entry(runId));
+  }
+
+  listQueue(limit: number): Promise<Q.QueueEntry[]> {
+    return this.#queued('list the queue', (q) => q.list(limit));
+  }
+
+  takeToken(bucket: string, rate: Q.RateLimit): Promise<Q.TokenResult> {
+    return this.#queued(`take a token of '${bucket}'`, (q) => q.takeToken(bucket, rate));
+  }
+
+  /** Watchers of this process's stores on the file (SQLite cannot wake another process). */
+  watchQueue(onEnqueued: () => void): Promise<() => void> {
+    return this.#queued('watch the queue', (q) => q.watch(onEnqueued));
+  }
+
+  async #queued<T>(what: string, call: (queue: SqliteQueue) => T): Promise<T> {
+    this.#ready();
+    return this.#guard(what, () => call(this.#queue));
+  }
+
   /**
    * Resolves when the file answers a query and its disk has room for writes (readiness);
    * rejects with a StorageFullError below {@link MIN_FREE_BYTES} free.
@@ -422,14 +429,7 @@ export class SqliteEventStore
   async ping(): Promise<void> {
     this.#ready();
     this.#guard('answer a ping', () => this.#db.prepare('SELECT 1').get());
-    const free = await freeBytes(this.path);
-    if (free !== null && free < MIN_FREE_BYTES) {
-      throw new StorageFullError(
-        'sqlite',
-        `the disk of the SQLite event store at '${this.path}' has ${free} bytes free ` +
-          `(under ${MIN_FREE_BYTES}); free space on it`,
-      );
-    }
+    await requireFreeSpace(this.path);
   }
 
   /**
@@ -445,6 +445,7 @@ export class SqliteEventStore
     if (this.#closed) return;
     this.#closed = true;
     this.#watch.close();
+    this.#queue.close();
     let failure: unknown = this.#writes.takeLost();
     try {
       this.#writes.commit();

@@ -152,6 +152,46 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     name: 'runs: indexed by namespace (tenant), newest first',
     sql: 'CREATE INDEX runs_by_namespace ON runs (namespace, started_at)',
   },
+  {
+    // The run queue (queue.ts): one entry per queued run, `seq` its enqueue order; `ready_at`
+    // (epoch ms) is when a take may have it: a waiting entry's `available_at`, a held one's
+    // `taken_at` + `lease_ms` + 1 (its hold lapsed), so the candidates are one range per origin.
+    // `queue_turns`: when each key was last served (a counter, fair turns); `queue_buckets`:
+    // the token buckets (`updated_at` in epoch ms).
+    version: 8,
+    name: 'run queue: entries, the turns of keys, token buckets',
+    sql: `
+      CREATE TABLE queue_entries (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL UNIQUE,
+        origin TEXT NOT NULL,
+        session_id TEXT,
+        namespace TEXT,
+        key TEXT NOT NULL,
+        priority INTEGER NOT NULL,
+        concurrency INTEGER,
+        rate_limit INTEGER,
+        rate_period_ms REAL,
+        enqueued_at TEXT NOT NULL,
+        available_at TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        taken_by TEXT,
+        taken_at TEXT,
+        lease_ms INTEGER NOT NULL DEFAULT 0,
+        ready_at INTEGER NOT NULL
+      );
+      CREATE INDEX queue_by_ready ON queue_entries (origin, ready_at);
+      CREATE INDEX queue_by_order ON queue_entries (priority DESC, seq);
+      CREATE INDEX queue_holds ON queue_entries (origin, key, ready_at) WHERE taken_by IS NOT NULL;
+      CREATE TABLE queue_turns (key TEXT PRIMARY KEY, turn INTEGER NOT NULL);
+      CREATE INDEX queue_turns_by_turn ON queue_turns (turn);
+      CREATE TABLE queue_buckets (
+        bucket TEXT PRIMARY KEY,
+        tokens REAL NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /**
@@ -238,6 +278,7 @@ export const SQL = {
   pruneRun: 'DELETE FROM runs WHERE run_id = ?',
   pruneControl: 'DELETE FROM control_requests WHERE run_id = ?',
   pruneClaim: 'DELETE FROM claims WHERE key = ?',
+  pruneQueue: 'DELETE FROM queue_entries WHERE run_id = ?',
 } as const;
 
 export type Statements = { [K in keyof typeof SQL]: StatementSync };

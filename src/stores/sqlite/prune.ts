@@ -46,6 +46,7 @@ export class Pruner {
         this.#sql.pruneEvents.run(runId);
         this.#sql.pruneRun.run(runId);
         this.#sql.pruneControl.run(runId);
+        this.#sql.pruneQueue.run(runId);
         this.#sql.dropContinuation.run(runId);
         this.#sql.pruneClaim.run(runIdReservationKey(runId));
       }
