@@ -10,6 +10,8 @@ import { isPingable } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import type { DeckGrants, ServedTurnOptions } from '../surfaces/http/served-deck.js';
 import { type CatalogSources, describeCatalog } from './catalog-description.js';
+import { queuePlaceOf } from './enqueue.js';
+import { popTurn } from './multitask.js';
 import type { OpenParts } from './open-parts.js';
 import { checkReadiness } from './readiness.js';
 
@@ -38,6 +40,10 @@ export function deckGrants(sources: GrantSources): DeckGrants {
   const { parts } = sources;
   return {
     eventLog: () => parts()?.store ?? null,
+    queuePlace: (runId) => {
+      const store = parts()?.store;
+      return store ? queuePlaceOf(store, runId) : null;
+    },
     stopRun: (runId, reason) => parts()?.runtime.stopRun(runId, reason) ?? false,
     readiness: () => {
       const open = parts();
@@ -73,14 +79,4 @@ export function deckGrants(sources: GrantSources): DeckGrants {
       return open ? popTurn(open.sessionFor(sessionId)) : null;
     },
   };
-}
-
-/** Pop items back to, and with, the last user message (an engine item with `role: 'user'`). */
-async function popTurn(session: ConversationSession): Promise<number> {
-  let popped = 0;
-  for (let item = await session.popItem(); item !== undefined; item = await session.popItem()) {
-    popped += 1;
-    if (item.role === 'user') break;
-  }
-  return popped;
 }

@@ -43,7 +43,7 @@ import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
 import { checkCatalogContext } from './context-check.js';
-import { type EnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
+import { type DeckEnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { type OpenParts, openParts } from './open-parts.js';
 import type {
@@ -343,7 +343,11 @@ export class Deck<C = unknown> {
   }
 
   /** Queue a run of `name` for a worker of any deck on this event store (checked as `run()` is). */
-  async enqueue(name: string, input: unknown, options: EnqueueOptions = {}): Promise<QueuedRun> {
+  async enqueue(
+    name: string,
+    input: unknown,
+    options: DeckEnqueueOptions = {},
+  ): Promise<QueuedRun> {
     return enqueueIn(this.#parts('enqueue').store, this, name, input, options);
   }
 

@@ -206,6 +206,7 @@ describe('GET /openapi.json', () => {
         'post /runs/{run_id}/cancel',
         'post /runs/{run_id}/resume',
         'get /pending',
+        'post /runs',
         'post /runs/{run_id}/answer',
         'get /runs',
         'get /runs/{run_id}',

@@ -12,6 +12,7 @@ import { resolveMcpSettings } from '../mcp/options.js';
 import { openAiRoutes } from '../openai/index.js';
 import { agentRoutes } from './agents.js';
 import { resourceMetadataRoutes } from './auth/resource-metadata.js';
+import { backgroundRoutes } from './background.js';
 import { authenticationIsOn, buildApp, type DeckApp } from './build.js';
 import { callerRoutes } from './caller.js';
 import { controlRoutes } from './control.js';
@@ -58,6 +59,7 @@ export function createApp<C>(
       ...controlRoutes(deps),
       ...inboxRoutes(deps),
       ...runRoutes(deps),
+      ...backgroundRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
       ...studioRoutes(deps, scoped.grants),

@@ -8,12 +8,21 @@ import { log } from '../../core/log.js';
 import { type ErrorLog, HttpError } from './errors.js';
 import { identityOf } from './identity.js';
 import type { AppOptions } from './options.js';
-import type { DeckGrants, EventLog, HttpMetrics, Readiness, ServedDeck } from './served-deck.js';
+import type {
+  DeckGrants,
+  EventLog,
+  HttpMetrics,
+  QueuePlace,
+  Readiness,
+  ServedDeck,
+} from './served-deck.js';
 
 export interface HttpDeps {
   deck: ServedDeck;
   /** The open deck's event log; 503 when the deck is not open. */
   eventLog(): EventLog;
+  /** A run's place in the queue, or `null` (not queued, or a deck without a queue). */
+  queuePlace(runId: string): Promise<QueuePlace | null>;
   /** Take a session's latest turn out of its history (see {@link DeckGrants}); 503 before open. */
   popTurn(sessionId: string): Promise<number>;
   /** Stop a live run of this process (an SSE client disconnected). */
@@ -62,6 +71,7 @@ export function makeDeps<C>(
       if (popped === null) throw new HttpError(503, `deck '${deck.name}' not started`);
       return popped;
     },
+    queuePlace: async (runId) => (await grants.queuePlace?.(runId)) ?? null,
     eventLog() {
       const log = grants.eventLog();
       if (!log) throw new HttpError(503, `deck '${deck.name}' not started`);

@@ -45,6 +45,10 @@ export const HEADERS: Record<ResponseHeader, Json> = {
     description: 'Seconds to wait before trying again (a backend is out, or its disk is full).',
     schema: { type: 'integer', minimum: 0 },
   },
+  Location: {
+    description: 'Where to read what was created: `GET /runs/{run_id}` of the queued run.',
+    schema: { type: 'string' },
+  },
   'WWW-Authenticate': {
     description: 'The scheme to authenticate with: `Bearer`.',
     schema: { type: 'string', const: 'Bearer' },

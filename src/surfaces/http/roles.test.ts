@@ -67,6 +67,7 @@ const EXPECTED: Record<string, Role | null> = {
   'post /runs/{run_id}/cancel': 'control',
   'post /runs/{run_id}/resume': 'control',
   'get /pending': 'read',
+  'post /runs': 'run',
   'post /runs/{run_id}/answer': 'answer',
   'get /runs': 'read',
   'get /runs/{run_id}': 'read',

@@ -33,7 +33,7 @@ export type Tag =
   | 'auth';
 
 /** A response header the surface sets (openapi-components.ts describes each). */
-export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate';
+export type ResponseHeader = 'X-Run-Id' | 'Retry-After' | 'WWW-Authenticate' | 'Location';
 
 export interface ResponseSpec {
   description: string;

@@ -15,6 +15,7 @@ import { check } from './json-body.js';
 import { route } from './routes.js';
 import { runEventFrames } from './run-events.js';
 import { Detail, EventsQuery, RunDetail, RunList, RunsQuery } from './schemas.js';
+import type { QueuePlace } from './served-deck.js';
 import { sseResponse } from './sse.js';
 
 export function runRoutes(deps: HttpDeps) {
@@ -89,8 +90,10 @@ export function runRoutes(deps: HttpDeps) {
         const usage =
           (completed?.kind === 'run.completed' ? completed.payload.usage : null) ??
           sumUsage(usageReports(events));
+        const place = await deps.queuePlace(run.runId);
         return Response.json({
           ...runView(run),
+          ...(place ? { queue: queueView(place) } : {}),
           usage: {
             requests: usage.requests,
             input_tokens: usage.inputTokens,
@@ -184,6 +187,16 @@ function decodeCursor(text: string): RunCursor {
   );
 }
 
+function queueView(place: QueuePlace) {
+  return {
+    key: place.key,
+    priority: place.priority,
+    position: place.position,
+    attempts: place.attempts,
+    enqueued_at: place.enqueuedAt,
+  };
+}
+
 function runView(run: RunSummary) {
   return {
     run_id: run.runId,
@@ -216,6 +229,8 @@ function oneStart(found: RunSummary[]): boolean {
   return found.every((r) => r.startedAt === found[0]?.startedAt);
 }
 
-function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+export function definedOnly<T extends object>(
+  value: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
 }

@@ -227,8 +227,30 @@ const runSummaryShape = {
 
 export const RunSummary = z.object(runSummaryShape).meta({ id: 'RunSummary' });
 
+const QueuePlace = z
+  .object({
+    key: z.string().describe('The key its limits and fair turns count under.'),
+    priority: z.number().int(),
+    position: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'Runs ahead of it among the waiting, by priority and age; null once a worker holds it.',
+      ),
+    attempts: z.number().int().describe('How many times a worker took it.'),
+    enqueued_at: z.string(),
+  })
+  .meta({ id: 'QueuePlace', description: 'Where a queued run waits.' });
+
 export const RunDetail = z
-  .object({ ...runSummaryShape, usage: Usage })
+  .object({
+    ...runSummaryShape,
+    queue: QueuePlace.optional().describe(
+      'Present while the run waits in (or is held from) the queue.',
+    ),
+    usage: Usage,
+  })
   .meta({ id: 'RunDetail', description: 'A run with its usage.' });
 
 export const RunList = z

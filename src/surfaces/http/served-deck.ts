@@ -85,7 +85,11 @@ export interface ServedDeck<C = unknown> {
   pause(runId: string, options: { reason: string | null } & Scoped): Promise<unknown>;
   cancel(runId: string, options: { reason: string | null } & Scoped): Promise<unknown>;
   /** Queue a background run (deck/enqueue.ts). */
-  enqueue(name: string, input: unknown, options: ServedEnqueueOptions & Scoped): Promise<QueuedRunView>;
+  enqueue(
+    name: string,
+    input: unknown,
+    options: ServedEnqueueOptions & Scoped,
+  ): Promise<QueuedRunView>;
   resume(runId: string, options: { context?: C } & Scoped): Promise<readonly Event[]>;
   listSchedules(): Promise<ScheduleStatus[]>;
   scheduleHandle(name: string): ScheduleHandle;
