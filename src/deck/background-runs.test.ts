@@ -125,12 +125,15 @@ describe('background runs', () => {
     expect(otherSpan.start).toBeLessThan(spans.at(-1)?.start ?? 0);
   });
 
-  it('runs two background turns on one session one after the other (the second waits)', async () => {
+  it('runs two background turns on one session one after the other (multitask enqueue)', async () => {
     const { deck, eventStore } = await queueDeck({
       agents: [new Agent({ name: 'helper', model: replies(2, 30) })],
     });
     const first = await deck.enqueue('helper', 'one', { sessionId: 'shared' });
-    const second = await deck.enqueue('helper', 'two', { sessionId: 'shared' });
+    const second = await deck.enqueue('helper', 'two', {
+      sessionId: 'shared',
+      multitask: 'enqueue',
+    });
     for (const run of [first, second]) {
       expect(await until((id) => deck.status(id), run.runId, ['completed'])).toBe('completed');
     }
