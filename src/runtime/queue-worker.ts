@@ -110,10 +110,13 @@ export class QueueWorker {
 
   #play(entry: QueueEntry): void {
     const { store, play } = this.#deps;
+    // Its own hold lapsed while it played it (a stall) and it took it again: it plays it once.
+    if (this.#held.has(entry.runId)) return;
     const done = play(entry)
       .catch((error: unknown): QueuedRunEnd => {
+        // Before it began (its reads failed): back to the queue, for a later look.
         log.error(`[agentdeck] queued run '${entry.runId}' failed to play: ${errorMessage(error)}`);
-        return 'finished';
+        return { giveBackInMs: 1_000 };
       })
       .then(async (end) => {
         if (end === 'finished') await store.finishTaken(entry.runId, this.id);

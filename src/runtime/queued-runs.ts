@@ -18,7 +18,13 @@
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import { checkWorkflowInput, type WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { type AgentInput, type ContentBlock, DataBlock, toBlocks } from '../core/blocks.js';
-import { ConflictError, errorMessage, InvalidInputError } from '../core/errors.js';
+import {
+  ConflictError,
+  errorMessage,
+  errorTypeName,
+  InvalidInputError,
+  isBackendOutage,
+} from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import { checkId } from '../core/ids.js';
 import { log } from '../core/log.js';
@@ -125,6 +131,8 @@ export type QueuedRunEnd = 'finished' | { giveBackInMs: number };
 
 /** How long a run whose session is busy waits before a worker looks again, in ms. */
 export const BUSY_SESSION_RETRY_MS = 250;
+/** How long a run the store refused for an outage waits before a worker tries it again, in ms. */
+export const OUTAGE_RETRY_MS = 1_000;
 
 const WORKER_GONE = 'its worker stopped renewing its hold (its process is taken to be gone)';
 
@@ -196,6 +204,16 @@ export async function playQueuedRun(
   } catch (error) {
     // Another turn plays on its session or thread now: it waits for it (multitask `enqueue`).
     if (error instanceof ConflictError) return { giveBackInMs: BUSY_SESSION_RETRY_MS };
+    // The store went down before the run began: it waits in the queue for the next look.
+    if (isBackendOutage(error)) return { giveBackInMs: OUTAGE_RETRY_MS };
+    // Refused before it began (its definition changed since it was queued): it fails, so
+    // it does not wait forever for a worker that will never play it.
+    if ((await store.getRun(entry.runId))?.status === 'queued') {
+      await recorder.record({
+        kind: 'run.failed',
+        payload: { errorType: errorTypeName(error), message: errorMessage(error) },
+      });
+    }
     log.error(
       `[agentdeck] queued run '${entry.runId}' could not be played: ${errorMessage(error)}`,
     );
