@@ -8,6 +8,7 @@ import {
   InvalidInputError,
   NotFoundError,
   type RunStatus,
+  TextBlock,
 } from '../index.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
@@ -141,6 +142,68 @@ describe('background runs', () => {
     expect((b?.start ?? 0) >= (a?.end ?? Infinity) || (a?.start ?? 0) >= (b?.end ?? Infinity)).toBe(
       true,
     );
+  });
+});
+
+describe('a background run whose worker died', () => {
+  /** A run queued and taken by a worker that then died mid-turn (its hold lapses in 30 ms). */
+  async function abandoned(store: MemoryEventStore, origin: string) {
+    const { runId } = await store.enqueue(
+      {
+        kind: 'run.queued',
+        runId: `dead-${origin}`,
+        sessionId: `s-${origin}`,
+        namespace: null,
+        origin,
+        payload: { invocableType: 'agent', input: [new TextBlock('hello')], key: 'k', priority: 0 },
+      },
+      { concurrency: null, rate: null },
+    );
+    await store.take({ worker: 'gone', origins: [origin], max: 1, leaseMs: 30 });
+    await store.append([
+      {
+        kind: 'run.started',
+        runId,
+        sessionId: `s-${origin}`,
+        namespace: null,
+        origin,
+        payload: { invocableType: 'agent', input: [new TextBlock('hello')] },
+      },
+    ]);
+    await sleep(50);
+    return runId;
+  }
+
+  it('plays an agent turn again while its retry policy allows, and says so in run.resumed', async () => {
+    const eventStore = new MemoryEventStore();
+    const runId = await abandoned(eventStore, 'retried');
+    const agent = new Agent({
+      name: 'retried',
+      model: replies(1),
+      queue: { retry: { attempts: 2 } },
+    });
+    const { deck } = await openTestDeck({ agents: [agent], eventStore });
+    expect(await until((id) => deck.status(id), runId, ['completed'])).toBe('completed');
+    const resumed = (await eventStore.read(runId)).find((e) => e.kind === 'run.resumed');
+    expect(resumed?.payload).toMatchObject({
+      retry: { attempt: 2, reason: expect.stringMatching(/worker stopped renewing/) },
+    });
+  });
+
+  it('fails an agent turn with no attempt left (WorkerLostError)', async () => {
+    const eventStore = new MemoryEventStore();
+    const runId = await abandoned(eventStore, 'once');
+    const { deck } = await openTestDeck({
+      agents: [new Agent({ name: 'once', model: replies(1) })],
+      eventStore,
+    });
+    expect(await until((id) => deck.status(id), runId, ['failed'])).toBe('failed');
+    const failed = (await eventStore.read(runId)).at(-1);
+    expect(failed?.payload).toMatchObject({
+      errorType: 'WorkerLostError',
+      message: expect.stringMatching(/attempt 1 of 1; no attempt is left/),
+    });
+    expect(await eventStore.queueEntry(runId)).toBeNull();
   });
 });
 
