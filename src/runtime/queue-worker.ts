@@ -96,13 +96,16 @@ export class QueueWorker {
 
   async #take(): Promise<void> {
     const { store, origins, concurrency, leaseMs } = this.#deps;
-    const free = concurrency - this.#held.size;
-    if (free <= 0 || origins.length === 0) return;
+    if (origins.length === 0) return;
     try {
-      const taken = await store.take({ worker: this.id, origins, max: free, leaseMs });
-      this.#failures.succeeded();
-      for (const entry of taken) this.#play(entry);
-      if (taken.length === free) this.#again = true; // there may be more
+      // One entry a take, each played as soon as it is taken: a run does not wait for the
+      // picks of the runs after it (nor for the empty pick that ends a batch).
+      while (!this.#halted && this.#held.size < concurrency) {
+        const [entry] = await store.take({ worker: this.id, origins, max: 1, leaseMs });
+        this.#failures.succeeded();
+        if (!entry) break;
+        this.#play(entry);
+      }
     } catch (error) {
       this.#failures.failed(error);
     }

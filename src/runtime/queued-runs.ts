@@ -142,9 +142,13 @@ export async function playQueuedRun(
   entry: QueueEntry,
 ): Promise<QueuedRunEnd> {
   const { store } = parts;
-  const summary = await store.getRun(entry.runId);
+  // Read together: the run's status, its input, and a cancel that came while it was taken.
+  const [summary, [first], requests] = await Promise.all([
+    store.getRun(entry.runId),
+    store.read(entry.runId, { limit: 1 }),
+    store.readControl(entry.runId),
+  ]);
   if (summary?.status !== 'queued' && summary?.status !== 'running') return 'finished';
-  const [first] = await store.read(entry.runId, { limit: 1 });
   if (first?.kind !== 'run.queued') return 'finished';
   const recorder = new RunRecorder(store, {
     runId: entry.runId,
@@ -155,7 +159,7 @@ export async function playQueuedRun(
   const agent = parts.agents.get(entry.origin);
   const workflow = parts.workflows.get(entry.origin);
   if (summary.status === 'queued') {
-    const cancel = (await store.readControl(entry.runId)).find((r) => r.verb === 'cancel');
+    const cancel = requests.find((r) => r.verb === 'cancel');
     if (cancel) {
       await recorder.record({
         kind: 'run.cancelled',
