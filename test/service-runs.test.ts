@@ -1,7 +1,7 @@
 /**
  * `service runs` as an operator runs it: a real process on the SQLite file a deck in this
  * process writes (the default shared store), listing and showing runs and recording a
- * request for a run another process holds.
+ * request for a run another process holds, and `agentdeck runs ls --status queued`.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -137,6 +137,35 @@ describe('service runs', () => {
       stderr: `service: run ${turn.runId} has ended (completed); there is nothing to resume, and no request was recorded\n`,
     });
     expect(await eventStore.readControl(turn.runId)).toEqual([]);
+
+    // A background run no worker of this deck takes (its origin is not in the catalog) stays
+    // queued: `agentdeck runs ls --status queued` lists it, and only it.
+    const queued = await eventStore.enqueue(
+      {
+        kind: 'run.queued',
+        runId: 'queued-run-1',
+        sessionId: null,
+        namespace: null,
+        origin: 'Later',
+        payload: { invocableType: 'agent', input: [], key: 'acme', priority: 0 },
+      },
+      { concurrency: null, rate: null },
+    );
+    const ls2 = await run(
+      process.execPath,
+      binArgs('agentdeck', 'runs', 'ls', '--status', 'queued'),
+      {
+        env: { ...process.env, SERVICE_EVENTS: `sqlite://${path}` },
+        timeout: 30_000,
+      },
+    );
+    expect(
+      ls2.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/\s+/).slice(1)),
+    ).toEqual([['queued', 'Later', '-', queued.runId]]);
     await deck.close();
     await eventStore.close();
   });

@@ -11,6 +11,7 @@ import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
 import type { Workflow } from '../authoring/workflow.js';
 import { ConfigError } from '../core/errors.js';
+import { isRunQueue } from '../core/queue.js';
 import type { ConversationSession, SessionBackend } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
 import { canPruneRuns } from '../core/store.js';
@@ -127,6 +128,7 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     liveRuns: () => runtime.liveRuns,
     observers: observers.queues,
     runs: store,
+    ...(isRunQueue(store) ? { queue: store } : {}),
   });
   if (request.background) runtime.startBackground({ wakeTimers: request.wakeTimers });
   return {

@@ -2,7 +2,8 @@
  * The run inspector (`/ui`) in a real Chromium (Playwright, Debian's `chromium`) against real
  * `service-serve` processes and the scripted model server: a run appears in the list without
  * a reload, its timeline fills while it streams and a reload mid-run loses nothing, filters
- * and paging, pause then resume, cancel, the inbox answering a waiting workflow, the API-key
+ * and paging, pause then resume, cancel, the inbox answering a waiting workflow, queued runs
+ * (ui-queue-tests.ts), the API-key
  * prompt, and read-only mode. Every test fails on a console error it did not expect.
  * Screenshots of each page go to build/screenshots/ui-*.png (docs/ under
  * `npm run docs:screenshots`).
@@ -24,6 +25,7 @@ import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
 import { runStatus, waitFor } from '../support/studio-pages.js';
 import { inboxTests } from './ui-inbox-tests.js';
+import { queueTests } from './ui-queue-tests.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PROJECT = join(ROOT, 'test/fixtures/ui/.agentdeck');
@@ -65,7 +67,8 @@ beforeAll(async () => {
   model = await scriptedModelServer([]);
   bookerLog = join(mkdtempSync(join(tmpdir(), 'agentdeck-ui-booker-')), 'booker.log');
   const [main, withKeys, reading] = await Promise.all([
-    serve({ BOOKER_LOG: bookerLog, BOOKER_MS: '4000' }),
+    // No queue worker: a background run stays queued (ui-queue-tests.ts).
+    serve({ BOOKER_LOG: bookerLog, BOOKER_MS: '4000', SERVICE_QUEUE_CONCURRENCY: '0' }),
     serve({ SERVICE_API_KEYS: KEY }),
     serve({ SERVICE_UI: 'read-only' }),
     openBrowserPage().then((opened) => {
@@ -423,6 +426,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
   }, 90_000);
 
   inboxTests(() => ({ page, model, url, startApproval, unexpectedErrors }));
+  queueTests(() => ({ page, url, unexpectedErrors }));
 
   it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
     const server = await keyed.url;

@@ -10,10 +10,12 @@
  * its own running.
  */
 import { Registry } from 'prom-client';
+import type { QueueEntry } from '../../core/queue.js';
 import type { EventStore } from '../../core/store.js';
 import { HttpRequestMetrics } from './http-metrics.js';
+import { QueueMetrics } from './queue-metrics.js';
 import { appendedBy, RunMetrics } from './run-metrics.js';
-import { type DeckReadings, StateGauges } from './state-gauges.js';
+import { type DeckReadings, StateGauges, within } from './state-gauges.js';
 import { type StoreKind, StoreMetrics } from './store-metrics.js';
 
 export interface DeckMetricsOptions {
@@ -23,12 +25,15 @@ export interface DeckMetricsOptions {
   waitingLimit?: number;
   /** How long a scrape waits for the store's count of runs at rest before showing the last one. @default 1000 */
   waitingTimeoutMs?: number;
+  /** Most distinct `key` label values of each run queue metric; the rest count as `other`. @default 20 */
+  queueKeyLabels?: number;
 }
 
 const DEFAULTS: Required<DeckMetricsOptions> = {
   trackedRuns: 10_000,
   waitingLimit: 10_000,
   waitingTimeoutMs: 1_000,
+  queueKeyLabels: 20,
 };
 
 /** One scrape: the exposition text and the content type to serve it with. */
@@ -43,6 +48,11 @@ export class DeckMetrics {
   readonly #stores: StoreMetrics;
   readonly #http: HttpRequestMetrics;
   readonly #state: StateGauges;
+  readonly #queue: QueueMetrics;
+  readonly #waitingTimeoutMs: number;
+  /** The read of the run queue in flight, shared by scrapes that overlap. */
+  #queueReading: Promise<void> | null = null;
+  #readings: DeckReadings | null = null;
 
   constructor(options: DeckMetricsOptions = {}) {
     const settings = { ...DEFAULTS, ...options };
@@ -50,13 +60,22 @@ export class DeckMetrics {
     this.#stores = new StoreMetrics(this.#registry);
     this.#http = new HttpRequestMetrics(this.#registry);
     this.#state = new StateGauges(this.#registry, settings);
+    this.#queue = new QueueMetrics(this.#registry, {
+      scanLimit: settings.waitingLimit,
+      keyLabels: settings.queueKeyLabels,
+      trackedRuns: settings.trackedRuns,
+    });
+    this.#waitingTimeoutMs = settings.waitingTimeoutMs;
   }
 
   /** `store` behind a proxy that times its operations and counts the events it appends. */
   meterEventStore<T extends EventStore>(store: T, backend: string): T {
-    return this.#stores.meter(store, 'events', backend, (operation, _seconds, _failed, value) =>
-      this.#runs.appended(appendedBy(operation, value)),
-    );
+    return this.#stores.meter(store, 'events', backend, (operation, _seconds, _failed, value) => {
+      if (operation === 'take') return this.#queue.taken(value as QueueEntry[]);
+      const events = appendedBy(operation, value);
+      this.#runs.appended(events);
+      for (const event of events) this.#queue.appended(event);
+    });
   }
 
   /** A session or checkpointer behind a proxy that times its operations. */
@@ -67,6 +86,7 @@ export class DeckMetrics {
   /** Read the deck's live runs, observer queues and runs at rest at each scrape from now on. */
   watch(readings: DeckReadings): void {
     this.#state.watch(readings);
+    this.#readings = readings;
   }
 
   /** Count one answered HTTP request; `route` is the matched pattern, or `unmatched`. */
@@ -79,9 +99,22 @@ export class DeckMetrics {
     this.#http.refused(reason);
   }
 
+  /** Read the run queue's gauges again; like the runs at rest, never fails or hangs a scrape. */
+  async #refreshQueue(): Promise<void> {
+    const queue = this.#readings?.queue;
+    if (!queue) return;
+    this.#queueReading ??= this.#queue
+      .read(queue)
+      .catch(() => undefined) // counted by the store's error metric; the gauges keep their values
+      .finally(() => {
+        this.#queueReading = null;
+      });
+    await within(this.#queueReading, this.#waitingTimeoutMs);
+  }
+
   /** Every metric, as Prometheus scrapes them. */
   async scrape(): Promise<Scrape> {
-    await this.#state.refresh();
+    await Promise.all([this.#state.refresh(), this.#refreshQueue()]);
     return { contentType: this.#registry.contentType, body: await this.#registry.metrics() };
   }
 }

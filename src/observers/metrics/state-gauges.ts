@@ -6,6 +6,7 @@
  * or does not answer in time leaves the gauge at its last value.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { RunQueue } from '../../core/queue.js';
 import type { EventStore } from '../../core/store.js';
 
 /** An observer's queue as the metrics read it (observers/queue.ts). */
@@ -24,6 +25,8 @@ export interface DeckReadings {
   observers: readonly QueueReading[];
   /** The event store the runs at rest are counted in. */
   runs: Pick<EventStore, 'listRuns'>;
+  /** The event store's run queue, when it has one (queue-metrics.ts). */
+  queue?: Pick<RunQueue, 'listQueue'>;
 }
 
 export interface StateGaugesOptions {
@@ -137,7 +140,7 @@ function sumBy(
 }
 
 /** Wait for `promise`, but no longer than `ms`. */
-async function within(promise: Promise<void>, ms: number): Promise<void> {
+export async function within(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openTestDeck } from '../../../test/support/decks.js';
 import { parseSse, postJson } from '../../../test/support/http.js';
+import { parseExposition } from '../../../test/support/prometheus.js';
 import { approval } from '../../../test/support/workflows.js';
 import { Agent } from '../../index.js';
 import { MemoryEventStore } from '../../stores/memory/index.js';
@@ -68,6 +69,38 @@ describe('POST /runs', () => {
     const detail = await (await app.request(`/runs/${run_id}`)).json();
     expect(detail.status).toBe('waiting_human');
     expect(detail.queue).toBeUndefined();
+  });
+
+  it('shows the queue in GET /metrics: depth by key while runs wait, their wait once started', async () => {
+    vi.stubEnv('SERVICE_QUEUE_CONCURRENCY', '0');
+    const waiting = await served();
+    for (const key of ['acme', 'acme', 'beta']) {
+      await waiting.app.request('/runs', postJson({ agent: 'helper', input: 'hi', key }));
+    }
+    let m = parseExposition(await (await waiting.app.request('/metrics')).text());
+    const depth = 'agentdeck_queue_depth';
+    expect(m.value(depth, { origin: 'helper', key: 'acme', state: 'waiting' })).toBe(2);
+    expect(m.value(depth, { origin: 'helper', key: 'beta', state: 'waiting' })).toBe(1);
+    expect(m.has('agentdeck_queue_oldest_wait_seconds', { origin: 'helper' })).toBe(true);
+    await waiting.deck.close();
+
+    vi.unstubAllEnvs();
+    const { app, deck } = await served();
+    const response = await app.request(
+      '/runs',
+      postJson({ agent: 'helper', input: 'hi', key: 'acme' }),
+    );
+    const { run_id } = (await response.json()) as { run_id: string };
+    for (let i = 0; i < 200 && (await deck.status(run_id)) !== 'completed'; i++) {
+      await new Promise((done) => setTimeout(done, 10));
+    }
+    m = parseExposition(await (await app.request('/metrics')).text());
+    expect(m.value('agentdeck_queue_runs_started_total', { origin: 'helper', key: 'acme' })).toBe(
+      1,
+    );
+    expect(m.value('agentdeck_queue_wait_seconds_count', { origin: 'helper' })).toBe(1);
+    expect(m.has(depth)).toBe(false);
+    await deck.close();
   });
 
   it('refuses a bad body with a 422 naming what was wrong, and queues nothing', async () => {

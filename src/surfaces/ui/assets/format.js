@@ -1,6 +1,7 @@
 /** How numbers, times and statuses read on every page. */
 
 export const STATUSES = [
+  'queued',
   'pending',
   'running',
   'paused',
@@ -31,7 +32,9 @@ export function duration(ms) {
 export function runDuration(run, now = Date.now()) {
   const start = Date.parse(run.started_at);
   const end =
-    run.status === 'running' || run.status === 'pending' ? now : Date.parse(run.updated_at);
+    run.status === 'running' || run.status === 'pending' || run.status === 'queued'
+      ? now
+      : Date.parse(run.updated_at);
   return duration(end - start);
 }
 

@@ -77,7 +77,10 @@ function Confirm({ verb, run, onDone }) {
   const explain = {
     pause:
       'The run stops at its next safe point (between model calls, tools or nodes) and can be resumed.',
-    cancel: 'The run stops for good; a tool in flight is aborted.',
+    cancel:
+      run.status === 'queued'
+        ? 'The run leaves the queue and never starts.'
+        : 'The run stops for good; a tool in flight is aborted.',
     resume: 'The paused run continues where it stopped.',
   }[verb];
   return html`

@@ -2,7 +2,9 @@
  * One run: its header (status, timings, usage, cost, the run that called it, the schedule
  * that started it) from `GET /runs/{id}`, read again as its lifecycle events arrive, and its
  * timeline from the live event stream (event-stream.js: resumable, so a reload or a dropped
- * connection misses nothing). The actions (run-actions.js) sit in the header.
+ * connection misses nothing). The actions (run-actions.js) sit in the header. A queued run
+ * (a background run no worker took yet) shows its place in the queue: key, priority,
+ * position among the waiting runs, attempts; Cancel takes it out before it starts.
  */
 import { api } from './api.js';
 import { childRuns } from './child-runs.js';
@@ -86,7 +88,8 @@ export function RunPage({ runId }) {
 
   if (missing)
     return html`<section class="page"><h1>Run</h1><p class="error" role="alert">${missing}</p><p><a href="/ui">Back to the runs</a></p></section>`;
-  const started = timeline.events.find((e) => e.kind === 'run.started')?.payload ?? {};
+  const started =
+    timeline.events.find((e) => e.kind === 'run.started' || e.kind === 'run.queued')?.payload ?? {};
   const children = useChildren(run, timeline.events);
   return html`
     <section class="page run">
@@ -135,9 +138,9 @@ function RunHeader({ run, started, stream, children }) {
             ? html`<a href=${historyOf(run, started)} data-testid="run-history">${run.session_id}</a>`
             : '–'
         }</dd></div>
-        <div><dt>Started</dt><dd>${when(run.started_at)}</dd></div>
+        <div><dt>${run.queue ? 'Queued' : 'Started'}</dt><dd>${when(run.started_at)}</dd></div>
         <div><dt>${ENDED.has(run.status) ? 'Ended' : 'Last event'}</dt><dd>${when(run.updated_at)}</dd></div>
-        <div><dt>Duration</dt><dd>${runDuration(run)}</dd></div>
+        <div><dt>${run.status === 'queued' ? 'Waiting' : 'Duration'}</dt><dd>${runDuration(run)}</dd></div>
         <div><dt>Tokens</dt><dd>${u.total_tokens} <span class="muted">(${u.input_tokens} in, ${u.output_tokens} out)</span></dd></div>
         <div><dt>Model requests</dt><dd>${u.requests}</dd></div>
         <div><dt>Cost</dt><dd>${cost(u)}</dd></div>
@@ -151,9 +154,26 @@ function RunHeader({ run, started, stream, children }) {
             : null
         }
         ${started.schedule ? html`<div><dt>Schedule</dt><dd><code>${started.schedule}</code> <span class="muted">fired ${when(started.fired_at)}</span></dd></div>` : null}
+        ${run.queue ? html`<${QueuePlace} queue=${run.queue} />` : null}
         ${run.namespace ? html`<div><dt>Namespace</dt><dd class="mono">${run.namespace}</dd></div>` : null}
       </dl>
     </div>
+  `;
+}
+
+/** Where a queued run waits (`queue` of `GET /runs/{id}`). */
+function QueuePlace({ queue }) {
+  return html`
+    <div data-testid="queue-key"><dt>Queue key</dt><dd class="mono">${queue.key}</dd></div>
+    <div data-testid="queue-priority"><dt>Priority</dt><dd>${queue.priority}</dd></div>
+    <div data-testid="queue-position"><dt>Position</dt><dd>${
+      queue.position === null || queue.position === undefined
+        ? 'taken by a worker'
+        : queue.position === 0
+          ? 'next'
+          : `${queue.position} ahead`
+    }</dd></div>
+    <div data-testid="queue-attempts"><dt>Attempts</dt><dd>${queue.attempts}</dd></div>
   `;
 }
 

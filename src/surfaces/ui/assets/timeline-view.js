@@ -74,6 +74,12 @@ function describe(e) {
         'control',
         html`<p class="muted control-outcome">${controlOutcome(e)}</p>`,
       ];
+    case 'run.queued':
+      return [
+        html`Queued under key <code>${p.key}</code>, priority ${p.priority}`,
+        'start',
+        html`${textOf(p.input) ? html`<div class="message-text user">${textOf(p.input)}</div>` : json(inputData(p.input))}`,
+      ];
     case 'run.started':
       return [
         html`Run started${p.parent_run_id ? ' (a workflow called as a tool)' : ''}${

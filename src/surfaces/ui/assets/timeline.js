@@ -95,6 +95,7 @@ function stopped(entries, event) {
 }
 
 const KNOWN = new Set([
+  'run.queued',
   'run.started',
   'run.completed',
   'run.failed',
