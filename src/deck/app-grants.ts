@@ -5,7 +5,6 @@
  * the deck's private parts by `Deck.app()`.
  */
 import type { Event } from '../core/events.js';
-import type { ConversationSession } from '../core/sessions.js';
 import { isPingable } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import type { DeckGrants, ServedTurnOptions } from '../surfaces/http/served-deck.js';
