@@ -186,20 +186,26 @@ export function notedLines(file: string): Noted[] {
 
 /**
  * The token bucket's bound (`limit` at once, refilled at `limit / periodMs`): the most starts
- * that fit in a window of `spanMs` (with 25 ms of slack for clocks and rounding).
+ * that fit in a window of `spanMs`, give or take `jitterMs` (a run's `run.started` is written
+ * a moment after its worker took its token, a moment that varies with the machine's load).
  */
-export function bucketAllows(limit: number, periodMs: number, spanMs: number): number {
-  return Math.floor(limit + ((spanMs + 25) * limit) / periodMs);
+export function bucketAllows(limit: number, periodMs: number, spanMs: number, jitterMs: number) {
+  return Math.floor(limit + ((spanMs + jitterMs) * limit) / periodMs);
 }
 
 /** The largest excess of starts over the bucket's bound in any window between two starts. */
-export function worstWindow(starts: readonly number[], limit: number, periodMs: number): number {
+export function worstWindow(
+  starts: readonly number[],
+  limit: number,
+  periodMs: number,
+  jitterMs: number,
+): number {
   const sorted = [...starts].sort((a, b) => a - b);
   let worst = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < sorted.length; i += 1) {
     for (let j = i; j < sorted.length; j += 1) {
       const span = (sorted[j] as number) - (sorted[i] as number);
-      worst = Math.max(worst, j - i + 1 - bucketAllows(limit, periodMs, span));
+      worst = Math.max(worst, j - i + 1 - bucketAllows(limit, periodMs, span, jitterMs));
     }
   }
   return worst;
