@@ -176,6 +176,9 @@ describe.skipIf(skipReason !== null)(`three processes on one run queue ${skipRea
     expect(played.notEndedOnce).toEqual([]);
     expect(played.notStartedOnce).toEqual([]);
     expect(played.waiting).toBe(125);
+    // No worker lost its hold and another played it again: no run resumed, none failed.
+    const resumed = [...events].filter(([, list]) => list.some((e) => e.kind === 'run.resumed'));
+    expect(resumed.map(([runId]) => runId)).toEqual([]);
     expect(await store.listRuns({ status: 'queued', limit: 10 })).toEqual([]);
     expect(await store.listRuns({ status: 'running', limit: 10 })).toEqual([]);
     expect(model.remaining).toBe(0);
