@@ -142,6 +142,15 @@ describe('background runs on SQLite, one process', () => {
       session_id: session,
       multitask: 'enqueue',
     });
+    // While the first plays, the second waits in the queue, and says where (its position is
+    // null for the moment a worker holds it to look whether its session is free).
+    const waiting = (await (await fetch(`${url}/runs/${after.runId}`)).json()) as {
+      status: string;
+      queue: { key: string; priority: number; position: number | null; attempts: number };
+    };
+    expect(waiting).toMatchObject({ status: 'queued', queue: { key: 'default', priority: 0 } });
+    expect(waiting.queue.position === null || waiting.queue.position >= 0).toBe(true);
+    expect(waiting.queue.attempts).toBeLessThanOrEqual(1);
     expect(await untilSettled(store, [first.runId, after.runId], 10_000)).toEqual([]);
     const events = await eventsOf(store, [first.runId, after.runId]);
     const [one, two] = [events.get(first.runId) ?? [], events.get(after.runId) ?? []];
