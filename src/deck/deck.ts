@@ -335,7 +335,13 @@ export class Deck<C = unknown> {
         ? runtime.streamWorkflow(target.workflow, input, options)
         : runtime.streamAgent(target.agent, input as AgentInput, options, live);
     // Once its session is free as `multitask` says; a tenant's run on another's is refused.
-    return whenFree(this, this.#parts('stream').store, { kind: target.kind, name }, options, played);
+    return whenFree(
+      this,
+      this.#parts('stream').store,
+      { kind: target.kind, name },
+      options,
+      played,
+    );
   }
 
   /** Queue a run of `name` for a worker of any deck on this event store (checked as `run()` is). */
