@@ -308,17 +308,7 @@ export class Deck<C = unknown> {
     input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
   ): AsyncGenerator<Event, void, undefined> {
-    return this.#stream(name, input, options, true);
-  }
-
-  /** `stream`, or with `live: false` an agent turn whose caller only wants its result. */
-  #stream(
-    name: string,
-    input: AgentInput | Record<string, unknown>,
-    options: RunOptions<C>,
-    live: boolean,
-  ): AsyncGenerator<Event, void, undefined> {
-    return dropReturn(this.#play(name, input, options, live));
+    return dropReturn(this.#play(name, input, options, true));
   }
 
   /** The runtime's generator for a run (its return value is the runtime's, not for users). */
