@@ -60,6 +60,8 @@ describe('public generics', () => {
           runId?: string;
           recursionLimit?: number;
           maxConcurrency?: number;
+          multitask?: 'reject' | 'enqueue' | 'interrupt' | 'rollback';
+          multitaskWaitMs?: number;
         }
       | undefined
     >();

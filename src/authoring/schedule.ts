@@ -10,8 +10,12 @@
 import { Cron } from 'croner';
 import { ConfigError } from '../core/errors.js';
 
-/** What a fire does when the schedule's previous run is still going. */
-export type OverlapPolicy = 'skip' | 'allow';
+/**
+ * What a fire does when the schedule's previous run is still going: `skip` it, `allow` both,
+ * `enqueue` it (wait for the previous run to end, then start), or `interrupt` (cancel the
+ * previous run, then start). As `multitask` does for a session (#40; runtime/schedules.ts).
+ */
+export type OverlapPolicy = 'skip' | 'allow' | 'enqueue' | 'interrupt';
 
 /** Which fires missed while no process was up are started when one comes back. */
 export type CatchUpPolicy = 'none' | 'latest' | 'all';
@@ -32,7 +36,12 @@ export interface ScheduleOptions {
    * @default {} for a workflow; a message naming the schedule and fire time for an agent
    */
   input?: Record<string, unknown> | string;
-  /** When the previous run is still going: `skip` this fire, or `allow` both. @default 'skip' */
+  /**
+   * When the previous run is still going: `skip` this fire, `allow` both, `enqueue` this
+   * fire (it starts when the previous run ends; it waits at most until the schedule's next
+   * fire, a trigger at most 60 s, and is skipped past that), or `interrupt` the previous run
+   * (cancelled at its next safe point; this fire starts at once). @default 'skip'
+   */
   overlap?: OverlapPolicy;
   /**
    * Fires missed while no process was up: `none`, the `latest` one, or `all` of them (at most
@@ -89,7 +98,12 @@ export class Schedule {
     this.#pattern = this.cron === null ? null : parseCron(where, this.cron, this.timezone);
     this.everyMs = options.every === undefined ? null : parseEvery(where, options.every);
     this.input = options.input;
-    this.overlap = oneOf(where, 'overlap', options.overlap ?? 'skip', ['skip', 'allow']);
+    this.overlap = oneOf(where, 'overlap', options.overlap ?? 'skip', [
+      'skip',
+      'allow',
+      'enqueue',
+      'interrupt',
+    ]);
     this.catchUp = oneOf(where, 'catchUp', options.catchUp ?? 'latest', ['none', 'latest', 'all']);
     this.maxCatchUp = options.maxCatchUp ?? 10;
     if (!Number.isSafeInteger(this.maxCatchUp) || this.maxCatchUp < 1) {

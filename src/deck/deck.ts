@@ -31,7 +31,7 @@ import type { PruneOptions, PruneReport } from '../runtime/retention.js';
 import type { RunOptions, StartOptions } from '../runtime/run-player.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { type ScheduleStatus, scheduleStatus } from '../runtime/schedules.js';
-import { mustReach, reaches, scopedLog, sessionChecked } from '../runtime/tenant-scope.js';
+import { mustReach, reaches, scopedLog } from '../runtime/tenant-scope.js';
 import type { TickOutcome } from '../runtime/timers.js';
 import type { TurnResult } from '../runtime/turn-result.js';
 import type { DueThread } from '../runtime/workflow-engine.js';
@@ -45,6 +45,7 @@ import { checkCatalogRefs } from './catalog-refs.js';
 import { checkCatalogContext } from './context-check.js';
 import { type DeckEnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
+import { whenFree } from './multitask.js';
 import { type OpenParts, openParts } from './open-parts.js';
 import type {
   AnswerOptions,
@@ -289,16 +290,10 @@ export class Deck<C = unknown> {
     input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
   ): Promise<TurnResult | WorkflowResult> {
-    const { runtime, store } = this.#parts('run');
-    const target = invocableOf(this.agents, this.workflows, name);
-    // A tenant's run on a session or thread id another tenant uses is refused (ConflictError).
-    if (target.kind === 'workflow') {
-      const played = runtime.streamWorkflow(target.workflow, input, options);
-      return settle(sessionChecked(store, options, played));
-    }
-    // Nobody reads this turn live: the model may answer in whole replies.
-    const played = runtime.streamAgent(target.agent, input as AgentInput, options, false);
-    return turnOf(sessionChecked(store, options, played));
+    this.#parts('run');
+    // Nobody reads an agent's turn live: the model may answer in whole replies.
+    const played = this.#play(name, input, options, false) as AsyncGenerator<Event, never>;
+    return this.workflows.has(name) ? settle(played) : turnOf(played);
   }
 
   /**
@@ -313,17 +308,7 @@ export class Deck<C = unknown> {
     input: AgentInput | Record<string, unknown>,
     options: RunOptions<C> = {},
   ): AsyncGenerator<Event, void, undefined> {
-    return this.#stream(name, input, options, true);
-  }
-
-  /** `stream`, or with `live: false` an agent turn whose caller only wants its result. */
-  #stream(
-    name: string,
-    input: AgentInput | Record<string, unknown>,
-    options: RunOptions<C>,
-    live: boolean,
-  ): AsyncGenerator<Event, void, undefined> {
-    return dropReturn(this.#play(name, input, options, live));
+    return dropReturn(this.#play(name, input, options, true));
   }
 
   /** The runtime's generator for a run (its return value is the runtime's, not for users). */
@@ -339,7 +324,14 @@ export class Deck<C = unknown> {
       target.kind === 'workflow'
         ? runtime.streamWorkflow(target.workflow, input, options)
         : runtime.streamAgent(target.agent, input as AgentInput, options, live);
-    return sessionChecked(this.#parts('stream').store, options, played); // as in run()
+    // Once its session is free as `multitask` says; a tenant's run on another's is refused.
+    return whenFree(
+      this,
+      this.#parts('stream').store,
+      { kind: target.kind, name },
+      options,
+      played,
+    );
   }
 
   /** Queue a run of `name` for a worker of any deck on this event store (checked as `run()` is). */

@@ -15,6 +15,7 @@ import type { ConversationSession } from '../core/sessions.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import { sessionClaimKey } from '../runtime/claims.js';
+import { checkSessionTenant, sessionChecked } from '../runtime/tenant-scope.js';
 import { threadClaimKey } from '../runtime/workflow-run.js';
 
 export const MULTITASK = ['reject', 'enqueue', 'interrupt', 'rollback'] as const;
@@ -25,6 +26,9 @@ export interface MultitaskParts {
   cancel(runId: string, reason: string): Promise<unknown>;
   sessionFor(sessionId: string): ConversationSession;
 }
+
+/** How long a synchronous run's `enqueue`, `interrupt` or `rollback` waits for the session by default. */
+export const MULTITASK_WAIT_MS = 60_000;
 
 /** How long `rollback` waits for the run it cancelled to end before it edits the session. */
 const ROLLBACK_WAIT_MS = 10_000;
@@ -64,6 +68,86 @@ export async function makeWay(
   if (!playing) return;
   const ended = await endOf(parts.store, playing.runId);
   if (ended === 'cancelled' || ended === 'failed') await popTurn(parts.sessionFor(sessionId));
+}
+
+/** What a synchronous run's `multitask` needs of the deck (a `Deck` is one). */
+export interface MultitaskDeck {
+  cancel(runId: string, options: { reason: string; namespace?: string }): Promise<unknown>;
+  sessionFor(sessionId: string): ConversationSession;
+}
+
+/** A synchronous run's options `multitask` reads (RunOptions). */
+export interface MultitaskOptions {
+  sessionId?: string;
+  namespace?: string;
+  multitask?: Multitask;
+  multitaskWaitMs?: number;
+}
+
+/**
+ * `played` (a synchronous run, `deck.run()` / `deck.stream()`), started once its session or
+ * thread is free as `options.multitask` says: without one, as before (the runtime's claim
+ * refuses a busy session); `reject` refuses a run in the way (as `POST /runs` does);
+ * `enqueue` waits for the runs in the way to end; `interrupt` and `rollback` cancel them
+ * (makeWay), then wait for them to end. A wait is bounded by `multitaskWaitMs` (default
+ * {@link MULTITASK_WAIT_MS}): past it, a ConflictError names the run still in the way. A
+ * session another tenant uses is refused before any run is cancelled.
+ */
+export function whenFree<T, R>(
+  deck: MultitaskDeck,
+  store: EventStore,
+  target: { kind: 'agent' | 'workflow'; name: string },
+  options: MultitaskOptions,
+  played: AsyncGenerator<T, R, undefined>,
+): AsyncGenerator<T, R, undefined> {
+  if (options.multitask === undefined) return sessionChecked(store, options, played);
+  return afterWay(makeWayAndWait(deck, store, target, options), played);
+}
+
+async function* afterWay<T, R>(way: Promise<void>, played: AsyncGenerator<T, R, undefined>) {
+  try {
+    await way;
+  } catch (error) {
+    await played.return(undefined as R); // never started: nothing recorded
+    throw error;
+  }
+  return yield* played;
+}
+
+async function makeWayAndWait(
+  deck: MultitaskDeck,
+  store: EventStore,
+  target: { kind: 'agent' | 'workflow'; name: string },
+  { sessionId, namespace, multitask, multitaskWaitMs = MULTITASK_WAIT_MS }: MultitaskOptions,
+): Promise<void> {
+  if (!Number.isFinite(multitaskWaitMs) || multitaskWaitMs < 0) {
+    throw new InvalidInputError(
+      `multitaskWaitMs must be a number of milliseconds >= 0, got ${multitaskWaitMs}`,
+    );
+  }
+  await checkSessionTenant(store, sessionId, namespace);
+  const parts = {
+    store,
+    cancel: (runId: string, reason: string) =>
+      deck.cancel(runId, namespace === undefined ? { reason } : { reason, namespace }),
+    sessionFor: (id: string) => deck.sessionFor(id),
+  };
+  await makeWay(parts, target, sessionId, multitask);
+  if (sessionId === undefined || multitask === 'reject') return;
+  const deadline = Date.now() + multitaskWaitMs;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+    const [first] = await runsInTheWay(store, target, sessionId);
+    if (!first) return;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new ConflictError(
+        `${target.kind === 'agent' ? 'session' : 'thread'} '${sessionId}' is still busy after ${multitaskWaitMs} ms ` +
+          `(multitask '${multitask}'): run '${first.runId}' is ${first.status} there`,
+        { holderRunId: first.runId },
+      );
+    }
+    await new Promise((done) => setTimeout(done, Math.min(delay, left)));
+  }
 }
 
 /** The live runs on the session or thread (its claim's holder) and the runs queued for it. */

@@ -201,3 +201,53 @@ describe('a schedule in a deck opened with wakeTimers', () => {
     );
   });
 });
+
+describe("overlap 'enqueue' and 'interrupt' (#40's multitask for schedules)", () => {
+  async function waitingFirst(overlap: 'enqueue' | 'interrupt') {
+    const eventStore = new MemoryEventStore();
+    const schedule = new Schedule({ name: 'ask', target: 'jot', cron: '0 0 1 1 *', overlap });
+    const { deck } = await openTestDeck({
+      eventStore,
+      workflows: [jot(true)],
+      schedules: [schedule],
+    });
+    const first = await deck.scheduleHandle('ask').trigger();
+    if (!('started' in first)) throw new Error('the first trigger did not start');
+    await vi.waitFor(async () => expect(await deck.status(first.started)).toBe('waiting_human'), {
+      timeout: 2_000,
+      interval: 10,
+    }); // the next fire's id (its time, to the millisecond) differs
+    return { deck, firstRun: first.started };
+  }
+
+  it("'interrupt' cancels the previous run, then starts the fire", async () => {
+    const { deck, firstRun } = await waitingFirst('interrupt');
+    const second = await deck.scheduleHandle('ask').trigger();
+    expect(second).toMatchObject({ started: expect.stringMatching(/^schedule-ask-/) });
+    expect(await deck.status(firstRun)).toBe('cancelled');
+  });
+
+  it("'enqueue' waits for the previous run to end, then starts the fire", async () => {
+    const { deck, firstRun } = await waitingFirst('enqueue');
+    const second = deck.scheduleHandle('ask').trigger();
+    let settled = false;
+    void second.finally(() => {
+      settled = true;
+    });
+    await sleep(100);
+    expect(settled).toBe(false); // still waiting for the first run
+    await deck.answer(firstRun, 'yes');
+    expect(await second).toMatchObject({ started: expect.stringMatching(/^schedule-ask-/) });
+    expect(await deck.status(firstRun)).toBe('completed');
+  });
+
+  it('accepts the four overlap policies and refuses another', () => {
+    for (const overlap of ['skip', 'allow', 'enqueue', 'interrupt'] as const) {
+      expect(new Schedule({ name: 'x', target: 'jot', every: '1m', overlap }).overlap).toBe(
+        overlap,
+      );
+    }
+    const bad = { name: 'x', target: 'jot', every: '1m', overlap: 'rollback' as 'skip' };
+    expect(() => new Schedule(bad)).toThrow(ConfigError);
+  });
+});

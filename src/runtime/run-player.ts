@@ -27,6 +27,15 @@ export interface RunOptions<C = unknown> {
   recursionLimit?: number;
   /** A workflow run's `maxConcurrency`, over the workflow's own. */
   maxConcurrency?: number;
+  /**
+   * When its session (thread) is busy (deck/multitask.ts, #40): `reject` (ConflictError),
+   * `enqueue` (wait for the runs there to end), `interrupt` (cancel them, then wait), or
+   * `rollback` (as `interrupt`, and take the stopped agent turn out of the session).
+   * @default none: the session's claim refuses a busy session (ConflictError), as `reject`
+   */
+  multitask?: 'reject' | 'enqueue' | 'interrupt' | 'rollback';
+  /** How long `multitask` waits for the session to be free, in ms. @default 60000 */
+  multitaskWaitMs?: number;
 }
 
 /**

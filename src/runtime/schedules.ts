@@ -34,7 +34,12 @@ export interface ScheduleParts {
    * started (it plays on in the background). ConflictError: another process took the id.
    */
   start(schedule: Schedule, firedAt: Date, runId: string): Promise<void>;
+  /** Ask a run to cancel (`overlap: 'interrupt'`). @default none: such a fire skips instead */
+  cancel?(runId: string, reason: string): Promise<unknown>;
 }
+
+/** How long a trigger (`manual`) with `overlap: 'enqueue'` waits for the previous run, in ms. */
+export const TRIGGER_WAIT_MS = 60_000;
 
 /** A schedule as `GET /schedules` and `agentdeck schedules ls` show it. */
 export interface ScheduleStatus {
@@ -75,24 +80,36 @@ export function scheduleNamed(parts: ScheduleParts, name: string): Schedule {
 
 /**
  * Start the run of one fire, as its policies say. A trigger (`manual`) ignores a pause; a
- * catch-up fire ignores the overlap with the catch-up runs started just before it.
+ * catch-up fire ignores the overlap with the catch-up runs started just before it. With
+ * `overlap: 'enqueue'` a fire waits for the previous run to end (until the schedule's next
+ * fire, a trigger {@link TRIGGER_WAIT_MS}; `stopped` ends the wait early), else is skipped.
  */
 export async function fire(
   parts: ScheduleParts,
   schedule: Schedule,
   firedAt: Date,
-  how: { manual?: boolean; catchingUp?: boolean } = {},
+  how: { manual?: boolean; catchingUp?: boolean; stopped?: () => boolean } = {},
 ): Promise<FireOutcome> {
   const { store } = parts;
   if (!how.manual && (await readRegister(store, key(schedule.name, 'paused'))) !== null) {
     return { skipped: 'paused' };
   }
-  if (schedule.overlap === 'skip' && !how.catchingUp) {
-    const last = await readRegister(store, key(schedule.name, 'last'));
-    const run = last ? await store.getRun(last) : null;
-    if (run && !TERMINAL_STATUSES.includes(run.status)) {
+  if (schedule.overlap !== 'allow' && !how.catchingUp) {
+    let running = await previousRunning(parts, schedule);
+    if (running && schedule.overlap === 'interrupt' && parts.cancel) {
+      const reason = `interrupted by the fire of ${firedAt.toISOString()} (overlap: 'interrupt')`;
+      await parts.cancel(running, reason);
+      running = null;
+    }
+    if (running && schedule.overlap === 'enqueue') {
+      const until = how.manual
+        ? Date.now() + TRIGGER_WAIT_MS
+        : (schedule.nextFire(firedAt)?.getTime() ?? Date.now());
+      running = await waitForEnd(parts, schedule, until, how.stopped);
+    }
+    if (running) {
       await writeRegister(store, key(schedule.name, 'fired'), firedAt.toISOString());
-      return { skipped: 'overlap', runId: run.runId };
+      return { skipped: 'overlap', runId: running };
     }
   }
   const runId = fireRunId(schedule, firedAt);
@@ -105,6 +122,28 @@ export async function fire(
   await writeRegister(store, key(schedule.name, 'fired'), firedAt.toISOString());
   await writeRegister(store, key(schedule.name, 'last'), runId);
   return { started: runId };
+}
+
+/** The schedule's last run when it is still going, else `null`. */
+async function previousRunning(parts: ScheduleParts, schedule: Schedule): Promise<string | null> {
+  const last = await readRegister(parts.store, key(schedule.name, 'last'));
+  const run = last ? await parts.store.getRun(last) : null;
+  return run && !TERMINAL_STATUSES.includes(run.status) ? run.runId : null;
+}
+
+/** Poll until the schedule's last run ended (`null`), or `until` passed (the run still going). */
+async function waitForEnd(
+  parts: ScheduleParts,
+  schedule: Schedule,
+  until: number,
+  stopped: () => boolean = () => false,
+): Promise<string | null> {
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const running = await previousRunning(parts, schedule);
+    const left = until - Date.now();
+    if (running === null || left <= 0 || stopped()) return running;
+    await new Promise((done) => setTimeout(done, Math.min(delay, left)));
+  }
 }
 
 export async function scheduleStatus(
@@ -196,11 +235,12 @@ export class ScheduleRunner {
 
   async #fireLogged(schedule: Schedule, at: Date, catchingUp = false): Promise<void> {
     try {
-      const outcome = await fire(this.#parts, schedule, at, { catchingUp });
+      const stopped = () => this.#stopped;
+      const outcome = await fire(this.#parts, schedule, at, { catchingUp, stopped });
       if ('skipped' in outcome && outcome.skipped === 'overlap') {
         log.error(
           `[agentdeck] schedule '${schedule.name}' skipped its fire of ${at.toISOString()}: ` +
-            `its run '${outcome.runId}' is still going (overlap: 'skip')`,
+            `its run '${outcome.runId}' is still going (overlap: '${schedule.overlap}')`,
         );
       }
     } catch (error) {
@@ -222,7 +262,9 @@ export class ScheduleRunner {
  */
 export function scheduleParts(deps: {
   store: EventStore;
-  runtime: Pick<RunPlayer, 'streamAgent' | 'streamWorkflow'>;
+  runtime: Pick<RunPlayer, 'streamAgent' | 'streamWorkflow'> & {
+    requestControl(runId: string, verb: 'cancel', reason: string | null): Promise<unknown>;
+  };
   schedules: ReadonlyMap<string, Schedule>;
   agents: ReadonlyMap<string, AgentDefinition>;
   workflows: ReadonlyMap<string, WorkflowDefinition>;
@@ -231,6 +273,7 @@ export function scheduleParts(deps: {
   return {
     store,
     schedules,
+    cancel: (runId, reason) => runtime.requestControl(runId, 'cancel', reason),
     async start(schedule, firedAt, runId) {
       const trigger = { schedule: schedule.name, firedAt: firedAt.toISOString() };
       const workflow = workflows.get(schedule.target);

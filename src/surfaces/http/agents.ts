@@ -45,8 +45,15 @@ export function agentRoutes(deps: HttpDeps) {
           headers: ['X-Run-Id'],
         },
         404: { description: 'No agent by that name.', schema: Detail },
-        409: { description: 'The session is busy with another turn.', schema: Detail },
-        422: { description: 'A malformed body or `stream` parameter.', schema: Detail },
+        409: {
+          description:
+            'The session is busy with another turn (or still busy after `multitask` waited).',
+          schema: Detail,
+        },
+        422: {
+          description: 'A malformed body, `stream` or `multitask` parameter.',
+          schema: Detail,
+        },
         500: { description: 'The turn failed (details in the server log).', schema: Detail },
       },
       async handle({ params, body, query, request }) {
@@ -59,7 +66,11 @@ export function agentRoutes(deps: HttpDeps) {
         // A stream's status is sent with its first frame: a session backend that is down
         // would fail the turn after the 200, so ask it first (the JSON answer's run says so).
         if (query.stream) await deps.sessionsReachable();
-        const options = { sessionId: body.session_id, ...(await deps.runContext(request)) };
+        const options = {
+          sessionId: body.session_id,
+          ...(query.multitask ? { multitask: query.multitask } : {}),
+          ...(await deps.runContext(request)),
+        };
         // A JSON answer needs only the result: the turn may ask the model for whole replies.
         const events = query.stream
           ? deck.stream(name, body.message, options)

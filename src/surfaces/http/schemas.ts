@@ -48,6 +48,15 @@ export const OpenApiDocument = z
 
 export const StreamQuery = z.object({
   stream: z.stringbool().optional().describe('Answer with server-sent events.'),
+  multitask: z
+    .enum(['reject', 'enqueue', 'interrupt', 'rollback'])
+    .optional()
+    .describe(
+      'When the session (thread) is busy: `reject` (409, the default), `enqueue` (wait for the ' +
+        'run there to end, then run), `interrupt` (cancel it at its next safe point, then run), ' +
+        "`rollback` (as `interrupt`, and take its unfinished turn out of the agent's session). " +
+        'A wait longer than 60 s is a 409.',
+    ),
 });
 
 export const WorkflowQuery = StreamQuery.extend({

@@ -23,6 +23,8 @@ export interface ServedRunOptions<C = unknown> {
   context?: C;
   /** The caller's tenant (docs/tenants.md), recorded as the run's namespace. */
   namespace?: string;
+  /** When its session or thread is busy (`?multitask=`; deck/multitask.ts). Default: 409. */
+  multitask?: 'reject' | 'enqueue' | 'interrupt' | 'rollback';
 }
 
 /** A background run as `POST /runs` queues it (deck/enqueue.ts's options). */

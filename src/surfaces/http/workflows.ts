@@ -34,7 +34,11 @@ import { type FrameRenderer, streamedRun } from './stream-buffer.js';
 
 const errors = {
   404: { description: 'No workflow by that name.', schema: Detail },
-  409: { description: 'The thread is busy (running, or waiting for an answer).', schema: Detail },
+  409: {
+    description:
+      'The thread is busy (running, or waiting for an answer), or still busy after `multitask` waited.',
+    schema: Detail,
+  },
   422: {
     description: 'A malformed body or state; a durable workflow without `thread_id`.',
     schema: Detail,
@@ -85,6 +89,7 @@ export function workflowRoutes(deps: HttpDeps) {
         const name = known(params.name);
         const options = {
           ...(query.thread_id === undefined ? {} : { sessionId: query.thread_id }),
+          ...(query.multitask ? { multitask: query.multitask } : {}),
           ...(await deps.runContext(request)),
         };
         const events = deck.stream(name, body, options);
