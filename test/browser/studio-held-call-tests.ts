@@ -43,7 +43,8 @@ export function heldCallTests(the: () => HeldCallContext) {
     expect(existsSync(payerLog) ? readFileSync(payerLog, 'utf8') : '').not.toContain('INV-9');
     await approval.getByRole('button', { name: 'Approve' }).click();
     await page.locator('li.turn[data-status="done"]').waitFor();
-    expect(await approval.getAttribute('data-answer')).toBe('approved');
+    // The answer is marked once the server took it (a turn can read done before, on its pause).
+    await page.locator('.approval[data-call-id="call_p9"][data-answer="approved"]').waitFor();
     const call = page.locator('.tool-call[data-tool="pay"]');
     expect(await call.locator('pre').nth(1).textContent()).toBe('"paid 12 on INV-9"');
     await waitFor(async () =>
@@ -91,7 +92,8 @@ export function heldCallTests(the: () => HeldCallContext) {
     await approval.getByLabel('Reason to reject').fill('not this month');
     await approval.getByRole('button', { name: 'Reject' }).click();
     await page.locator('li.turn[data-status="done"]').waitFor();
-    expect(await approval.getAttribute('data-answer')).toBe('rejected');
+    // The answer is marked once the server took it (a turn can read done before, on its pause).
+    await page.locator('.approval[data-call-id="call_p13"][data-answer="rejected"]').waitFor();
     await waitFor(async () =>
       (await page.locator('.part-text').allTextContents()).includes('Not paid.'),
     );
