@@ -102,11 +102,15 @@ async function locker() {
       await client.query('ROLLBACK');
       await client.end();
     },
-    /** Backends (other than this one) waiting for a lock, with their statements. */
+    /**
+     * Backends waiting for a lock this one holds, with their statements: not one still shown
+     * waiting on a lock another holder has just released (a loaded machine wakes it late).
+     */
     async waiting(): Promise<{ pid: number; query: string }[]> {
       const { rows } = await client.query<{ pid: number; query: string }>(
         `SELECT pid, query FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+          WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+            AND pg_backend_pid() = ANY (pg_blocking_pids(pid))`,
       );
       return rows;
     },
