@@ -123,7 +123,9 @@ export class QueueWorker {
       })
       .then(async (end) => {
         if (end === 'finished') await store.finishTaken(entry.runId, this.id);
-        else {
+        else if (end === 'lapse') {
+          // Not renewed from here on: another look takes it again once its hold lapses.
+        } else {
           const at = new Date(Date.now() + end.giveBackInMs).toISOString();
           await store.giveBack(entry.runId, this.id, at);
         }

@@ -126,8 +126,13 @@ export interface QueuedRunParts {
   engine: WorkflowEngine;
 }
 
-/** How playing a taken entry ended for the queue: done with it, or given back to wait. */
-export type QueuedRunEnd = 'finished' | { giveBackInMs: number };
+/**
+ * How playing a taken entry ended for the queue: done with it, given back to wait (its
+ * attempt not counted), or `lapse`: the run began here and its end could not be written (an
+ * outage), so its hold is left to lapse and a worker takes it again as a counted attempt
+ * (the retry policy decides), by when the ending kept for the outage is likely written.
+ */
+export type QueuedRunEnd = 'finished' | 'lapse' | { giveBackInMs: number };
 
 /** How long a run whose session is busy waits before a worker looks again, in ms. */
 export const BUSY_SESSION_RETRY_MS = 250;
@@ -194,6 +199,7 @@ export async function playQueuedRun(
       if (goesOn) options.queued.continueThread = true;
     }
   }
+  let began = false;
   try {
     const played = agent
       ? parts.runtime.streamAgent(agent, first.payload.input, options, false)
@@ -203,9 +209,13 @@ export async function playQueuedRun(
     if (!played) return 'finished';
     for await (const _event of played) {
       // Played to where it stops here; its events are in the log for whoever follows it.
+      began = true;
     }
     return 'finished';
   } catch (error) {
+    // It began here and stopped without an ending the store took: giving it back untouched
+    // would play it again at once, uncounted, while its kept ending may still be written.
+    if (began && isBackendOutage(error)) return 'lapse';
     // Another turn plays on its session or thread now: it waits for it (multitask `enqueue`).
     if (error instanceof ConflictError) return { giveBackInMs: BUSY_SESSION_RETRY_MS };
     // The store went down before the run began: it waits in the queue for the next look.
