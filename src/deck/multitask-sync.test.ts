@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { collect, kinds, openTestDeck } from '../../test/support/decks.js';
 import { approval } from '../../test/support/workflows.js';
-import { Agent, ConflictError, type Event, InvalidInputError } from '../index.js';
+import { Agent, ConflictError, type Event, InvalidInputError, TextBlock } from '../index.js';
+import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
+import { endsWithMessageOf } from './multitask.js';
 
 /** A first reply streamed over about `totalMs` (ten chunks), then a quick one. */
 function slowThenQuick(totalMs: number) {
@@ -130,5 +132,32 @@ describe('multitask on deck.run() and deck.stream()', () => {
       deck.run('helper', 'x', { sessionId: 's-2', multitask: 'enqueue', multitaskWaitMs: -1 }),
     ).rejects.toBeInstanceOf(InvalidInputError);
     expect(await deck.sessionFor('s-2').getItems()).toEqual([]);
+  });
+});
+
+describe("'rollback' takes out only the stopped turn's own message", () => {
+  it('leaves a session whose last item is not that message (the turn stopped before writing it)', async () => {
+    const eventStore = new MemoryEventStore();
+    const { deck } = await openTestDeck({ agents: [new Agent({ name: 'helper' })], eventStore });
+    const session = deck.sessionFor('s-9');
+    await session.addItems([
+      { role: 'user', content: 'older' },
+      { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] },
+    ] as never);
+    await eventStore.append([
+      {
+        kind: 'run.started',
+        runId: 'r-9',
+        sessionId: 's-9',
+        namespace: null,
+        origin: 'helper',
+        payload: { invocableType: 'agent', input: [new TextBlock('newer')] },
+      },
+    ]);
+    expect(await endsWithMessageOf(eventStore, session, 'r-9')).toBe(false);
+    await session.addItems([
+      { role: 'user', content: [{ type: 'input_text', text: 'newer' }] },
+    ] as never);
+    expect(await endsWithMessageOf(eventStore, session, 'r-9')).toBe(true);
   });
 });

@@ -67,7 +67,37 @@ export async function makeWay(
   const playing = inTheWay.find((run) => run.status === 'running');
   if (!playing) return;
   const ended = await endOf(parts.store, playing.runId);
-  if (ended === 'cancelled' || ended === 'failed') await popTurn(parts.sessionFor(sessionId));
+  if (ended !== 'cancelled' && ended !== 'failed') return;
+  // Only the stopped turn's own message: a turn cancelled before it wrote it left the
+  // session ending with the last completed turn, which stays.
+  const session = parts.sessionFor(sessionId);
+  if (await endsWithMessageOf(parts.store, session, playing.runId)) await popTurn(session);
+}
+
+/** Whether the session's last item is the user message run `runId` began with (and no reply). */
+export async function endsWithMessageOf(
+  store: EventStore,
+  session: ConversationSession,
+  runId: string,
+): Promise<boolean> {
+  const [last] = await session.getItems(1);
+  // Its first events: `run.started`, after `run.queued` for a background run.
+  const begun = (await store.read(runId, { limit: 4 })).find((e) => e.kind === 'run.started');
+  if (last?.role !== 'user' || begun?.kind !== 'run.started') return false;
+  const sent = begun.payload.input
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('');
+  return textOf(last) === sent;
+}
+
+/** The text of a session item: its string content, or its text parts joined. */
+function textOf(item: { content?: unknown }): string {
+  const { content } = item;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : ''))
+    .join('');
 }
 
 /** What a synchronous run's `multitask` needs of the deck (a `Deck` is one). */

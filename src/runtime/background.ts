@@ -49,6 +49,8 @@ export interface BackgroundDeps {
   retention: RetentionDeps;
   /** Taps of the recorder, for the runs the sweep closes. */
   taps: readonly EventTap[];
+  /** Stop a run playing here without recording more: another process took it over. */
+  abandon: (runId: string, reason: string) => boolean;
 }
 
 /** A wake-up another process (or tick) took first: the thread's claims refused this one. */
@@ -157,5 +159,6 @@ function queueWorkerOf(deps: BackgroundDeps): QueueWorker | null {
     leaseMs: timing.leaseMs ?? staleRunAfterSeconds * 1000,
     pollMs: queuePollMs,
     play: (entry) => playQueuedRun(parts, entry),
+    abandon: deps.abandon,
   });
 }

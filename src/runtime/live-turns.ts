@@ -48,6 +48,22 @@ export class LiveTurns {
     return false;
   }
 
+  /**
+   * Stop the live run `runId` without recording anything more: another process plays it now
+   * (a background run whose queue hold lapsed while this process stalled, queue-worker.ts).
+   * Whether it was live here.
+   */
+  abandonRun(runId: string, reason: string): boolean {
+    for (const turn of this.#turns) {
+      if (turn.recorder.identity.runId === runId) {
+        turn.recorder.endedElsewhere(reason);
+        turn.controller.abort(new Error(reason));
+        return true;
+      }
+    }
+    return false;
+  }
+
   async cancelAll(reason: string, graceMs: number): Promise<void> {
     await Promise.all([...this.#turns].map((turn) => this.#cancel(turn, reason, graceMs)));
   }

@@ -26,6 +26,8 @@ export interface QueueWorkerDeps {
   leaseMs: number;
   pollMs: number;
   play: (entry: QueueEntry) => Promise<QueuedRunEnd>;
+  /** Stop a run playing here, recording nothing more (another worker took it); whether it was. */
+  abandon: (runId: string, reason: string) => boolean;
 }
 
 export class QueueWorker {
@@ -149,10 +151,12 @@ export class QueueWorker {
     try {
       const kept = new Set(await this.#deps.store.renewTaken(this.id, ids));
       for (const id of ids) {
-        if (!kept.has(id) && this.#held.has(id)) {
-          log.error(
-            `[agentdeck] queued run '${id}' was taken by another worker (this one's hold lapsed); its claim decides who plays it`,
-          );
+        if (kept.has(id) || !this.#held.has(id)) continue;
+        // Its hold lapsed (this process stalled) and another worker took the run: that one
+        // plays it, from what was recorded; this one stops it without recording more.
+        const reason = `its queue hold lapsed while this process stalled, and another worker took it`;
+        if (this.#deps.abandon(id, reason)) {
+          log.error(`[agentdeck] queued run '${id}' stopped here: ${reason}`);
         }
       }
     } catch (error) {

@@ -3,9 +3,10 @@ import { Agent } from '../authoring/agent.js';
 import { TextBlock } from '../core/blocks.js';
 import { StoreUnavailableError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import type { QueueEntry } from '../core/queue.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
-import { playQueuedRun, type QueuedRunParts } from './queued-runs.js';
+import { busySessionWaitMs, playQueuedRun, type QueuedRunParts } from './queued-runs.js';
 import type { RunPlayer } from './run-player.js';
 
 const agent = new Agent({ name: 'helper', model: new ScriptedModel([{ text: 'hi' }]) });
@@ -70,5 +71,18 @@ describe('playQueuedRun and outages', () => {
     const entry = await queued(store);
     expect(await playQueuedRun(parts(store, false), entry)).toBe('lapse');
     expect((await store.getRun('r-1'))?.status).toBe('running');
+  });
+});
+
+describe('a busy session', () => {
+  it('is looked at again after a tenth of the wait so far, from 250 ms to 5 s', () => {
+    const at = (enqueuedAt: number) =>
+      busySessionWaitMs(
+        { enqueuedAt: new Date(enqueuedAt).toISOString() } as QueueEntry,
+        1_000_000,
+      );
+    expect(at(1_000_000)).toBe(250);
+    expect(at(1_000_000 - 10_000)).toBe(1_000);
+    expect(at(1_000_000 - 3_600_000)).toBe(5_000);
   });
 });

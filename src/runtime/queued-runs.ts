@@ -136,6 +136,21 @@ export type QueuedRunEnd = 'finished' | 'lapse' | { giveBackInMs: number };
 
 /** How long a run whose session is busy waits before a worker looks again, in ms. */
 export const BUSY_SESSION_RETRY_MS = 250;
+/** The longest such a wait grows to (a session held for days by a run waiting for a person). */
+export const BUSY_SESSION_MAX_RETRY_MS = 5_000;
+
+/**
+ * How long a run whose session is busy waits before the next look: a tenth of how long it has
+ * waited in the queue, from 250 ms to 5 s, so a session held for hours is not asked four times
+ * a second (nor every process told so, on Postgres).
+ */
+export function busySessionWaitMs(entry: QueueEntry, now = Date.now()): number {
+  const waited = Math.max(0, now - Date.parse(entry.enqueuedAt));
+  return Math.min(
+    BUSY_SESSION_MAX_RETRY_MS,
+    Math.max(BUSY_SESSION_RETRY_MS, Math.round(waited / 10)),
+  );
+}
 /** How long a run the store refused for an outage waits before a worker tries it again, in ms. */
 export const OUTAGE_RETRY_MS = 1_000;
 
@@ -217,7 +232,7 @@ export async function playQueuedRun(
     // would play it again at once, uncounted, while its kept ending may still be written.
     if (began && isBackendOutage(error)) return 'lapse';
     // Another turn plays on its session or thread now: it waits for it (multitask `enqueue`).
-    if (error instanceof ConflictError) return { giveBackInMs: BUSY_SESSION_RETRY_MS };
+    if (error instanceof ConflictError) return { giveBackInMs: busySessionWaitMs(entry) };
     // The store went down before the run began: it waits in the queue for the next look.
     if (isBackendOutage(error)) return { giveBackInMs: OUTAGE_RETRY_MS };
     // Refused before it began (its definition changed since it was queued): it fails, so

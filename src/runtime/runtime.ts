@@ -93,6 +93,7 @@ export class Runtime implements RunPlayer {
         schedules: this.schedules,
         retention: retentionDeps(this.#deps, this.#catalog),
         taps: this.#taps,
+        abandon: (runId, reason) => this.#liveTurns.abandonRun(runId, reason),
       },
       options,
     );

@@ -40,28 +40,33 @@ export function isAtRest(run: RunSummary): boolean {
  */
 /**
  * Cancel a queued run no worker holds: its entry is dropped, and the run ends with the
- * request and `run.cancelled`, so it never starts. `false` when a worker holds it (it finds
- * the request before it starts, queued-runs.ts) or the store has no queue.
+ * request and `run.cancelled` (one append), so it never starts. A queued run with no entry
+ * left (an earlier cancel dropped it, then the store went down before its events) is ended
+ * the same way. `false` when a worker holds it (it finds the request before it starts,
+ * queued-runs.ts) or the store has no queue.
  */
 export async function cancelQueued(
   store: EventStore,
   run: RunSummary,
   request: ControlRequest,
 ): Promise<boolean> {
-  if (!isRunQueue(store) || !(await store.dropWaiting(run.runId))) return false;
-  const recorder = new RunRecorder(store, identityOf(run));
-  await recorder.record({
-    kind: 'control.requested',
-    payload: { verb: 'cancel', reason: request.reason, requestId: request.requestId },
-  });
-  await recorder.record({
-    kind: 'control.observed',
-    payload: { verb: 'cancel', requestId: request.requestId },
-  });
-  await recorder.record({
-    kind: 'run.cancelled',
-    payload: { reason: request.reason ?? CANCEL_REQUESTED },
-  });
+  if (!isRunQueue(store)) return false;
+  const dropped = await store.dropWaiting(run.runId);
+  if (!dropped && (await store.queueEntry(run.runId)) !== null) return false;
+  const identity = identityOf(run);
+  await store.append([
+    {
+      ...identity,
+      kind: 'control.requested',
+      payload: { verb: 'cancel', reason: request.reason, requestId: request.requestId },
+    },
+    {
+      ...identity,
+      kind: 'control.observed',
+      payload: { verb: 'cancel', requestId: request.requestId },
+    },
+    { ...identity, kind: 'run.cancelled', payload: { reason: request.reason ?? CANCEL_REQUESTED } },
+  ]);
   return true;
 }
 
