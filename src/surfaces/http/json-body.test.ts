@@ -27,4 +27,10 @@ describe('check', () => {
     expect(detail({ message: 'hi', tags: 'x' })).toBe("field 'tags' must be an array, got string");
     expect(detail({})).toBe('missing field: message');
   });
+
+  it('names the fields a strict schema does not know', () => {
+    const Strict = z.object({ session_id: z.string().optional() }).strict();
+    expect(() => check(Strict, { sesion_id: 's' })).toThrow(/^unknown field: sesion_id$/);
+    expect(() => check(Strict, { a: 1, b: 2 })).toThrow(/^unknown fields: a, b$/);
+  });
 });

@@ -79,6 +79,10 @@ export function check<T>(schema: z.ZodType<T>, value: unknown, what = 'field'): 
   if (!issue) throw new HttpError(422, 'invalid request');
   const path = issue.path.map(String).join('.');
   if (isMissing(value, issue.path)) throw new HttpError(422, `missing ${what}: ${path}`);
+  if (issue.code === 'unrecognized_keys') {
+    const names = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
+    throw new HttpError(422, `unknown ${what}${names.length > 1 ? 's' : ''}: ${names.join(', ')}`);
+  }
   if (issue.code === 'invalid_type') {
     const got = typeName(valueAt(value, issue.path));
     throw new HttpError(
