@@ -38,7 +38,7 @@ describe('the start-up lines', () => {
       }),
     );
     expect(line).toBe(
-      "agentdeck: events and checkpoints are kept in postgres://app:***@db/deck; sessions in this process's memory (lost when it stops)",
+      "agentdeck: events and checkpoints are kept in postgres://app:***@db/deck; sessions in this process's memory (lost when it stops): other processes on these events, their queue workers included, do not see them (set SERVICE_SESSION=redis://...)",
     );
   });
 

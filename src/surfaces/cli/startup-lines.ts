@@ -105,7 +105,14 @@ function storageLine(storage: StoragePlaces): string {
   const parts = [...kept].map(([place, what], index) =>
     index === 0 ? `${and(what)} are kept in ${place}` : `${and(what)} in ${place}`,
   );
-  return `agentdeck: ${parts.join('; ')}`;
+  // Events shared with other processes, sessions not: a turn another process plays (a
+  // background run its worker takes, a request a load balancer sends there) misses the ones
+  // before it.
+  const shared = storage.events.backend === 'postgres' && storage.sessions.backend === 'memory';
+  const warning = shared
+    ? ': other processes on these events, their queue workers included, do not see them (set SERVICE_SESSION=redis://...)'
+    : '';
+  return `agentdeck: ${parts.join('; ')}${warning}`;
 }
 
 function placeOf(location: StoragePlaces[keyof StoragePlaces]): string {

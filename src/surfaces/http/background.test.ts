@@ -116,6 +116,7 @@ describe('POST /runs', () => {
       [{ agent: 'helper', input: 'hi', priority: 5000 }, 422, /priority/],
       [{ agent: 'helper', input: 'hi', key: '' }, 422, /key/],
       [{ agent: 'helper', input: 'hi', multitask: 'later' }, 422, /multitask/],
+      [{ agent: 'helper', input: 'hi', sesion_id: 's-1' }, 422, /^unknown field: sesion_id$/],
       [
         { agent: 'helper', input: 'hi', thread_id: 't' },
         422,

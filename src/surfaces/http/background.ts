@@ -48,6 +48,8 @@ export const EnqueueBody = z
           "unfinished turn out of the agent's session).",
       ),
   })
+  // Strict: a misspelt field (`sesion_id`) would otherwise queue a run without it, silently.
+  .strict()
   .meta({ id: 'EnqueueBody' });
 
 export const QueuedRunBody = z

@@ -79,11 +79,24 @@ export function check<T>(schema: z.ZodType<T>, value: unknown, what = 'field'): 
   if (!issue) throw new HttpError(422, 'invalid request');
   const path = issue.path.map(String).join('.');
   if (isMissing(value, issue.path)) throw new HttpError(422, `missing ${what}: ${path}`);
+  if (issue.code === 'unrecognized_keys') {
+    const names = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
+    throw new HttpError(422, `unknown ${what}${names.length > 1 ? 's' : ''}: ${names.join(', ')}`);
+  }
   if (issue.code === 'invalid_type') {
     const got = typeName(valueAt(value, issue.path));
-    throw new HttpError(422, `${what} '${path}' must be a ${issue.expected}, got ${got}`);
+    throw new HttpError(
+      422,
+      `${what} '${path}' must be ${expectedType(issue.expected)}, got ${got}`,
+    );
   }
   throw new HttpError(422, `${what} '${path}': ${issue.message}`);
+}
+
+/** zod's expected type with its article: `a string`, `an object`; `int` reads `a whole number`. */
+function expectedType(expected: string): string {
+  if (expected === 'int') return 'a whole number';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 
 function isMissing(root: unknown, path: readonly PropertyKey[]): boolean {
