@@ -7,10 +7,10 @@
 import type { Event } from '../core/events.js';
 import { isPingable } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
+import { popTurn } from '../runtime/session-turns.js';
 import type { DeckGrants, ServedTurnOptions } from '../surfaces/http/served-deck.js';
 import { type CatalogSources, describeCatalog } from './catalog-description.js';
 import { queuePlaceOf } from './enqueue.js';
-import { popTurn } from './multitask.js';
 import type { OpenParts } from './open-parts.js';
 import { checkReadiness } from './readiness.js';
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openTestDeck } from '../../test/support/decks.js';
+import { ListSession } from '../../test/support/runtimes.js';
 import { approval } from '../../test/support/workflows.js';
 import {
   Agent,
@@ -87,6 +88,17 @@ describe('background runs', () => {
     expect(() => new Agent({ name: 'a', queue: { rate: { limit: 2, perSeconds: 0 } } })).toThrow(
       /queue.rate.perSeconds must be a number of seconds over 0, got 0/,
     );
+  });
+
+  it("keeps a tenant's keys its own: another tenant's key names a key of the caller's", async () => {
+    vi.stubEnv('SERVICE_QUEUE_CONCURRENCY', '0');
+    const { deck } = await queueDeck({
+      agents: [new Agent({ name: 'helper', model: replies(1) })],
+    });
+    const named = await deck.enqueue('helper', 'hi', { namespace: 'acme', key: 'globex' });
+    expect(named.key).toBe('acme/globex');
+    expect((await deck.enqueue('helper', 'hi', { namespace: 'acme' })).key).toBe('acme');
+    expect((await deck.enqueue('helper', 'hi', { key: 'globex' })).key).toBe('globex');
   });
 
   it('cancels a run still waiting in the queue: it never starts', async () => {
@@ -186,7 +198,7 @@ describe('a background run whose worker died', () => {
     expect(await until((id) => deck.status(id), runId, ['completed'])).toBe('completed');
     const resumed = (await eventStore.read(runId)).find((e) => e.kind === 'run.resumed');
     expect(resumed?.payload).toMatchObject({
-      retry: { attempt: 2, reason: expect.stringMatching(/worker stopped renewing/) },
+      retry: { attempt: 2, reason: expect.stringMatching(/the worker playing it stopped/) },
     });
   });
 
@@ -204,6 +216,49 @@ describe('a background run whose worker died', () => {
       message: expect.stringMatching(/attempt 1 of 1; no attempt is left/),
     });
     expect(await eventStore.queueEntry(runId)).toBeNull();
+  });
+});
+
+describe('a background run in flight when its deck closes', () => {
+  it('goes back to the queue, not cancelled, and the next deck plays it once more', async () => {
+    const eventStore = new MemoryEventStore();
+    // One conversation store for both decks, as Redis would be for two processes.
+    const sessions = new Map<string, ListSession>();
+    const sessionFactory = (id: string) => {
+      const session = sessions.get(id) ?? new ListSession(id);
+      sessions.set(id, session);
+      return session;
+    };
+    const slow = new ScriptedModel([{ text: Array.from({ length: 40 }, () => 'x '), delayMs: 25 }]);
+    const first = await openTestDeck({
+      agents: [new Agent({ name: 'helper', model: slow })],
+      eventStore,
+      sessionFactory,
+    });
+    const queued = await first.deck.enqueue('helper', 'hello', { sessionId: 's-h' });
+    expect(await until((id) => first.deck.status(id), queued.runId, ['running'])).toBe('running');
+    await sleep(60); // its message is in the session, its reply not yet
+    await first.deck.close();
+    expect((await eventStore.read(queued.runId)).map((e) => e.kind)).not.toContain('run.cancelled');
+    expect(await eventStore.queueEntry(queued.runId)).toMatchObject({ takenBy: null, attempts: 0 });
+    expect(sessions.get('s-h')?.items.map((item) => (item as { role?: string }).role)).toEqual([
+      'user',
+    ]);
+    const next = await openTestDeck({
+      agents: [new Agent({ name: 'helper', model: replies(1) })],
+      eventStore,
+      sessionFactory,
+    });
+    expect(await until((id) => next.deck.status(id), queued.runId, ['completed'])).toBe(
+      'completed',
+    );
+    const resumed = (await eventStore.read(queued.runId)).filter((e) => e.kind === 'run.resumed');
+    expect(resumed).toHaveLength(1);
+    // The stopped attempt's message was taken out before the turn played again: sent once.
+    expect(sessions.get('s-h')?.items.map((item) => (item as { role?: string }).role)).toEqual([
+      'user',
+      'assistant',
+    ]);
   });
 });
 

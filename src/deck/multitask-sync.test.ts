@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { collect, kinds, openTestDeck } from '../../test/support/decks.js';
 import { approval } from '../../test/support/workflows.js';
 import { Agent, ConflictError, type Event, InvalidInputError, TextBlock } from '../index.js';
+import { endsWithMessageOf } from '../runtime/session-turns.js';
 import { MemoryEventStore } from '../stores/memory/index.js';
 import { ScriptedModel } from '../testing/index.js';
-import { endsWithMessageOf } from './multitask.js';
 
 /** A first reply streamed over about `totalMs` (ten chunks), then a quick one. */
 function slowThenQuick(totalMs: number) {

@@ -15,6 +15,7 @@ import type { ConversationSession } from '../core/sessions.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import { sessionClaimKey } from '../runtime/claims.js';
+import { endsWithMessageOf, popTurn } from '../runtime/session-turns.js';
 import { checkSessionTenant, sessionChecked } from '../runtime/tenant-scope.js';
 import { threadClaimKey } from '../runtime/workflow-run.js';
 
@@ -72,32 +73,6 @@ export async function makeWay(
   // session ending with the last completed turn, which stays.
   const session = parts.sessionFor(sessionId);
   if (await endsWithMessageOf(parts.store, session, playing.runId)) await popTurn(session);
-}
-
-/** Whether the session's last item is the user message run `runId` began with (and no reply). */
-export async function endsWithMessageOf(
-  store: EventStore,
-  session: ConversationSession,
-  runId: string,
-): Promise<boolean> {
-  const [last] = await session.getItems(1);
-  // Its first events: `run.started`, after `run.queued` for a background run.
-  const begun = (await store.read(runId, { limit: 4 })).find((e) => e.kind === 'run.started');
-  if (last?.role !== 'user' || begun?.kind !== 'run.started') return false;
-  const sent = begun.payload.input
-    .map((block) => (block.type === 'text' ? block.text : ''))
-    .join('');
-  return textOf(last) === sent;
-}
-
-/** The text of a session item: its string content, or its text parts joined. */
-function textOf(item: { content?: unknown }): string {
-  const { content } = item;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : ''))
-    .join('');
 }
 
 /** What a synchronous run's `multitask` needs of the deck (a `Deck` is one). */
@@ -205,14 +180,4 @@ async function endOf(store: EventStore, runId: string): Promise<string | null> {
     if (Date.now() > deadline) return null;
     await new Promise((done) => setTimeout(done, 20));
   }
-}
-
-/** Pop items back to, and with, the last user message (an engine item with `role: 'user'`). */
-export async function popTurn(session: ConversationSession): Promise<number> {
-  let popped = 0;
-  for (let item = await session.popItem(); item !== undefined; item = await session.popItem()) {
-    popped += 1;
-    if (item.role === 'user') break;
-  }
-  return popped;
 }

@@ -21,6 +21,7 @@
 import { DataBlock } from '../core/blocks.js';
 import { log } from '../core/log.js';
 import { isRunQueue } from '../core/queue.js';
+import type { ConversationSession } from '../core/sessions.js';
 import type { ControlParts } from './control/requests.js';
 import { ResumeWatch } from './control/resume-watch.js';
 import { heartbeatTiming } from './heartbeat.js';
@@ -51,6 +52,8 @@ export interface BackgroundDeps {
   taps: readonly EventTap[];
   /** Stop a run playing here without recording more: another process took it over. */
   abandon: (runId: string, reason: string) => boolean;
+  /** The sessions agent turns play on (a background turn played again cleans its own up). */
+  sessionFor: (sessionId: string) => ConversationSession;
 }
 
 /** A wake-up another process (or tick) took first: the thread's claims refused this one. */
@@ -151,7 +154,10 @@ function queueWorkerOf(deps: BackgroundDeps): QueueWorker | null {
   const { queueConcurrency, queuePollMs, staleRunAfterSeconds, heartbeatSeconds } = deps.settings;
   if (!isRunQueue(store) || queueConcurrency === 0) return null;
   const timing = heartbeatTiming(staleRunAfterSeconds, heartbeatSeconds);
-  const parts = { store, runtime, agents, workflows, engine: deps.timers.engine };
+  const parts = {
+    ...{ store, runtime, agents, workflows, engine: deps.timers.engine },
+    sessionFor: deps.sessionFor,
+  };
   return new QueueWorker({
     store,
     origins: [...agents.keys(), ...workflows.keys()],

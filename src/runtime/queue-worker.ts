@@ -16,6 +16,9 @@ import type { QueueEntry } from '../core/queue.js';
 import type { QueuedRunEnd, QueueStore } from './queued-runs.js';
 import { RepeatedFailures } from './repeated-failures.js';
 
+/** Why a run in flight stops when its process closes. */
+const HANDED_BACK = 'its process is shutting down; it goes back to the queue for another worker';
+
 export interface QueueWorkerDeps {
   store: QueueStore;
   /** The agents and workflows this deck plays. */
@@ -39,6 +42,8 @@ export class QueueWorker {
   #taking: Promise<void> | null = null;
   #again = false;
   #halted = false;
+  /** Runs in flight when the deck closed: given back to the queue when they stop. */
+  readonly #handedBack = new Set<string>();
   #timers: NodeJS.Timeout[] = [];
   #unwatch: (() => void) | null = null;
 
@@ -89,9 +94,16 @@ export class QueueWorker {
     for (const timer of this.#timers) clearInterval(timer);
     this.#unwatch?.();
     await this.#taking;
+    // Handed back, not cancelled: each stops here recording nothing more, and its entry goes
+    // back to the queue at once, for another process (or this one's next start) to go on with
+    // it, as with a worker that died (queued-runs.ts), its attempt not counted.
+    for (const runId of this.#held.keys()) {
+      this.#handedBack.add(runId);
+      this.#deps.abandon(runId, HANDED_BACK);
+    }
   }
 
-  /** After `halt()`: wait for the runs in flight (the deck's close cancels them first). */
+  /** After `halt()`: wait for the runs in flight to stop and go back to the queue. */
   async stop(): Promise<void> {
     await Promise.allSettled([...this.#held.values()]);
   }
@@ -124,7 +136,9 @@ export class QueueWorker {
         return { giveBackInMs: 1_000 };
       })
       .then(async (end) => {
-        if (end === 'finished') await store.finishTaken(entry.runId, this.id);
+        if (this.#handedBack.has(entry.runId)) {
+          await store.giveBack(entry.runId, this.id, new Date().toISOString());
+        } else if (end === 'finished') await store.finishTaken(entry.runId, this.id);
         else if (end === 'lapse') {
           // Not renewed from here on: another look takes it again once its hold lapses.
         } else {

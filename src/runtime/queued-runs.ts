@@ -30,9 +30,11 @@ import { checkId } from '../core/ids.js';
 import { log } from '../core/log.js';
 import type { QueueEntry, RunQueue } from '../core/queue.js';
 import { newRunId } from '../core/run-ids.js';
+import type { ConversationSession } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
 import { RunRecorder } from './recorder.js';
 import type { RunPlayer, StartOptions } from './run-player.js';
+import { endsWithMessageOf, popTurn } from './session-turns.js';
 import type { WorkflowEngine } from './workflow-engine.js';
 
 export type QueueStore = EventStore & RunQueue;
@@ -45,7 +47,10 @@ export interface EnqueueOptions {
   sessionId?: string;
   /** The tenant: recorded on every event; the default key. */
   namespace?: string;
-  /** The key its limits and fair turns count under. @default the namespace, else `default` */
+  /**
+   * The key its limits and fair turns count under. @default the namespace, else `default`.
+   * With a namespace (a tenant), a given key is that tenant's own: `<namespace>/<key>`.
+   */
   key?: string;
   /** A whole number from -1000 to 1000; higher first. @default 0 */
   priority?: number;
@@ -77,11 +82,20 @@ export async function enqueueRun(
       `workflow '${name}' is durable: pass thread_id (sessionId) so an answer or a retry can find its thread`,
     );
   }
-  const key = options.key ?? options.namespace ?? 'default';
-  if (typeof key !== 'string' || key.trim() === '') {
-    throw new InvalidInputError(`key must be a non-empty string, got ${JSON.stringify(key)}`);
+  const given = options.key;
+  if (given !== undefined && (typeof given !== 'string' || given.trim() === '')) {
+    throw new InvalidInputError(`key must be a non-empty string, got ${JSON.stringify(given)}`);
   }
-  checkId('key', key);
+  // A tenant's keys are its own: `acme/user-7`, never another tenant's (its limits, its turns).
+  const { namespace } = options;
+  const key = checkId(
+    'key',
+    given === undefined
+      ? (namespace ?? 'default')
+      : namespace === undefined
+        ? given
+        : `${namespace}/${given}`,
+  );
   const priority = options.priority ?? 0;
   if (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY) {
     throw new InvalidInputError(
@@ -124,6 +138,8 @@ export interface QueuedRunParts {
   agents: ReadonlyMap<string, AgentDefinition>;
   workflows: ReadonlyMap<string, WorkflowDefinition>;
   engine: WorkflowEngine;
+  /** The sessions agent turns play on: a turn played again first takes out its stopped self. */
+  sessionFor?: (sessionId: string) => ConversationSession;
 }
 
 /**
@@ -154,7 +170,8 @@ export function busySessionWaitMs(entry: QueueEntry, now = Date.now()): number {
 /** How long a run the store refused for an outage waits before a worker tries it again, in ms. */
 export const OUTAGE_RETRY_MS = 1_000;
 
-const WORKER_GONE = 'its worker stopped renewing its hold (its process is taken to be gone)';
+const WORKER_GONE =
+  'the worker playing it stopped (its process shut down and handed it back, or died)';
 
 /** Play the run of `entry`, which this process's worker holds, as far as it plays here. */
 export async function playQueuedRun(
@@ -209,6 +226,10 @@ export async function playQueuedRun(
     }
     if (retry.backoffMs > 0) await new Promise((done) => setTimeout(done, retry.backoffMs));
     options.queued = { retry: { attempt, reason: WORKER_GONE } };
+    // The stopped attempt's message, alone at the session's end, is not sent twice.
+    const session =
+      agent && entry.sessionId !== null ? parts.sessionFor?.(entry.sessionId) : undefined;
+    if (session && (await endsWithMessageOf(store, session, entry.runId))) await popTurn(session);
     if (workflow?.durable && entry.sessionId !== null) {
       const goesOn = await parts.engine.canContinue?.(workflow, entry.sessionId);
       if (goesOn) options.queued.continueThread = true;

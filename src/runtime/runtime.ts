@@ -94,6 +94,7 @@ export class Runtime implements RunPlayer {
         retention: retentionDeps(this.#deps, this.#catalog),
         taps: this.#taps,
         abandon: (runId, reason) => this.#liveTurns.abandonRun(runId, reason),
+        sessionFor: this.#deps.sessionFor,
       },
       options,
     );
