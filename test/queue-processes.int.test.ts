@@ -1,6 +1,6 @@
 /**
  * Background runs (#40) across processes: three `service-serve` processes on one Postgres
- * database (a database of this file's own on the local server) and one Redis (sessions,
+ * database (a Postgres cluster of this file's own) and one Redis (sessions,
  * under a key prefix of this file's own), serving test/fixtures/queue, with one scripted
  * model server. They must share one queue:
  * (a) 500 mixed runs posted round-robin to the three each start once and end once (a
@@ -20,12 +20,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event } from '../src/core/events.js';
 import type { EventStore } from '../src/core/store.js';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
-import { adminQuery, scratchDatabase, TEST_POSTGRES_URL } from './support/postgres.js';
+import {
+  type OwnPostgres,
+  ownPostgresUnavailableReason,
+  startOwnPostgres,
+} from './support/own-postgres.js';
 import {
   endedAt,
   enqueue,
@@ -49,20 +52,10 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Per process; three processes: 12 slots in all. */
 const CONCURRENCY = 4;
 
-/** Why this file cannot run here (the local Postgres or Redis is not answering), or null. */
+/** Why this file cannot run here (no Postgres binaries to start a cluster, or no Redis), or null. */
 async function unavailable(): Promise<string | null> {
-  const client = new pg.Client({
-    connectionString: TEST_POSTGRES_URL,
-    connectionTimeoutMillis: 2_000,
-  });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-  } catch (error) {
-    return `(no Postgres at ${TEST_POSTGRES_URL}: ${(error as Error).message})`;
-  } finally {
-    await client.end().catch(() => {});
-  }
+  const noPostgres = ownPostgresUnavailableReason();
+  if (noPostgres) return noPostgres;
   const redis = new Redis(REDIS_URL, {
     lazyConnect: true,
     connectTimeout: 2_000,
@@ -83,7 +76,9 @@ async function unavailable(): Promise<string | null> {
 const skipReason = await unavailable();
 
 describe.skipIf(skipReason !== null)(`three processes on one run queue ${skipReason ?? ''}`, () => {
-  const { name: database, url: databaseUrl } = scratchDatabase();
+  // A cluster of its own: three servers' pools under 500 runs would take the shared one's
+  // connections from the other files running beside this one.
+  let postgres: OwnPostgres;
   const keyPrefix = `agentdeck-test:${randomUUID()}:`;
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-queue-pg-'));
   const queueLog = join(dir, 'queue.log');
@@ -95,10 +90,10 @@ describe.skipIf(skipReason !== null)(`three processes on one run queue ${skipRea
   const logs = () => servers.map((server) => server.err()).join('\n');
 
   beforeAll(async () => {
-    await adminQuery(`CREATE DATABASE ${database}`);
+    postgres = await startOwnPostgres();
     model = await scriptedModelServer([]);
     const env = {
-      SERVICE_EVENTS: databaseUrl.href,
+      SERVICE_EVENTS: postgres.url,
       SERVICE_SESSION: REDIS_URL,
       SERVICE_SESSION_KEY_PREFIX: keyPrefix,
       SERVICE_RUNTIME_HEARTBEAT_SECONDS: '0.5',
@@ -111,14 +106,14 @@ describe.skipIf(skipReason !== null)(`three processes on one run queue ${skipRea
     for (let i = 0; i < 3; i += 1) servers.push(startServer(PROJECT, env, dir));
     // All three at once; the migrations serialize on an advisory lock.
     urls = await Promise.all(servers.map((server) => server.url));
-    store = openStore(databaseUrl.href);
+    store = openStore(postgres.url);
   }, 60_000);
 
   afterAll(async () => {
     await killServers(servers);
     await store?.close();
     await model?.close();
-    await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await postgres?.destroy();
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     let cursor = '0';
     do {

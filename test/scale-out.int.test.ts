@@ -95,6 +95,8 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 
 async function runOn(server: string, sessionId: string): Promise<string> {
   return until(`a run on session ${sessionId}`, async () => {
     const response = await fetch(`${server}/runs?session_id=${sessionId}`);
+    // A moment's refusal (a busy machine's database) is read again, as a client would.
+    if (!response.ok) return undefined;
     const body = (await response.json()) as { runs: { run_id: string }[] };
     return body.runs[0]?.run_id;
   });
