@@ -40,3 +40,29 @@ export function resilientPool(options: ResilientPoolOptions): pg.Pool {
   });
   return pool;
 }
+
+/**
+ * Run `work` in one transaction on a client of `pool`: committed when it resolves, rolled back
+ * when it throws. A connection whose rollback fails is not given back to the pool (its state
+ * is unknown).
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -31,6 +31,7 @@ import {
 } from '../../core/queue.js';
 import { isoNow, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import { APPEND_RUN_GUARDED, appendRun } from './append.js';
+import { inTransaction } from './pool.js';
 import { QUEUE_SQL } from './queue-sql.js';
 
 interface EntryRow {
@@ -124,23 +125,12 @@ async function takeOne(pool: pg.Pool, params: unknown[]): Promise<TakeRow | null
  */
 async function takeInGroup(pool: pg.Pool, params: unknown[]): Promise<TakeRow> {
   const [origin, key] = [String(params[4]), String(params[5])];
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
+  const rows = await inTransaction(pool, async (client) => {
     await client.query(QUEUE_SQL.lockGroup, [`agentdeck.queue:${rateBucket(origin, key)}`]);
-    const { rows } = await client.query<TakeRow>(QUEUE_SQL.take, params);
-    await client.query('COMMIT');
-    const none = { group_origin: origin, group_key: key, limited: true, ok: false, taken_id: null };
-    return rows[0] ?? (none as TakeRow);
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true; // not back to the pool: the connection is in an unknown state
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+    return (await client.query<TakeRow>(QUEUE_SQL.take, params)).rows;
+  });
+  const none = { group_origin: origin, group_key: key, limited: true, ok: false, taken_id: null };
+  return rows[0] ?? (none as TakeRow);
 }
 
 export async function renewTaken(
