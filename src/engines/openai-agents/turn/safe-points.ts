@@ -238,11 +238,7 @@ export async function restoreContinuation(
       `the saved continuation of run '${scope.runId}' holds neither an engine state nor an input`,
     );
   }
-  const state = await RunState.fromStringWithContext(
-    agent,
-    continuation.state,
-    new RunContext<RunScope | undefined>(scope),
-  );
+  const state = await restoreState(agent, continuation.state, scope);
   const awaiting = continuation.awaiting ?? [];
   const asked = awaiting[0];
   if (asked && !answer) {
@@ -281,6 +277,37 @@ export async function restoreContinuation(
     rejected,
     instructions: continuation.instructions,
   };
+}
+
+/**
+ * The engine state of a paused turn, bound to the agent as this deck defines it. A deploy may
+ * have taken away a tool whose call the turn holds (waiting for a person, or stopped at a
+ * pause before it ran): the engine cannot run that call, so the resume is refused with an
+ * error naming the tool (the run ends `failed` with it; the call never runs and the session is
+ * free; the engine's own "Tool x not found" said neither which run nor why). A tool that is still there with other arguments is no
+ * refusal: the held call runs, and arguments that no longer parse go back to the model as the
+ * tool's failure, as any bad arguments do. Calls that already ran are history, never looked up.
+ */
+async function restoreState(
+  agent: CompiledAgent,
+  saved: string,
+  scope: RunScope,
+): Promise<RunState<RunScope | undefined, CompiledAgent>> {
+  try {
+    return await RunState.fromStringWithContext(
+      agent,
+      saved,
+      new RunContext<RunScope | undefined>(scope),
+    );
+  } catch (error) {
+    // @openai/agents-core's words for a held call whose tool it cannot find (runState.ts).
+    const missing = /^Tool (.+) not found$/.exec(error instanceof Error ? error.message : '');
+    if (!missing) throw error;
+    throw new InvalidInputError(
+      `run '${scope.runId}' holds a call of tool '${missing[1]}', which agent '${agent.name}' no longer has (changed by a deploy?); a run paused at that call cannot resume`,
+      { cause: error },
+    );
+  }
 }
 
 function isFunctionCall(held: { rawItem?: unknown }): boolean {
