@@ -14,7 +14,11 @@ import { engineSettingsFromEnv } from '../src/engines/openai-agents/settings.js'
 import { tracerSettingsFromEnv } from '../src/observers/langfuse/settings.js';
 import { runtimeSettingsFromEnv } from '../src/runtime/settings.js';
 import { DEFAULT_MAX_SESSIONS } from '../src/stores/sqlite/sessions.js';
-import { DEFAULT_MAX_BODY_BYTES, serveSettingsFromEnv } from '../src/surfaces/http/options.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  drainMsFromEnv,
+  serveSettingsFromEnv,
+} from '../src/surfaces/http/options.js';
 import { REPO_ROOT } from './support/packed-app.js';
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
@@ -132,6 +136,7 @@ describe('docs/configuration.md against the code', () => {
     );
     expect(runtime.retentionDays).toBeNull();
     expect(documentedDefault('SERVICE_RETENTION_DAYS')).toMatch(/^none: every run is kept/);
+    expect(documentedDefault('SERVICE_DRAIN_SECONDS')).toBe(`\`${drainMsFromEnv({}) / 1000}\``);
     const { host, port } = serveSettingsFromEnv({});
     expect(documentedDefault('HOST')).toBe(`\`${host}\`, \`${port}\``);
     expect(documentedDefault('SERVICE_MAX_BODY_BYTES')).toBe(

@@ -12,7 +12,7 @@ import type { Schedule } from '../authoring/schedule.js';
 import { type Skill, toSkills } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { AgentInput } from '../core/blocks.js';
-import { DeckClosedError, NotOpenError } from '../core/errors.js';
+import { NotOpenError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import { checkId } from '../core/ids.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
@@ -27,6 +27,7 @@ import {
   OpenAIAgentsEngine,
 } from '../engines/openai-agents/index.js';
 import { checkObservers } from '../observers/observer.js';
+import type { DrainReport } from '../runtime/drain.js';
 import type { PruneOptions, PruneReport } from '../runtime/retention.js';
 import type { RunOptions, StartOptions } from '../runtime/run-player.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -43,6 +44,7 @@ import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
 import { checkCatalogContext } from './context-check.js';
+import { closedError, drainDeck } from './drain.js';
 import { type DeckEnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { whenFree } from './multitask.js';
@@ -472,6 +474,11 @@ export class Deck<C = unknown> {
     return runtime.requestControl(checkId('runId', runId), verb, options.reason ?? null);
   }
 
+  /** Let the runs playing here end until `deadlineMs` (epoch ms), then hand the rest over (drain.ts). */
+  drain(deadlineMs: number): Promise<DrainReport> {
+    return drainDeck(this.#parts('drain'), deadlineMs);
+  }
+
   #runtime(method: string): Runtime {
     return this.#parts(method).runtime;
   }
@@ -485,10 +492,4 @@ export class Deck<C = unknown> {
     }
     return this.#open;
   }
-}
-
-function closedError(name: string): DeckClosedError {
-  return new DeckClosedError(
-    `deck '${name}' is closed and cannot be reopened or used; construct a new Deck`,
-  );
 }

@@ -29,6 +29,11 @@ export class LiveTurns {
     return this.#turns.size;
   }
 
+  /** The ids of the runs that are live. */
+  runIds(): string[] {
+    return [...this.#turns].map((turn) => turn.recorder.identity.runId);
+  }
+
   add(turn: LiveTurn): void {
     this.#turns.add(turn);
   }

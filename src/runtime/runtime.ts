@@ -65,6 +65,7 @@ export class Runtime implements RunPlayer {
   readonly schedules: ScheduleParts;
   #work: BackgroundWork | null = null;
   #closed = false;
+  readonly liveRunIds = (): string[] => this.#liveTurns.runIds();
 
   readonly #deps: RuntimeDeps;
   constructor(deps: RuntimeDeps) {
@@ -135,12 +136,8 @@ export class Runtime implements RunPlayer {
   async prune(options: PruneOptions): Promise<PruneReport> {
     if (this.#closed) throw new NotFoundError('the deck is closed; nothing is pruned');
     // Tracked like a continuation: close() waits for it, and it stops between batches.
-    const pruning = pruneOnDemand(
-      retentionDeps(this.#deps, this.#catalog),
-      options,
-      Date.now(),
-      () => this.#closed,
-    );
+    const deps = retentionDeps(this.#deps, this.#catalog);
+    const pruning = pruneOnDemand(deps, options, Date.now(), () => this.#closed);
     this.#track(pruning.then(noop, noop));
     return pruning;
   }

@@ -125,6 +125,7 @@ export interface ServeOptions<C = unknown> {
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_DRAIN_SECONDS = 30;
 
 type Env = Record<string, string | undefined>;
 
@@ -208,6 +209,17 @@ export function serveSettingsFromEnv(env: Env = process.env): { host: string; po
 export function requestTimeoutMsFromEnv(env: Env = process.env): number {
   const seconds = positiveInt(env, 'SERVICE_REQUEST_TIMEOUT_SECONDS', 'seconds');
   return seconds === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : seconds * 1000;
+}
+
+/** How long a draining server lets its runs end: `SERVICE_DRAIN_SECONDS`, else 30 s (0: none). */
+export function drainMsFromEnv(env: Env = process.env): number {
+  const raw = env.SERVICE_DRAIN_SECONDS;
+  if (raw === undefined || raw === '') return DEFAULT_DRAIN_SECONDS * 1000;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 0) {
+    throw new ConfigError(`SERVICE_DRAIN_SECONDS must be a whole number of seconds, got '${raw}'`);
+  }
+  return seconds * 1000;
 }
 
 function positiveInt(env: Env, name: string, unit = 'bytes'): number | undefined {

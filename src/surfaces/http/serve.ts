@@ -3,7 +3,10 @@
  * (`HOST`, default 0.0.0.0; `PORT`, default 8000), and on SIGTERM/SIGINT (or `close()`)
  * stops accepting connections, lets in-flight requests end (up to a grace period, after
  * which open streams are cut; streams following a run's events end at once), then closes
- * the deck. The caller constructs the deck (`Deck` is a `ServedDeck`); opening, building its
+ * the deck. A signal drains first (draining.ts, #42): readiness goes 503 at once, requests
+ * that would play a run are refused, the runs in flight get `SERVICE_DRAIN_SECONDS` to end,
+ * what remains is handed to other processes (`deck.drain`), then the server closes as above.
+ * A second signal during the drain closes at once. The caller constructs the deck (`Deck` is a `ServedDeck`); opening, building its
  * app and closing go through that interface, so this file never imports the class.
  */
 import type { Server } from 'node:http';
@@ -11,9 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
 import { ConfigError, errorMessage } from '../../core/errors.js';
 import { log } from '../../core/log.js';
+import { drainingAnswer } from './draining.js';
 import { isLoopback } from './hosts.js';
 import {
   allowedHostsFromEnv,
+  drainMsFromEnv,
   requestTimeoutMsFromEnv,
   type ServeOptions,
   serveSettingsFromEnv,
@@ -35,6 +40,8 @@ export interface RunningServer extends AsyncDisposable {
   readonly closed: Promise<void>;
   /** Stop accepting, let in-flight requests end, close the deck. Idempotent. */
   close(): Promise<void>;
+  /** Drain (what a signal does: draining.ts), then `close()`. Idempotent. */
+  drain(): Promise<void>;
 }
 
 /**
@@ -55,8 +62,10 @@ export async function serve<C>(
   const host = options.host ?? env.host;
   const requestedPort = options.port ?? env.port;
   const limits = requestLimits(options.requestTimeoutMs ?? requestTimeoutMsFromEnv());
+  const drainMs = drainMsFromEnv();
   await deck.open({ wakeTimers: options.wakeTimers ?? true });
   const shutdown = new AbortController();
+  let draining = false;
   // Bound to loopback with no names set: only this machine's names (hosts.ts, DNS rebinding).
   const allowedHosts =
     options.app?.allowedHosts ?? allowedHostsFromEnv() ?? (isLoopback(host) ? [] : undefined);
@@ -71,7 +80,12 @@ export async function serve<C>(
     ({ server, port } = await new Promise<{ server: Server; port: number }>((resolve, reject) => {
       const s = listen(
         {
-          fetch: app.fetch,
+          fetch: (request: Request, ...rest: unknown[]) =>
+            (draining && drainingAnswer(request)) ||
+            (app.fetch as (request: Request, ...rest: unknown[]) => Response | Promise<Response>)(
+              request,
+              ...rest,
+            ),
           hostname: host,
           port: requestedPort,
           serverOptions: limits,
@@ -86,11 +100,13 @@ export async function serve<C>(
   }
 
   let closing: Promise<void> | null = null;
+  let drainingDone: Promise<void> | null = null;
   let finished: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     finished = resolve;
   });
-  const onSignal = () => void close();
+  const onSignal = () => void drain();
+  const onSecondSignal = () => void close();
   const handleSignals = options.handleSignals ?? true;
   if (handleSignals) {
     process.once('SIGTERM', onSignal);
@@ -100,6 +116,8 @@ export async function serve<C>(
     closing ??= (async () => {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSecondSignal);
+      process.off('SIGINT', onSecondSignal);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       shutdown.abort();
       // Keep-alive connections go as soon as their last response ended; open streams get a grace period.
@@ -122,6 +140,26 @@ export async function serve<C>(
     })();
     return closing;
   }
+  function drain(): Promise<void> {
+    drainingDone ??= (async () => {
+      draining = true;
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      if (handleSignals) {
+        process.once('SIGTERM', onSecondSignal);
+        process.once('SIGINT', onSecondSignal);
+      }
+      log.info(`[agentdeck] draining: runs in flight get ${drainMs / 1000} s to end`);
+      try {
+        const report = await deck.drain?.(Date.now() + drainMs);
+        if (report) log.info(`[agentdeck] drained: ${JSON.stringify(report)}`);
+      } catch (error) {
+        log.error(`[agentdeck] draining failed: ${errorMessage(error)}`);
+      }
+      await close();
+    })();
+    return drainingDone;
+  }
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${port}`,
@@ -129,6 +167,7 @@ export async function serve<C>(
     port,
     closed,
     close,
+    drain,
     [Symbol.asyncDispose]: close,
   };
 }

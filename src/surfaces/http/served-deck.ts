@@ -100,6 +100,8 @@ export interface ServedDeck<C = unknown> {
   open(options: { wakeTimers: boolean }): Promise<unknown>;
   app(options: AppOptions<C>): { fetch: (request: Request) => Response | Promise<Response> };
   close(): Promise<void>;
+  /** Let the runs playing here end until `deadlineMs` (epoch ms), then hand the rest over. */
+  drain?(deadlineMs: number): Promise<unknown>;
 }
 
 /** A run waiting for a person's answer: a workflow's interrupt, an agent's tool call to approve. */
