@@ -7,7 +7,9 @@ import { type DrainReport, drainLiveRuns } from '../runtime/drain.js';
 import type { OpenParts } from './open-parts.js';
 
 /** Let the open deck's live runs end until `deadlineMs`, then hand what remains over. */
-export function drainDeck(parts: OpenParts, deadlineMs: number): Promise<DrainReport> {
+export async function drainDeck(parts: OpenParts, deadlineMs: number): Promise<DrainReport> {
+  // Nothing new from the queue, the timers, the schedules or other processes' resumes.
+  await parts.runtime.stopTaking();
   return drainLiveRuns(parts.runtime, parts.store, deadlineMs);
 }
 

@@ -119,6 +119,15 @@ export class BackgroundWork {
     this.queue?.start().catch((error: unknown) => log.error(`[agentdeck] ${error}`));
   }
 
+  /**
+   * Take no new work (a draining process): the resume watch, the timers, the schedules and
+   * the queue worker start nothing more; the runs in flight go on (the queue's holds renewed).
+   */
+  async stopTaking(): Promise<void> {
+    this.#resumeWatch.halt();
+    await Promise.all([this.#timers?.stop(), this.#scheduler?.stop(), this.queue?.stopTaking()]);
+  }
+
   /** Start nothing new: timers, schedules and the sweep stop; the resume watch plays no more. */
   async halt(): Promise<void> {
     this.#resumeWatch.halt();

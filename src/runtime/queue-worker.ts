@@ -88,12 +88,23 @@ export class QueueWorker {
     });
   }
 
-  /** Take nothing more; resolves once a take in flight is done. */
-  async halt(): Promise<void> {
+  /**
+   * Take nothing more (a draining process); the runs in flight go on, their holds renewed.
+   * Resolves once a take in flight is done.
+   */
+  async stopTaking(): Promise<void> {
     this.#halted = true;
-    for (const timer of this.#timers) clearInterval(timer);
+    const [poll] = this.#timers;
+    if (poll) clearInterval(poll);
     this.#unwatch?.();
+    this.#unwatch = null;
     await this.#taking;
+  }
+
+  /** Take nothing more and hand the runs in flight back to the queue (the deck closes). */
+  async halt(): Promise<void> {
+    await this.stopTaking();
+    for (const timer of this.#timers) clearInterval(timer);
     // Handed back, not cancelled: each stops here recording nothing more, and its entry goes
     // back to the queue at once, for another process (or this one's next start) to go on with
     // it, as with a worker that died (queued-runs.ts), its attempt not counted.

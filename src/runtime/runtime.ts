@@ -66,6 +66,8 @@ export class Runtime implements RunPlayer {
   #work: BackgroundWork | null = null;
   #closed = false;
   readonly liveRunIds = (): string[] => this.#liveTurns.runIds();
+  /** Take no new work in the background (a draining process, background.ts); `close()` still closes. */
+  readonly stopTaking = async (): Promise<void> => this.#work?.stopTaking();
 
   readonly #deps: RuntimeDeps;
   constructor(deps: RuntimeDeps) {
