@@ -91,6 +91,12 @@ describe('workflow versions', () => {
     });
   });
 
+  it('goes on when the node after the waiting one was renamed', async () => {
+    const v1 = { version: 'v1', after: ['notify'] };
+    const { deck, runId } = await redeploy(v1, { version: 'v2', after: ['send'] });
+    expect(await deck.answer(runId, true)).toEqual({ amount: 11, approved: true });
+  });
+
   it('goes on under the same graph without recording a change', async () => {
     const { deck, runId } = await redeploy({ version: 'v1' }, { version: 'v1' });
     expect(await deck.answer(runId, true)).toEqual({ amount: 10, approved: true });
