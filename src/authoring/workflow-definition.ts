@@ -53,7 +53,21 @@ export interface WorkflowDefinition {
   readonly runSettings: Readonly<WorkflowRunSettings>;
   /** When its checkpoints are written; {@link DEFAULT_DURABILITY} when absent. */
   readonly durability?: CheckpointDurability;
+  /** The version it declares, part of its graph's fingerprint (docs/workflow-versions.md). */
+  readonly version?: string | undefined;
+  /** Carries a thread's state over to this version's graph (docs/workflow-versions.md). */
+  readonly migrate?: WorkflowMigrate | undefined;
 }
+
+/**
+ * A workflow's `migrate` hook: given a paused thread's state and the graph that wrote it (its
+ * declared version, else `#hash`; `null` for a checkpoint written before fingerprints),
+ * returns the state for the current graph.
+ */
+export type WorkflowMigrate = (args: {
+  state: Record<string, unknown>;
+  from: string | null;
+}) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /**
  * Check run settings (a workflow's or a run's override): each a positive whole number.

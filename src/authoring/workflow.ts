@@ -15,6 +15,7 @@ import {
   checkWorkflowInput,
   type GraphBuilder,
   type WorkflowDefinition,
+  type WorkflowMigrate,
   type WorkflowRunSettings,
 } from './workflow-definition.js';
 
@@ -73,6 +74,19 @@ export interface WorkflowOptions<S = unknown> {
    * @default 'exit'
    */
   durability?: CheckpointDurability;
+  /**
+   * The workflow's version, recorded with each checkpoint in its graph's fingerprint (with its
+   * nodes, edges and state fields). A thread paused under another graph resumes only if the
+   * nodes it waits at still exist and its state parses (docs/workflow-versions.md).
+   * @default none (the fingerprint is the graph's shape alone)
+   */
+  version?: string;
+  /**
+   * Carries a paused thread's state over to this graph when its graph changed since it paused:
+   * `from` is the version (else `#hash`) that wrote it, `null` if unknown. The returned state
+   * is checked against `state`; the fields it changed are written with the resume.
+   */
+  migrate?: WorkflowMigrate;
 }
 
 /**
@@ -98,6 +112,8 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
   readonly graph: (state: unknown) => GraphBuilder;
   readonly runSettings: Readonly<WorkflowRunSettings>;
   readonly durability: CheckpointDurability;
+  readonly version: string | undefined;
+  readonly migrate: WorkflowMigrate | undefined;
 
   constructor(options: WorkflowOptions<S>) {
     if (typeof options?.name !== 'string' || options.name.trim() === '') {
@@ -117,6 +133,14 @@ export class Workflow<S = unknown> implements WorkflowDefinition {
     this.state = options.state;
     this.durable = options.durable ?? false;
     this.graph = options.graph as (state: unknown) => GraphBuilder;
+    if (options.version !== undefined && typeof options.version !== 'string') {
+      throw new ConfigError(`workflow '${options.name}': \`version\` must be a string`);
+    }
+    if (options.migrate !== undefined && typeof options.migrate !== 'function') {
+      throw new ConfigError(`workflow '${options.name}': \`migrate\` must be a function`);
+    }
+    this.version = options.version;
+    this.migrate = options.migrate;
     try {
       this.runSettings = Object.freeze(checkRunSettings(`workflow '${options.name}'`, options));
       this.durability = checkDurability(`workflow '${options.name}'`, options.durability);

@@ -77,6 +77,11 @@ export interface RunResumed {
    * policy allows another): which attempt this is (2 for the first retry) and why.
    */
   retry?: { attempt: number; reason: string };
+  /**
+   * A workflow thread resumed under another graph than the one that paused it (#42): the
+   * version (else `#hash`) that wrote its checkpoint (`null` if unknown) and the current one.
+   */
+  graph?: { from: string | null; to: string };
 }
 export interface RunInterrupted {
   /** A workflow's `interrupt()` value, or the tool call held for approval. */

@@ -56,6 +56,8 @@ export const wirePayloads = {
     answer_id: z.string().optional(),
     // A queued run taken again after its worker died or its attempt failed (#40).
     retry: z.looseObject({ attempt: z.number(), reason: z.string() }).optional(),
+    // A workflow thread resumed under another graph: from which version to which (#42).
+    graph: z.looseObject({ from: nullableString, to: z.string() }).optional(),
   }),
   'run.interrupted': z.looseObject({
     payload: z.unknown(),

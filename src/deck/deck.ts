@@ -351,7 +351,12 @@ export class Deck<C = unknown> {
    */
   async pending(options: TenantOption = {}): Promise<PendingItem[]> {
     const log = scopedLog(this.#parts('pending').store, options.namespace);
-    return pendingRuns(log, this.workflows, this.agents);
+    const engine = this.#workflowEngine;
+    const blocked = async (name: string, threadId: string) => {
+      const workflow = this.workflows.get(name);
+      return workflow && engine ? engine.blockedReason(workflow, threadId) : null;
+    };
+    return pendingRuns(log, this.workflows, this.agents, blocked);
   }
 
   /**

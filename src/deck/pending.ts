@@ -26,7 +26,15 @@ export interface PendingItem {
   reason: 'interrupt' | 'approval';
   /** The run's session (an agent's conversation, a workflow's thread id), or `null`. */
   sessionId: string | null;
+  /**
+   * Why a workflow's thread cannot resume (its graph changed since it paused: a node it waits
+   * at is gone, or its state does not parse); absent when it can (docs/workflow-versions.md).
+   */
+  blocked?: string;
 }
+
+/** Why a workflow's thread cannot resume under its current graph, or `null`. */
+export type BlockedReason = (workflow: string, threadId: string) => Promise<string | null>;
 
 /**
  * Every run of this catalog's workflows waiting for an answer, oldest first: one range of the
@@ -36,6 +44,7 @@ export async function pendingRuns(
   store: InboxReader,
   workflows: ReadonlyMap<string, unknown>,
   agents: ReadonlyMap<string, unknown> = new Map(),
+  blockedReason?: BlockedReason,
 ): Promise<PendingItem[]> {
   const runs = await store.listRuns({
     status: 'waiting_human',
@@ -47,7 +56,10 @@ export async function pendingRuns(
     if (kind === null) continue;
     const last = await lastLifecycleEvent(store, run.runId, run.lastSeq);
     if (last?.kind !== 'run.interrupted') continue;
-    items.push(pendingItem(last, kind));
+    const item = pendingItem(last, kind);
+    const blocked =
+      kind === 'workflow' ? await blockedReason?.(item.invocable, item.threadId) : null;
+    items.push(blocked ? { ...item, blocked } : item);
   }
   return items;
 }

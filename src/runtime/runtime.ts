@@ -19,9 +19,9 @@ import { continueIfAsked } from './control/asked-meanwhile.js';
 import { requestControl, resumeRun } from './control/requests.js';
 import { underResumeLock } from './control/resume-lock.js';
 import { ControlWatch, handledUpTo } from './control/watch.js';
+import { continuationOf } from './graph-resume.js';
 import { answeredHandled } from './held-call.js';
 import { LiveTurns } from './live-turns.js';
-import { notResumableMessage } from './not-resumable.js';
 import { OpenPausesMemo } from './open-pauses-memo.js';
 import { identityOf, pausedRun } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
@@ -39,10 +39,9 @@ import {
 } from './runtime-parts.js';
 import { type ScheduleParts, scheduleParts } from './schedules.js';
 import { dueThreads, type TickOutcome, tickDue } from './timers.js';
-import type { DueThread, SegmentStart } from './workflow-engine.js';
+import type { DueThread } from './workflow-engine.js';
 import { resumeWorkflowRun } from './workflow-resume.js';
 import {
-  addressResume,
   playWorkflowSegment,
   type WorkflowOutcome,
   type WorkflowResume,
@@ -385,15 +384,8 @@ export class Runtime implements RunPlayer {
     const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
       const summary = await pausedRun(this.#deps.store, runId, 'paused');
       const threadId = summary.sessionId ?? runId;
-      const open = await this.#deps.workflowEngine.openPauses(workflow, threadId);
-      let start: SegmentStart = { continue: true };
-      if (open.length > 0) {
-        const wake: WorkflowResume = { wake: new Date() };
-        const values = addressResume(open, wake);
-        if (!values)
-          throw new NotFoundError(notResumableMessage(workflow, runId, threadId, open, wake));
-        start = { resume: values };
-      }
+      const engine = this.#deps.workflowEngine;
+      const continuation = await continuationOf(engine, workflow, runId, threadId);
       const handled = handledUpTo(
         await this.#deps.store.readControl(runId),
         options.resumeRequestId,
@@ -401,7 +393,7 @@ export class Runtime implements RunPlayer {
       return yield* playWorkflowSegment(this.#workflowDeps(), {
         workflow,
         threadId,
-        start,
+        ...continuation,
         context: options.context,
         resumeRequestId: options.resumeRequestId,
         handled,

@@ -22,9 +22,30 @@ export type SegmentStart =
    * Continue the paused thread: each listed pause (by its id, see {@link OpenPause}) gets its
    * value; `interrupt()` returns it in the re-run node. Pauses not listed stay paused.
    */
-  | { resume: Record<string, unknown> }
+  | { resume: Record<string, unknown>; update?: WorkflowState }
   /** Continue a thread stopped between nodes (a pause request): its pending nodes run. */
-  | { continue: true };
+  | { continue: true; update?: WorkflowState };
+
+/** A thread's graph changed since its last checkpoint (#42): from which version to which. */
+export interface GraphChange {
+  /** The graph that wrote the thread's checkpoint (its version, else `#hash`); `null` if unknown. */
+  from: string | null;
+  /** The graph that resumes it. */
+  to: string;
+}
+
+/**
+ * Where a paused thread stands before a resume: what it waits on, whether its graph changed
+ * since, and if it cannot go on under the current graph, why (graph-change.ts in the engine).
+ */
+export interface ResumePoint {
+  open: readonly OpenPause[];
+  change: GraphChange | null;
+  /** The fields the workflow's `migrate()` changed, written with the resume. */
+  update?: WorkflowState;
+  /** Why the thread cannot resume (a missing node, a failing field); `null` when it can. */
+  blocked: string | null;
+}
 
 /** A pause the thread waits on: a person's question, or a timer. */
 export interface OpenPause {
@@ -80,6 +101,13 @@ export interface WorkflowEngine {
    * throws a node's error. Stops promptly when `scope.signal` aborts.
    */
   playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined>;
+  /**
+   * {@link openPauses} with the check of the thread's graph (#42), from one read. Absent: the
+   * engine does not know graph changes (`change` null, never blocked).
+   */
+  resumePoint?(workflow: WorkflowDefinition, threadId: string): Promise<ResumePoint>;
+  /** Why a paused thread cannot resume under the current graph, or `null`: for the inbox. */
+  blockedReason?(workflow: WorkflowDefinition, threadId: string): Promise<string | null>;
   /** The pauses the thread waits on in its checkpointer, questions first; `[]` when not paused. */
   openPauses(workflow: WorkflowDefinition, threadId: string): Promise<OpenPause[]>;
   /**

@@ -18,10 +18,11 @@ import { NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { RunStatus } from '../core/status.js';
 import type { RunSummary } from '../core/store.js';
+import { refuseBlocked, resumePointOf } from './graph-resume.js';
 import { notResumableMessage } from './not-resumable.js';
 import { identityOf, pausedRun } from './paused-run.js';
 import type { ResumeWorkflowOptions } from './run-player.js';
-import type { WorkflowState } from './workflow-engine.js';
+import type { ResumePoint, WorkflowState } from './workflow-engine.js';
 import {
   addressResume,
   playWorkflowSegment,
@@ -42,17 +43,23 @@ export async function* resumeWorkflowRun(
   // Checked again under the lock: another caller may have resumed it meanwhile.
   const summary = await pausedRun(deps.store, runId, expected);
   const threadId = summary.sessionId ?? runId;
-  const open =
-    deps.openPauses?.take(runId, summary.lastSeq) ??
-    (await deps.engine.openPauses(workflow, threadId));
+  // Pauses this process remembers were written by its own graph: no check is needed.
+  const remembered = deps.openPauses?.take(runId, summary.lastSeq);
+  const point: ResumePoint = remembered
+    ? { open: remembered, change: null, blocked: null }
+    : await resumePointOf(deps.engine, workflow, threadId);
+  const { open } = point;
   const segment = { workflow, threadId, context: options.context, identity: identityOf(summary) };
+  // A thread waiting at a node the graph no longer has shows no pause: refused, not "ended".
+  refuseBlocked(point, workflow, runId);
   const values = addressResume(open, resume);
   if (values) {
     return yield* playWorkflowSegment(deps, {
       ...segment,
-      start: { resume: values },
+      start: { resume: values, ...(point.update ? { update: point.update } : {}) },
       reopen: reopenedPause(open, resume, threadId),
       answerId: options.answerId,
+      graphChange: point.change,
     });
   }
   const ended =

@@ -23,6 +23,7 @@ import type { RunIdentity } from './recorder.js';
 import { type LeaseDeps, logFailure, RunLease } from './run-lease.js';
 import { createRunScope } from './run-scope.js';
 import {
+  type GraphChange,
   leftUntouched,
   type OpenPause,
   type SegmentEnd,
@@ -67,6 +68,8 @@ export interface WorkflowSegmentRequest {
    * refused; see workflow-resume.ts): the segment records its completion without the engine.
    */
   ended?: WorkflowState;
+  /** The thread's graph changed since it paused (#42): recorded on `run.resumed`. */
+  graphChange?: GraphChange | null;
 }
 
 /** How the segment ended, for callers that want the result or the original exception. */
@@ -184,6 +187,7 @@ export async function* playWorkflowSegment(
             requestId: request.resumeRequestId ?? null,
             ...(request.answerId ? { answerId: request.answerId } : {}),
             ...(request.retry ? { retry: request.retry } : {}),
+            ...(request.graphChange ? { graph: request.graphChange } : {}),
           },
         };
   const lease = await RunLease.acquire(

@@ -16,6 +16,7 @@ import {
   type DueThread,
   markUntouched,
   type OpenPause,
+  type ResumePoint,
   type SegmentEnd,
   type SegmentRequest,
   type WorkflowEngine,
@@ -23,14 +24,28 @@ import {
 } from '../../runtime/workflow-engine.js';
 import { dueThreads, nextWakeup } from './due.js';
 import {
+  type GraphIdentity,
+  graphIdentityOf,
+  recordedFingerprint,
+  stampingSaver,
+} from './fingerprint.js';
+import {
   type CompiledGraph,
   compileGraph,
+  type GraphTask,
   graphBuilderOf,
   type Interrupt,
   openPausesOf,
   orderPauses,
+  pausesOfTasks,
   toPause,
 } from './graph.js';
+import {
+  checkGraphChange,
+  pendingNodesOf,
+  type RawCheckpoint,
+  type ThreadSnapshot,
+} from './graph-change.js';
 import { LocalThreads } from './local-threads.js';
 import { type NodeSite, nodeSitesOf } from './node-sites.js';
 import { resumeValue } from './nodes.js';
@@ -54,6 +69,8 @@ export class LangGraphEngine implements WorkflowEngine {
   readonly #definitions = new Map<string, WorkflowDefinition>();
   readonly #compiled = new Map<string, CompiledGraph>();
   readonly #nodeSites = new Map<string, NodeSite[]>();
+  /** Each workflow's graph fingerprint, stamped on its checkpoints (fingerprint.ts). */
+  readonly #identities = new Map<string, GraphIdentity>();
   /** Threads of non-durable workflows, in memory and bounded (local-threads.ts). */
   readonly #local: LocalThreads;
   #durable: BaseCheckpointSaver | null = null;
@@ -68,6 +85,7 @@ export class LangGraphEngine implements WorkflowEngine {
     compileGraph(workflow, undefined, builder);
     this.#definitions.set(workflow.name, workflow);
     this.#nodeSites.set(workflow.name, nodeSitesOf(builder));
+    this.#identities.set(workflow.name, graphIdentityOf(builder, workflow.version));
   }
 
   /** The context injection sites among a compiled workflow's nodes. */
@@ -80,22 +98,27 @@ export class LangGraphEngine implements WorkflowEngine {
     this.#durable = durable;
     for (const workflow of this.#definitions.values()) {
       const saver = workflow.durable ? durable : this.#local.saver;
-      this.#compiled.set(workflow.name, compileGraph(workflow, saver));
+      const stamped = stampingSaver(saver, this.#identity(workflow.name));
+      this.#compiled.set(workflow.name, compileGraph(workflow, stamped));
     }
   }
 
   async *playSegment(request: SegmentRequest): AsyncGenerator<EventDraft, SegmentEnd, undefined> {
     const { workflow, threadId, start } = request;
     const graph = this.#graph(workflow.name);
+    const update = 'input' in start ? undefined : start.update;
     const input =
       'input' in start
         ? start.input
         : 'continue' in start
-          ? null
+          ? update
+            ? new Command({ update })
+            : null
           : new Command({
               resume: Object.fromEntries(
                 Object.entries(start.resume).map(([id, value]) => [id, resumeValue(value)]),
               ),
+              ...(update ? { update } : {}),
             });
     const stored = storedThreadId(workflow.name, threadId);
     if (!workflow.durable) this.#local.begin(workflow.name, stored);
@@ -213,6 +236,35 @@ export class LangGraphEngine implements WorkflowEngine {
     return openPausesOf(this.#graph(workflow.name), storedThreadId(workflow.name, threadId));
   }
 
+  async resumePoint(workflow: WorkflowDefinition, threadId: string): Promise<ResumePoint> {
+    const stored = storedThreadId(workflow.name, threadId);
+    const snapshot = (await this.#graph(workflow.name).getState({
+      configurable: { thread_id: stored },
+    })) as ThreadSnapshot & { tasks: GraphTask[]; createdAt?: string };
+    const open = pausesOfTasks(snapshot.tasks);
+    if (snapshot.createdAt === undefined) return { open, change: null, blocked: null };
+    const pending = async () =>
+      pendingNodesOf((await this.#tuple(workflow, stored))?.checkpoint as RawCheckpoint);
+    const identity = this.#identity(workflow.name);
+    return { open, ...(await checkGraphChange(workflow, identity, snapshot, pending)) };
+  }
+
+  /** A thread's latest checkpoint as its saver holds it (no state rebuilt). */
+  #tuple(workflow: WorkflowDefinition, stored: string) {
+    const saver = workflow.durable ? this.#durable : this.#local.saver;
+    return saver?.getTuple({ configurable: { thread_id: stored, checkpoint_ns: '' } });
+  }
+
+  async blockedReason(workflow: WorkflowDefinition, threadId: string): Promise<string | null> {
+    const stored = storedThreadId(workflow.name, threadId);
+    // The latest checkpoint's metadata alone first: a thread of the current graph is not read.
+    const tuple = await this.#tuple(workflow, stored);
+    if (!tuple) return null;
+    const recorded = recordedFingerprint(tuple.metadata);
+    if (recorded?.hash === this.#identity(workflow.name).hash) return null;
+    return (await this.resumePoint(workflow, threadId)).blocked;
+  }
+
   async dueThreads(now: Date): Promise<DueThread[]> {
     if (!this.#durable) return [];
     const durable = new Set(
@@ -245,6 +297,12 @@ export class LangGraphEngine implements WorkflowEngine {
   async close(): Promise<void> {
     this.#compiled.clear();
     this.#durable = null;
+  }
+
+  #identity(name: string): GraphIdentity {
+    const identity = this.#identities.get(name);
+    if (!identity) throw new ConfigError(`workflow '${name}' is not compiled`);
+    return identity;
   }
 
   #graph(name: string): CompiledGraph {

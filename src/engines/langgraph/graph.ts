@@ -120,8 +120,13 @@ export async function openPausesOf(
   storedThreadId: string,
 ): Promise<OpenPause[]> {
   const state = await graph.getState({ configurable: { thread_id: storedThreadId } });
+  return pausesOfTasks(state.tasks);
+}
+
+/** The open pauses of a state snapshot's tasks, in {@link orderPauses}' order. */
+export function pausesOfTasks(tasks: readonly GraphTask[]): OpenPause[] {
   // A task with a result was answered already (in a fan-out); its interrupt is history.
-  const open = state.tasks
+  const open = tasks
     .filter((task) => task.result === undefined)
     .flatMap((task) => task.interrupts.map(toPause));
   return orderPauses(open);

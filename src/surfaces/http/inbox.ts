@@ -25,6 +25,7 @@ export function pendingToWire(item: PendingItem): Record<string, unknown> {
     thread_id: item.threadId,
     session_id: item.sessionId,
     payload: item.payload,
+    ...(item.blocked ? { blocked: item.blocked } : {}),
   };
 }
 

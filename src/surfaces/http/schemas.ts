@@ -98,6 +98,12 @@ export const PendingItem = z
       .describe(
         'What the node passed to `interrupt()`; for an approval, the held call: `{"tool", "call_id", "arguments"}`.',
       ),
+    blocked: z
+      .string()
+      .optional()
+      .describe(
+        "Why a workflow's thread cannot resume: its graph changed since it paused (a node it waits at is gone, or its state does not parse). Absent when it can.",
+      ),
   })
   .meta({ id: 'PendingItem', description: 'A run waiting for a person to answer it.' });
 

@@ -114,6 +114,8 @@ export interface PendingItem {
   kind: 'workflow' | 'agent';
   reason: 'interrupt' | 'approval';
   sessionId: string | null;
+  /** Why a workflow's thread cannot resume (its graph changed); absent when it can. */
+  blocked?: string;
 }
 
 // The runtime's own shapes (surfaces/http may import runtime/; only deck/ is off limits).

@@ -110,7 +110,14 @@ function describe(e) {
             p.answer.approved ? 'good' : 'bad',
             p.answer.reason ? html`<p>${p.answer.reason}</p>` : null,
           ]
-        : ['Resumed', 'control', null];
+        : p.graph
+          ? [
+              // The thread resumed under another graph (#42): from which version to which.
+              html`Resumed under graph <code>${p.graph.to}</code> (paused under <code>${p.graph.from ?? 'unknown'}</code>)`,
+              'control',
+              null,
+            ]
+          : ['Resumed', 'control', null];
     case 'run.interrupted':
       return [
         p.reason === 'approval'
