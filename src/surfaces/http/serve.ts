@@ -149,10 +149,11 @@ export async function serve<C>(
         process.once('SIGTERM', onSecondSignal);
         process.once('SIGINT', onSecondSignal);
       }
-      log.info(`[agentdeck] draining: runs in flight get ${drainMs / 1000} s to end`);
       try {
-        const report = await deck.drain?.(Date.now() + drainMs);
-        if (report) log.info(`[agentdeck] drained: ${JSON.stringify(report)}`);
+        const report = (await deck.drain?.(Date.now() + drainMs)) as DrainSummary | undefined;
+        // Said only when there was something to drain: a quiet shutdown prints nothing.
+        const counts = report && drainCounts(report);
+        if (counts) log.info(`[agentdeck] drained (${drainMs / 1000} s to end): ${counts}`);
       } catch (error) {
         log.error(`[agentdeck] draining failed: ${errorMessage(error)}`);
       }
@@ -189,4 +190,20 @@ function requestLimits(requestTimeoutMs: number) {
     headersTimeout: Math.min(NODE_HEADERS_TIMEOUT_MS, requestTimeoutMs),
     connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.floor(requestTimeoutMs / 4))),
   };
+}
+
+/** What `deck.drain()` reports: the runs that ended, were handed over, or were left. */
+interface DrainSummary {
+  ended?: readonly string[];
+  handedOver?: readonly string[];
+  left?: readonly string[];
+}
+
+/** `2 ended, 1 handed over, 0 left`; `null` when nothing was in flight. */
+function drainCounts(report: DrainSummary): string | null {
+  const [ended, handedOver, left] = [report.ended, report.handedOver, report.left].map(
+    (ids) => ids?.length ?? 0,
+  ) as [number, number, number];
+  if (ended + handedOver + left === 0) return null;
+  return `${ended} ended, ${handedOver} handed over, ${left} left to the close`;
 }
