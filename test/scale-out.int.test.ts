@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,7 +27,10 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const { name: database, url: databaseUrl } = scratchDatabase();
 const keyPrefix = `agentdeck-test:${randomUUID()}:`;
 /** Where the `booker` agent's slow tool writes `start <room>` / `done <room>`. */
-const bookerLog = join(mkdtempSync(join(tmpdir(), 'agentdeck-scale-')), 'booker.log');
+const bookerDir = mkdtempSync(join(tmpdir(), 'agentdeck-scale-'));
+const bookerLog = join(bookerDir, 'booker.log');
+/** The slow tool ends when this file exists: the test decides, however loaded the machine. */
+const bookerGate = join(bookerDir, 'booker.go');
 /** A live run renews its claim every 200 ms; missing three renewals (600 ms) makes it stale. */
 const HEARTBEAT_SECONDS = '0.2';
 
@@ -43,6 +46,7 @@ function serve(): ServerProcess {
     SERVICE_SESSION_KEY_PREFIX: keyPrefix,
     SERVICE_RUNTIME_HEARTBEAT_SECONDS: HEARTBEAT_SECONDS,
     BOOKER_LOG: bookerLog,
+    BOOKER_GATE: bookerGate,
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: 'sk-test',
   });
@@ -288,6 +292,13 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
       { env: { ...process.env, SERVICE_EVENTS: databaseUrl.href }, timeout: 30_000 },
     );
     expect(signal.stdout).toContain('recorded pause request');
+    // A saw the request (its run records control.requested): the tool ends now, and the turn
+    // pauses at its next safe point.
+    await until('A observed the pause', async () => {
+      const events = await fetch(`${B}/runs/${runId}/events?follow=false`);
+      return (await events.text()).includes('"control.requested"') ? true : undefined;
+    });
+    writeFileSync(bookerGate, '');
     await until('paused', async () => {
       const run = (await (await fetch(`${B}/runs/${runId}`)).json()) as { status: string };
       return run.status === 'paused' ? true : undefined;
