@@ -30,9 +30,9 @@ import type {
   ClaimResult,
   ControlRequest,
   EventStore,
+  LayoutReporting,
   ListRunsFilter,
   NamespaceListing,
-  LayoutReporting,
   Pingable,
   PrunedRun,
   PruneRequest,
@@ -58,13 +58,7 @@ import { redactUrl } from '../shared/url.js';
 import { appendDurably, appendRun, endRun, stampAtTails, type Tail } from './append.js';
 import { claim, claimHolder, claimThen, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';
-import {
-  EVENT_STORE_MIGRATIONS,
-  listRunsQuery,
-  migrate,
-  readLayout,
-  SQL,
-} from './migrations.js';
+import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, readLayout, SQL } from './migrations.js';
 import { Announcer, AppendNotices } from './notices.js';
 import { DEFAULTS, type PostgresEventStoreOptions, SCHEMA_NAME } from './options.js';
 import { resilientPool } from './pool.js';
