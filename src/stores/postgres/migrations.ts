@@ -52,7 +52,7 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'events, run index, claims, control requests',
-    compatibility: 'contract',
+    compatibility: 'breaking',
     release: '0.1.0',
     sql: `
       CREATE TABLE events (
@@ -140,7 +140,7 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // the fixed-width `seq` leads, so no padding sits between it and the text columns.
     version: 5,
     name: "events: the run's envelope once in runs",
-    compatibility: 'contract',
+    compatibility: 'breaking',
     release: '0.1.0',
     sql: `
       ALTER TABLE runs ADD COLUMN v INTEGER;

@@ -2,13 +2,12 @@
  * A schema step, as every SQL backend records it in its `schema_migrations` table, and the
  * rolling-upgrade rule both backends apply when they open a store (CONTRIBUTING.md,
  * "Migrations and rolling upgrades"). A component's *layout* is the version of its last
- * applied migration. Each migration says what it does to the release before it: `expand`
- * (adds what that release ignores: a table, a nullable column, an index) or `contract`
- * (drops or renames what it reads or writes). A store records, beside its migrations, its
- * layout, the oldest layout whose code can still use it (the newest applied contract) and
- * the release that first has that layout; a process whose code knows layout N opens a store
- * at layout M > N (a newer release migrated it during a rolling upgrade) only when that
- * oldest layout is <= N, and otherwise refuses, naming the release it needs.
+ * applied migration; a release's code knows the layout of its last migration. Each migration
+ * says what it does to the releases before it (`compatibility`), and a store records, beside
+ * its migrations (`schema_layout`), its layout, the oldest layout whose code can still use
+ * it and the release that first has that layout. A process whose code knows layout N opens
+ * a store at layout M > N (a newer release migrated it during a rolling upgrade) only when
+ * that oldest layout is <= N, and otherwise refuses, naming the release it needs.
  */
 import { ConfigError } from '../../core/errors.js';
 import type { StoreLayout } from '../../core/store.js';
@@ -22,13 +21,17 @@ export interface Migration {
   /** A few words on what the step does, recorded with it. */
   name: string;
   /**
-   * What the step does to the release before it: `expand` adds only what that release
-   * ignores (it keeps working on the migrated store); `contract` drops, renames or
-   * retypes something it uses, or adds a constraint its writes would break (it refuses to
-   * start on the migrated store). Never both in one release: expand in one, contract in a
-   * later one, once no release still running needs what goes.
+   * What the step does to the releases before it:
+   * - `expand` adds only what they ignore (a table, a nullable column, an index): every
+   *   release that could use the store before still can.
+   * - `contract` drops, renames or retypes something only releases before the previous one
+   *   use (the previous release stopped using it, and expanded for its replacement): the
+   *   previous release still uses the store, older ones refuse it. Never in the release that
+   *   expands for the change: expand in one release, contract in a later one.
+   * - `breaking` takes away what the previous release uses: only this layout's code and
+   *   newer use the store. The migrations from before the policy; no new one may be.
    */
-  compatibility: 'expand' | 'contract';
+  compatibility: 'expand' | 'contract' | 'breaking';
   /**
    * The release that first ships the step (`package.json`'s version while unreleased):
    * named to an older process that must refuse a store migrated past it.
@@ -38,19 +41,31 @@ export interface Migration {
   sql: string;
 }
 
-/** The layout `migrations` leave behind: the last version, and the newest contract. */
+/**
+ * The layout `migrations` leave behind: the last version, and the oldest layout whose code
+ * can use the store (with the release that first has it). A `breaking` step at V makes it V;
+ * a `contract` step makes it the layout before the first step of its release (the previous
+ * release's); an `expand` step leaves it as it was.
+ */
 export function layoutOf(migrations: readonly Migration[]): {
   version: number;
   oldestUsable: number;
   oldestUsableRelease: string;
 } {
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
-  const last = sorted.at(-1);
-  const contract = sorted.findLast((m) => m.compatibility === 'contract') ?? sorted[0];
+  let oldest = sorted[0]?.version ?? 0;
+  for (const step of sorted) {
+    if (step.compatibility === 'breaking') oldest = step.version;
+    if (step.compatibility === 'contract') {
+      const first = sorted.find((m) => m.release === step.release)?.version ?? step.version;
+      oldest = Math.max(oldest, first - 1);
+    }
+  }
+  const release = sorted.find((m) => m.version === oldest)?.release ?? sorted[0]?.release ?? '';
   return {
-    version: last?.version ?? 0,
-    oldestUsable: contract?.version ?? 0,
-    oldestUsableRelease: contract?.release ?? '',
+    version: sorted.at(-1)?.version ?? 0,
+    oldestUsable: oldest,
+    oldestUsableRelease: release,
   };
 }
 

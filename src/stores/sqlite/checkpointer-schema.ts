@@ -19,7 +19,7 @@ export const CHECKPOINT_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'LangGraph checkpoints, channel blobs, pending writes, wake-ups',
-    compatibility: 'contract',
+    compatibility: 'breaking',
     release: '0.1.0',
     sql: `
       CREATE TABLE lg_checkpoints (

@@ -35,7 +35,7 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'events, run index, claims, control requests',
-    compatibility: 'contract',
+    compatibility: 'breaking',
     release: '0.1.0',
     sql: `
       CREATE TABLE events (
@@ -120,7 +120,7 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // canonical `toISOString()` output (checked by strftime giving it back), else the text.
     version: 5,
     name: "events: the run's envelope once in runs, ts as epoch milliseconds",
-    compatibility: 'contract',
+    compatibility: 'breaking',
     release: '0.1.0',
     sql: `
       ALTER TABLE runs ADD COLUMN v INTEGER;
