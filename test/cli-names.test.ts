@@ -80,6 +80,7 @@ describe('the command names', () => {
       'runs vacuum',
       'tick',
       'schedules',
+      'status',
     ]) {
       expect(help).toMatch(new RegExp(`^  agentdeck ${command}( |$)`, 'm'));
     }

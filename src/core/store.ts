@@ -318,3 +318,28 @@ export interface Pingable {
 export function isPingable(backend: object): backend is Pingable {
   return typeof (backend as Partial<Pingable>).ping === 'function';
 }
+
+/**
+ * A store's schema layout (CONTRIBUTING.md, "Migrations and rolling upgrades"): reported by
+ * `GET /health/ready` and `agentdeck status`.
+ */
+export interface StoreLayout {
+  /** The layout in the store: its last applied migration (0 when never migrated). */
+  version: number;
+  /** The last migration this process's code knows. */
+  code_version: number;
+  /** The oldest layout whose code can use the store (its newest contracting migration). */
+  oldest_usable: number;
+  /** The release that first has `oldest_usable`: the oldest that can use the store. */
+  oldest_usable_release: string;
+}
+
+/** A SQL store that reports its schema layout. Found with {@link hasLayout}. */
+export interface LayoutReporting {
+  layout(): Promise<StoreLayout>;
+}
+
+/** Whether `backend` reports its schema layout (the SQL event stores do). */
+export function hasLayout(backend: object): backend is LayoutReporting {
+  return typeof (backend as Partial<LayoutReporting>).layout === 'function';
+}

@@ -6,7 +6,7 @@
  * database is back, so it must not be restarted, only taken out of rotation.
  */
 import { DEFAULT_RETRY_AFTER_SECONDS, errorMessage, isBackendOutage } from '../core/errors.js';
-import { isPingable, type Pingable } from '../core/store.js';
+import { hasLayout, isPingable, type Pingable, type StoreLayout } from '../core/store.js';
 import { eventStoreBackend, sessionBackendName } from './metered-stores.js';
 import type { OpenParts } from './open-parts.js';
 
@@ -31,6 +31,11 @@ export interface Readiness {
   checks: BackendCheck[];
   /** Seconds a client should wait before trying again, when not ready. */
   retryAfterSeconds: number;
+  /**
+   * The event store's schema layout, when it has one (the SQL stores) and answered: its
+   * version, this code's, and the oldest layout (and release) that can use it.
+   */
+  layout?: StoreLayout;
 }
 
 /** Ask every configured backend at once; each gets {@link READINESS_TIMEOUT_MS}. */
@@ -51,11 +56,16 @@ export async function checkReadiness(
     const ping = checkpointer.ping;
     probes.push(probe('checkpoints', checkpointer.location.backend, { ping }, timeoutMs));
   }
+  const store = parts.store;
+  // Read beside the probes; a store that cannot answer has already failed its check.
+  const layout = hasLayout(store) ? store.layout().catch(() => undefined) : undefined;
   const checks = await Promise.all(probes);
+  const found = await layout;
   return {
     ready: checks.every((check) => check.ok),
     checks,
     retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+    ...(found ? { layout: found } : {}),
   };
 }
 

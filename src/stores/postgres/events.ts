@@ -30,6 +30,7 @@ import type {
   ClaimResult,
   ControlRequest,
   EventStore,
+  LayoutReporting,
   ListRunsFilter,
   NamespaceListing,
   Pingable,
@@ -40,6 +41,7 @@ import type {
   RunIdSearch,
   RunPruning,
   RunSummary,
+  StoreLayout,
 } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { resolvePruneRequest } from '../shared/prune.js';
@@ -56,7 +58,7 @@ import { redactUrl } from '../shared/url.js';
 import { appendDurably, appendRun, endRun, stampAtTails, type Tail } from './append.js';
 import { claim, claimHolder, claimThen, readControl, recordControl, release } from './claims.js';
 import { GroupCommit } from './group-commit.js';
-import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, SQL } from './migrations.js';
+import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, readLayout, SQL } from './migrations.js';
 import { Announcer, AppendNotices } from './notices.js';
 import { DEFAULTS, type PostgresEventStoreOptions, SCHEMA_NAME } from './options.js';
 import { resilientPool } from './pool.js';
@@ -85,6 +87,7 @@ export class PostgresEventStore
     RunPruning,
     RunIdSearch,
     Pingable,
+    LayoutReporting,
     NamespaceListing,
     RunQueue
 {
@@ -370,6 +373,13 @@ export class PostgresEventStore
     this.#open();
     await this.#ready();
     return this.#notices.watchQueue(onEnqueued);
+  }
+
+  /** The schema's `events` layout, and this code's (shared/migration.ts). */
+  async layout(): Promise<StoreLayout> {
+    return this.#query('read its schema layout', () =>
+      readLayout(this.#pool, 'events', EVENT_STORE_MIGRATIONS),
+    );
   }
 
   /** Resolves when the server answers a query (readiness); rejects with a StoreUnavailableError. */

@@ -10,7 +10,15 @@
  */
 import pg, { type PoolClient } from 'pg';
 import { DEFAULT_LIST_LIMIT, type ListRunsFilter } from '../../core/store.js';
-import type { Migration } from '../shared/migration.js';
+import {
+  checkLayout,
+  type LayoutRow,
+  layoutRow,
+  type Migration,
+  reportLayout,
+  SCHEMA_LAYOUT_TABLE,
+  type StoreLayout,
+} from '../shared/migration.js';
 
 export type { Migration };
 
@@ -44,6 +52,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'events, run index, claims, control requests',
+    compatibility: 'breaking',
+    release: '0.1.0',
     sql: `
       CREATE TABLE events (
         run_id TEXT NOT NULL,
@@ -89,11 +99,15 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: "claims: the holder's lease (a live run renews within it)",
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: 'ALTER TABLE claims ADD COLUMN lease_ms INTEGER',
   },
   {
     version: 3,
     name: 'continuations of paused runs',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: `
       CREATE TABLE continuations (
         run_id TEXT PRIMARY KEY,
@@ -109,6 +123,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // on (status, updated_at) would have cost every append an index write.
     version: 4,
     name: 'runs: when an ended run ended, indexed for pruning',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: `
       ALTER TABLE runs ADD COLUMN ended_at TEXT COLLATE "C";
       UPDATE runs SET ended_at = updated_at WHERE status IN ('completed', 'failed', 'cancelled');
@@ -124,6 +140,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // the fixed-width `seq` leads, so no padding sits between it and the text columns.
     version: 5,
     name: "events: the run's envelope once in runs",
+    compatibility: 'breaking',
+    release: '0.1.0',
     sql: `
       ALTER TABLE runs ADD COLUMN v INTEGER;
       UPDATE runs r SET v =
@@ -152,6 +170,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // version 4; only a status change (a lifecycle event) writes it.
     version: 6,
     name: 'runs: indexed by status, newest first (inboxes)',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: 'CREATE INDEX runs_by_status ON runs (status, started_at, created)',
   },
   {
@@ -160,6 +180,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // as `runs_by_status` does for a status; appends stay HOT updates (no column they change).
     version: 7,
     name: 'runs: indexed by namespace (tenant), newest first',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: 'CREATE INDEX runs_by_namespace ON runs (namespace, started_at, created)',
   },
   {
@@ -173,6 +195,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // each key was last served at (`queue_turn`), and `queue_buckets` the token buckets.
     version: 8,
     name: 'run queue: entries, turns of keys, token buckets',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: `
       CREATE TABLE queue (
         run_id TEXT PRIMARY KEY,
@@ -236,11 +260,19 @@ export async function migrate(
       applied_at TEXT NOT NULL,
       PRIMARY KEY (component, version)
     )`);
+    await client.query(SCHEMA_LAYOUT_TABLE);
     const { rows } = await client.query<{ version: number }>(
       'SELECT version FROM schema_migrations WHERE component = $1',
       [component],
     );
     const applied = new Set(rows.map((row) => Number(row.version)));
+    const stored = Math.max(0, ...applied);
+    const row = await readLayoutRow(client, component);
+    const what = `the '${component}' schema${schema === null ? '' : ` in '${schema}'`}`;
+    if (checkLayout(what, stored, row, migrations) === 'use') {
+      await client.query('COMMIT');
+      return [];
+    }
     const done: number[] = [];
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (applied.has(migration.version)) continue;
@@ -251,12 +283,68 @@ export async function migrate(
       );
       done.push(migration.version);
     }
+    const layout = layoutRow(migrations);
+    if (
+      !row ||
+      Number(row.version) !== layout.version ||
+      Number(row.oldest_usable) !== layout.oldest_usable
+    ) {
+      await client.query(
+        `INSERT INTO schema_layout
+          (component, version, oldest_usable, oldest_usable_release, written_by, updated_at)
+          VALUES ($1, $2, $3, $4, $5, $6)
+          ON CONFLICT (component) DO UPDATE SET version = excluded.version,
+            oldest_usable = excluded.oldest_usable,
+            oldest_usable_release = excluded.oldest_usable_release,
+            written_by = excluded.written_by, updated_at = excluded.updated_at`,
+        [
+          component,
+          layout.version,
+          layout.oldest_usable,
+          layout.oldest_usable_release,
+          migrations.at(-1)?.release ?? '',
+          new Date().toISOString(),
+        ],
+      );
+    }
     await client.query('COMMIT');
     return done;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
   }
+}
+
+async function readLayoutRow(
+  client: Pick<PoolClient, 'query'>,
+  component: string,
+): Promise<LayoutRow | undefined> {
+  const { rows } = await client.query<LayoutRow>(
+    'SELECT version, oldest_usable, oldest_usable_release FROM schema_layout WHERE component = $1',
+    [component],
+  );
+  return rows[0];
+}
+
+/**
+ * `component`'s layout as this code sees it (for `/health/ready` and `agentdeck status`),
+ * read on the client's search path; layout 0 for a schema never migrated.
+ */
+export async function readLayout(
+  client: Pick<PoolClient, 'query'>,
+  component: string,
+  migrations: readonly Migration[],
+): Promise<StoreLayout> {
+  const { rows: tables } = await client.query<{ m: string | null; l: string | null }>(
+    "SELECT to_regclass('schema_migrations')::text AS m, to_regclass('schema_layout')::text AS l",
+  );
+  if (!tables[0]?.m) return reportLayout(undefined, 0, migrations);
+  const { rows } = await client.query<{ v: number | null }>(
+    'SELECT max(version) AS v FROM schema_migrations WHERE component = $1',
+    [component],
+  );
+  const row = tables[0].l ? await readLayoutRow(client, component) : undefined;
+  return reportLayout(row, Number(rows[0]?.v ?? 0), migrations);
 }
 
 /**

@@ -19,6 +19,8 @@ export const CHECKPOINT_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'LangGraph checkpoints, channel blobs, pending writes, wake-ups',
+    compatibility: 'breaking',
+    release: '0.1.0',
     sql: `
       CREATE TABLE lg_checkpoints (
         thread_id TEXT NOT NULL,

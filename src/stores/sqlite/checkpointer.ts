@@ -24,6 +24,7 @@ import {
   TASKS,
 } from '@langchain/langgraph-checkpoint';
 import {
+  ConfigError,
   errorMessage,
   InvalidInputError,
   StoreError,
@@ -114,6 +115,14 @@ export class SqliteCheckpointer extends BaseCheckpointSaver implements WakeupInd
       this.#group = options.database ? (groupCommitOf(options.database) ?? null) : null;
     } catch (error) {
       if (this.#ownsDatabase) db?.close();
+      if (error instanceof ConfigError) {
+        throw new ConfigError(
+          `could not open the SQLite checkpointer at '${path}': ${error.message}`,
+          {
+            cause: error,
+          },
+        );
+      }
       throw new StoreError(
         `could not open the SQLite checkpointer at '${path}': ${errorMessage(error)}; ` +
           'check that the directory can be created and the file is writable',

@@ -13,7 +13,7 @@
  * {@link SqliteEventStoreOptions.groupCommit} for what it trades.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { errorMessage, StoreError } from '../../core/errors.js';
+import { ConfigError, errorMessage, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import type * as Q from '../../core/queue.js';
@@ -25,6 +25,7 @@ import type {
   ClaimResult,
   ControlRequest,
   EventStore,
+  LayoutReporting,
   ListRunsFilter,
   NamespaceListing,
   Pingable,
@@ -35,6 +36,7 @@ import type {
   RunIdSearch,
   RunPruning,
   RunSummary,
+  StoreLayout,
 } from '../../core/store.js';
 import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
@@ -57,6 +59,7 @@ import {
   EVENT_STORE_MIGRATIONS,
   listRunsSql,
   migrate,
+  readLayout,
   SQL,
   type Statements,
 } from './migrations.js';
@@ -87,6 +90,7 @@ export class SqliteEventStore
     RunPruning,
     RunIdSearch,
     Pingable,
+    LayoutReporting,
     AppendNotifier,
     NamespaceListing,
     Q.RunQueue
@@ -135,6 +139,12 @@ export class SqliteEventStore
       this.#db = db;
     } catch (error) {
       db?.close();
+      if (error instanceof ConfigError) {
+        throw new ConfigError(
+          `could not open the SQLite event store at '${path}': ${error.message}`,
+          { cause: error },
+        );
+      }
       throw new StoreError(
         `could not open the SQLite event store at '${path}': ${errorMessage(error)}; ` +
           'check that the directory can be created and the file is writable',
@@ -426,6 +436,14 @@ export class SqliteEventStore
    * Resolves when the file answers a query and its disk has room for writes (readiness);
    * rejects with a StorageFullError below {@link MIN_FREE_BYTES} free.
    */
+  /** The file's `events` schema layout, and this code's (shared/migration.ts). */
+  async layout(): Promise<StoreLayout> {
+    this.#ready();
+    return this.#guard('read its schema layout', () =>
+      readLayout(this.#db, 'events', EVENT_STORE_MIGRATIONS),
+    );
+  }
+
   async ping(): Promise<void> {
     this.#ready();
     this.#guard('answer a ping', () => this.#db.prepare('SELECT 1').get());

@@ -8,7 +8,15 @@
  * opening a fresh file at once serialize on it, and the second finds nothing left to do.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Migration } from '../shared/migration.js';
+import {
+  checkLayout,
+  type LayoutRow,
+  layoutRow,
+  type Migration,
+  reportLayout,
+  SCHEMA_LAYOUT_TABLE,
+  type StoreLayout,
+} from '../shared/migration.js';
 
 export type { Migration };
 
@@ -27,6 +35,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'events, run index, claims, control requests',
+    compatibility: 'breaking',
+    release: '0.1.0',
     sql: `
       CREATE TABLE events (
         run_id TEXT NOT NULL,
@@ -69,11 +79,15 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: "claims: the holder's lease (a live run renews within it)",
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: 'ALTER TABLE claims ADD COLUMN lease_ms INTEGER',
   },
   {
     version: 3,
     name: 'continuations of paused runs',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: `
       CREATE TABLE continuations (
         run_id TEXT PRIMARY KEY,
@@ -87,6 +101,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // runs pruning selects are one range of a partial index, which only an ending writes.
     version: 4,
     name: 'runs: when an ended run ended, indexed for pruning',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: `
       ALTER TABLE runs ADD COLUMN ended_at TEXT;
       UPDATE runs SET ended_at =
@@ -104,6 +120,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // canonical `toISOString()` output (checked by strftime giving it back), else the text.
     version: 5,
     name: "events: the run's envelope once in runs, ts as epoch milliseconds",
+    compatibility: 'breaking',
+    release: '0.1.0',
     sql: `
       ALTER TABLE runs ADD COLUMN v INTEGER;
       UPDATE runs SET v =
@@ -142,6 +160,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // start, a pause or question, its end), so the whole index costs an append nothing.
     version: 6,
     name: 'runs: indexed by status, newest first (inboxes)',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: 'CREATE INDEX runs_by_status ON runs (status, started_at)',
   },
   {
@@ -150,6 +170,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // `runs_by_status` does for a status. Only lifecycle events write a `runs` row.
     version: 7,
     name: 'runs: indexed by namespace (tenant), newest first',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: 'CREATE INDEX runs_by_namespace ON runs (namespace, started_at)',
   },
   {
@@ -160,6 +182,8 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
     // the token buckets (`updated_at` in epoch ms).
     version: 8,
     name: 'run queue: entries, the turns of keys, token buckets',
+    compatibility: 'expand',
+    release: '0.1.0',
     sql: `
       CREATE TABLE queue_entries (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -196,7 +220,9 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
 
 /**
  * Bring `component`'s schema up to the last of `migrations`; returns the versions applied
- * (empty when the file was already current). Throws the driver's error; callers wrap it.
+ * (empty when the file was already current, or ahead of this code by expansions only: a
+ * newer release's rolling upgrade, shared/migration.ts). Throws a `ConfigError` when the file
+ * is ahead by a contraction; otherwise the driver's error, which callers wrap.
  */
 export function migrate(
   db: DatabaseSync,
@@ -210,6 +236,7 @@ export function migrate(
     applied_at TEXT NOT NULL,
     PRIMARY KEY (component, version)
   )`);
+  db.exec(SCHEMA_LAYOUT_TABLE);
   db.exec('BEGIN IMMEDIATE');
   try {
     const applied = new Set(
@@ -218,6 +245,12 @@ export function migrate(
         .all(component)
         .map((row) => Number(row.version)),
     );
+    const stored = Math.max(0, ...applied);
+    const row = readLayoutRow(db, component);
+    if (checkLayout(`the '${component}' schema`, stored, row, migrations) === 'use') {
+      db.exec('COMMIT');
+      return [];
+    }
     const record = db.prepare(
       'INSERT INTO schema_migrations (component, version, name, applied_at) VALUES (?, ?, ?, ?)',
     );
@@ -228,12 +261,64 @@ export function migrate(
       record.run(component, migration.version, migration.name, new Date().toISOString());
       done.push(migration.version);
     }
+    const layout = layoutRow(migrations);
+    if (
+      !row ||
+      Number(row.version) !== layout.version ||
+      Number(row.oldest_usable) !== layout.oldest_usable
+    ) {
+      db.prepare(
+        `INSERT INTO schema_layout
+          (component, version, oldest_usable, oldest_usable_release, written_by, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?)
+          ON CONFLICT (component) DO UPDATE SET version = excluded.version,
+            oldest_usable = excluded.oldest_usable,
+            oldest_usable_release = excluded.oldest_usable_release,
+            written_by = excluded.written_by, updated_at = excluded.updated_at`,
+      ).run(
+        component,
+        layout.version,
+        layout.oldest_usable,
+        layout.oldest_usable_release,
+        migrations.at(-1)?.release ?? '',
+        new Date().toISOString(),
+      );
+    }
     db.exec('COMMIT');
     return done;
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
+}
+
+function readLayoutRow(db: DatabaseSync, component: string): LayoutRow | undefined {
+  const row = db
+    .prepare(
+      'SELECT version, oldest_usable, oldest_usable_release FROM schema_layout WHERE component = ?',
+    )
+    .get(component);
+  return row as LayoutRow | undefined;
+}
+
+/**
+ * `component`'s layout in the file as this code sees it (for `/health/ready` and `agentdeck
+ * status`); reads only, and reports layout 0 for a file never migrated.
+ */
+export function readLayout(
+  db: DatabaseSync,
+  component: string,
+  migrations: readonly Migration[],
+): StoreLayout {
+  const has = (table: string) =>
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !==
+    undefined;
+  if (!has('schema_migrations')) return reportLayout(undefined, 0, migrations);
+  const top = db
+    .prepare('SELECT max(version) AS v FROM schema_migrations WHERE component = ?')
+    .get(component) as { v: number | null } | undefined;
+  const row = has('schema_layout') ? readLayoutRow(db, component) : undefined;
+  return reportLayout(row, Number(top?.v ?? 0), migrations);
 }
 
 /** The statements the event store prepares once, against the last migration's schema. */

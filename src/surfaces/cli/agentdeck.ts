@@ -2,7 +2,8 @@
 /**
  * `agentdeck`: the package's command. `agentdeck serve [project]` serves a project over HTTP
  * (as `service-serve`), `agentdeck runs ...` lists, shows and signals runs (as `service runs`),
- * `agentdeck tick` wakes the sleeping workflow threads that are due, `agentdeck --version`
+ * `agentdeck tick` wakes the sleeping workflow threads that are due, `agentdeck status` prints
+ * the event store's schema layout (rolling upgrades), `agentdeck --version`
  * prints the version.
  */
 import { unsupportedNodeMessage } from '../../core/node-version.js';
@@ -19,6 +20,7 @@ const USAGE = `Usage:
   agentdeck runs vacuum
   agentdeck tick [project] [--now ISO-TIME]
   agentdeck schedules {ls,pause,resume,trigger} [name] [--project DIR]
+  agentdeck status [--json]
   agentdeck --version
 
 \`agentdeck serve --help\`, \`agentdeck runs --help\` and \`agentdeck runs approve --help\` say more.`;
@@ -40,6 +42,9 @@ if (unsupported) {
   process.exitCode = await main(argv, 'agentdeck');
 } else if (command === 'tick') {
   const { main } = await import('./tick-command.js');
+  process.exitCode = await main(argv, 'agentdeck');
+} else if (command === 'status') {
+  const { main } = await import('./status-command.js');
   process.exitCode = await main(argv, 'agentdeck');
 } else if (command === 'runs') {
   const { main } = await import('./runs-command.js');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openTestDeck, testDeck } from '../../../test/support/decks.js';
-import { SqliteEventStore } from '../../stores/sqlite/index.js';
+import { EVENT_STORE_MIGRATIONS, SqliteEventStore } from '../../stores/sqlite/index.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -28,11 +28,19 @@ describe('GET /health/ready', () => {
     const { deck } = await openTestDeck({ eventStore });
     const response = await deck.app().request('/health/ready');
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { status: string; checks: unknown[] };
+    const body = (await response.json()) as { status: string; checks: unknown[]; layout: unknown };
     expect(body.status).toBe('ready');
     expect(body.checks).toEqual([
       { role: 'events', backend: 'sqlite', ok: true, ms: expect.any(Number) },
     ]);
+    // The event store's schema layout (CONTRIBUTING.md, "Migrations and rolling upgrades").
+    const code = EVENT_STORE_MIGRATIONS.length;
+    expect(body.layout).toEqual({
+      version: code,
+      code_version: code,
+      oldest_usable: expect.any(Number),
+      oldest_usable_release: expect.any(String),
+    });
     await eventStore.close();
   });
 

@@ -54,7 +54,9 @@ export function readinessRoute(deps: HttpDeps) {
     description:
       'Asks the event store, the session backend and the checkpointer (when it has a server ' +
       'of its own) at once, each within 2 s. For a load balancer or an orchestrator: take the ' +
-      'process out of rotation on 503, do not restart it (`GET /health` is liveness).',
+      'process out of rotation on 503, do not restart it (`GET /health` is liveness). ' +
+      "`layout` is the event store's schema layout: its version, this code's, and the oldest " +
+      'layout (and release) that can still use it, for a rolling upgrade.',
     tag: 'health',
     public: true,
     responses: {
@@ -68,14 +70,15 @@ export function readinessRoute(deps: HttpDeps) {
     handle: async () => {
       const readiness = deps.readiness();
       if (!readiness) return Response.json({ status: 'starting', checks: [] }, { status: 503 });
-      const { ready, checks, retryAfterSeconds } = await readiness;
-      if (ready) return Response.json({ status: 'ready', checks });
+      const { ready, checks, retryAfterSeconds, layout } = await readiness;
+      const shown = layout ? { layout } : {};
+      if (ready) return Response.json({ status: 'ready', checks, ...shown });
       const detail = checks
         .filter((check) => !check.ok)
         .map((check) => check.detail ?? `${check.backend} (${check.role}) failed`)
         .join('; ');
       return Response.json(
-        { status: 'unavailable', detail, checks },
+        { status: 'unavailable', detail, checks, ...shown },
         { status: 503, headers: { 'retry-after': String(retryAfterSeconds) } },
       );
     },

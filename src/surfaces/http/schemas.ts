@@ -192,11 +192,28 @@ const BackendCheck = z
   })
   .meta({ id: 'BackendCheck' });
 
+export const StoreLayout = z
+  .object({
+    version: z.number().int().describe('The layout in the store: its last applied migration.'),
+    code_version: z.number().int().describe('The last migration this process knows.'),
+    oldest_usable: z
+      .number()
+      .int()
+      .describe('The oldest layout whose code can use the store (its newest contraction).'),
+    oldest_usable_release: z
+      .string()
+      .describe('The release that first has `oldest_usable`: the oldest that can use the store.'),
+  })
+  .meta({ id: 'StoreLayout' });
+
 export const Ready = z
   .object({
     status: z.enum(['ready', 'unavailable', 'starting']),
     detail: z.string().optional().describe('The failing backends and what failed.'),
     checks: z.array(BackendCheck),
+    layout: StoreLayout.optional().describe(
+      "The event store's schema layout (SQLite and Postgres stores; docs/deployment.md).",
+    ),
   })
   .meta({ id: 'Ready' });
 

@@ -12,7 +12,7 @@ import type { AgentInput } from '../../core/blocks.js';
 import type { Event } from '../../core/events.js';
 import type { WorkflowResult } from '../../core/interrupt-result.js';
 import type { RunStatus } from '../../core/status.js';
-import type { AppendNotifier, EventStore } from '../../core/store.js';
+import type { AppendNotifier, EventStore, StoreLayout } from '../../core/store.js';
 import type { ScheduleStatus } from '../../runtime/schedules.js';
 import type { TickOutcome } from '../../runtime/timers.js';
 import type { AppOptions } from './options.js';
@@ -251,6 +251,8 @@ export interface Readiness {
   checks: { role: string; backend: string; ok: boolean; ms: number; detail?: string }[];
   /** Seconds a client should wait before trying again, when not ready. */
   retryAfterSeconds: number;
+  /** The event store's schema layout, when it has one (the SQL stores). */
+  layout?: StoreLayout;
 }
 
 /** What the HTTP surface needs of the open deck's metrics (observers/metrics/deck-metrics.ts). */
