@@ -9,7 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
-import { parseSse } from './support/http.js';
+import {
+  streamedChat as chat,
+  followFrom,
+  gapFree,
+  kindOf,
+  recordedFrames,
+} from './support/follow-run.js';
 import { adminQuery, scratchDatabase } from './support/postgres.js';
 import { killServers, type ServerProcess, startServer } from './support/server-process.js';
 
@@ -46,13 +52,6 @@ afterAll(async () => {
   await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 });
 
-const chat = (url: string, session: string) =>
-  fetch(`${url}/agents/helper/chat?stream=true`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ session_id: session, message: 'talk' }),
-  });
-
 describe('draining a process on SIGTERM', () => {
   it('hands its streamed turns to the other process; each ends once, no stream misses anything', async () => {
     const a = serve();
@@ -80,16 +79,11 @@ describe('draining a process on SIGTERM', () => {
     expect(await a.exited).toBe(0);
     expect(Date.now() - signalled).toBeLessThan((DRAIN_SECONDS + 7) * 1000);
     for (const runId of runIds) {
-      const first = parseSse(await (await fetch(`${B}/runs/${runId}/events?follow=false`)).text());
+      const first = await recordedFrames(B, runId);
       const lastSeen = first.at(-1)?.id ?? '0';
-      const rest = await fetch(`${B}/runs/${runId}/events`, {
-        headers: { 'last-event-id': String(lastSeen) },
-        signal: AbortSignal.timeout(8_000),
-      });
-      const frames = [...first, ...parseSse(await rest.text())];
-      const seqs = frames.map((f) => Number(f.id));
-      expect(seqs).toEqual(seqs.map((_, i) => i + (seqs[0] ?? 0)));
-      const kinds = frames.map((f) => (f.data as { kind: string }).kind);
+      const frames = [...first, ...(await followFrom(B, runId, String(lastSeen)))];
+      expect(gapFree(frames)).toBe(true);
+      const kinds = frames.map(kindOf);
       expect(kinds.filter((k) => k === 'run.completed')).toHaveLength(1);
       expect(kinds.filter((k) => k.startsWith('run.'))).toEqual([
         'run.started',

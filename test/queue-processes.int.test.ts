@@ -24,11 +24,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event } from '../src/core/events.js';
 import type { EventStore } from '../src/core/store.js';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
-import {
-  type OwnPostgres,
-  ownPostgresUnavailableReason,
-  startOwnPostgres,
-} from './support/own-postgres.js';
+import { type OwnPostgres, startOwnPostgres } from './support/own-postgres.js';
+import { postgresOrRedisUnavailable } from './support/process-backends.js';
 import {
   endedAt,
   enqueue,
@@ -52,28 +49,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Per process; three processes: 12 slots in all. */
 const CONCURRENCY = 4;
 
-/** Why this file cannot run here (no Postgres binaries to start a cluster, or no Redis), or null. */
-async function unavailable(): Promise<string | null> {
-  const noPostgres = ownPostgresUnavailableReason();
-  if (noPostgres) return noPostgres;
-  const redis = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 2_000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    return `(no Redis at ${REDIS_URL}: ${(error as Error).message})`;
-  } finally {
-    redis.disconnect();
-  }
-  return null;
-}
-
-const skipReason = await unavailable();
+const skipReason = await postgresOrRedisUnavailable(REDIS_URL);
 
 describe.skipIf(skipReason !== null)(`three processes on one run queue ${skipReason ?? ''}`, () => {
   // A cluster of its own: three servers' pools under 500 runs would take the shared one's

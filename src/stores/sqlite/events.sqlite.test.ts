@@ -223,6 +223,20 @@ describe('SqliteEventStore', () => {
       expect(await other.readControl('run-1')).toHaveLength(1);
     });
 
+    it('opens another store on the file while a group is open (a server recording its project)', async () => {
+      const path = tempFile();
+      const writer = open(path);
+      await writer.append([started, delta('a')]);
+      await writer.append([delta('b')]); // opens a group, holding the write lock
+      // Opening runs the migrations in a write transaction, synchronously: it must not wait
+      // out its busy timeout on a group this process can only commit once it returns.
+      const opened = Date.now();
+      const other = new SqliteEventStore({ path, busyTimeoutMs: 1_000 });
+      stores.push(other);
+      expect(Date.now() - opened).toBeLessThan(900);
+      expect(await seqs(other)).toEqual([0, 1, 2]);
+    });
+
     it('commits the open group on close', async () => {
       const path = tempFile();
       const writer = open(path);

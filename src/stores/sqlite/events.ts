@@ -133,6 +133,9 @@ export class SqliteEventStore
     this.path = path;
     let db: DatabaseSync | undefined;
     try {
+      // Opening writes (WAL mode, the migrations' transaction) synchronously: a group this
+      // process holds open on the file would keep the lock until the busy timeout failed it.
+      if (path !== ':memory:') flushGroups(path);
       db = openDatabaseFile(path, busyTimeoutMs);
       migrate(db, 'events', EVENT_STORE_MIGRATIONS);
       this.#sql = prepareAll(db, SQL) as Statements;
