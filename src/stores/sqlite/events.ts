@@ -12,7 +12,7 @@
  * commit each. See
  * {@link SqliteEventStoreOptions.groupCommit} for what it trades.
  */
-import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ConfigError, errorMessage, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
@@ -38,7 +38,6 @@ import type {
   RunSummary,
   StoreLayout,
 } from '../../core/store.js';
-import { DEFAULT_LIST_LIMIT } from '../../core/store.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { resolvePruneRequest } from '../shared/prune.js';
 import { fromCompact, toSummary } from '../shared/rows.js';
@@ -57,7 +56,7 @@ import { openDatabaseFile, prepareAll } from './database.js';
 import { fileKey, flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
 import {
   EVENT_STORE_MIGRATIONS,
-  listRunsSql,
+  listRunsQuery,
   migrate,
   readLayout,
   SQL,
@@ -206,27 +205,7 @@ export class SqliteEventStore
   async #list(filter: ListRunsFilter, namespace: string | undefined): Promise<RunSummary[]> {
     this.#ready();
     this.#writes.flushOthers();
-    const where: string[] = [];
-    const params: SQLInputValue[] = [];
-    const add = (clause: string, value: string | undefined) => {
-      if (value === undefined) return;
-      where.push(clause);
-      params.push(value);
-    };
-    add('r.namespace = ?', namespace);
-    add('r.status = ?', filter.status);
-    add('r.origin = ?', filter.origin);
-    add('r.session_id = ?', filter.sessionId);
-    add('r.started_at < ?', filter.startedBefore);
-    if (filter.after) {
-      // Keyset: the cursor run's rowid orders the runs of its millisecond, as ORDER BY does.
-      where.push(
-        '(r.started_at, r.rowid) < (?, coalesce((SELECT c.rowid FROM runs c WHERE c.run_id = ?), -1))',
-      );
-      params.push(filter.after.startedAt, filter.after.runId);
-    }
-    params.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_LIST_LIMIT)));
-    const sql = listRunsSql(where);
+    const { sql, params } = listRunsQuery(filter, namespace);
     return this.#guard('list runs', () => {
       let statement = this.#listStatements.get(sql);
       if (!statement) {

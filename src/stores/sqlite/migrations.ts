@@ -7,7 +7,8 @@
  * a store runs the missing migrations in one `BEGIN IMMEDIATE` transaction: two processes
  * opening a fresh file at once serialize on it, and the second finds nothing left to do.
  */
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { DEFAULT_LIST_LIMIT, type ListRunsFilter } from '../../core/store.js';
 import {
   checkLayout,
   type LayoutRow,
@@ -395,4 +396,32 @@ export function listRunsSql(where: readonly string[]): string {
       (SELECT ts FROM events e WHERE e.run_id = r.run_id ORDER BY seq DESC LIMIT 1) AS updated_at
     FROM runs r ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?`;
+}
+
+/** `listRuns`' statement and parameters for `filter`, within `namespace` when given. */
+export function listRunsQuery(
+  filter: ListRunsFilter,
+  namespace: string | undefined,
+): { sql: string; params: SQLInputValue[] } {
+  const where: string[] = [];
+  const params: SQLInputValue[] = [];
+  const add = (clause: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(clause);
+    params.push(value);
+  };
+  add('r.namespace = ?', namespace);
+  add('r.status = ?', filter.status);
+  add('r.origin = ?', filter.origin);
+  add('r.session_id = ?', filter.sessionId);
+  add('r.started_at < ?', filter.startedBefore);
+  if (filter.after) {
+    // Keyset: the cursor run's rowid orders the runs of its millisecond, as ORDER BY does.
+    where.push(
+      '(r.started_at, r.rowid) < (?, coalesce((SELECT c.rowid FROM runs c WHERE c.run_id = ?), -1))',
+    );
+    params.push(filter.after.startedAt, filter.after.runId);
+  }
+  params.push(Math.max(0, Math.floor(filter.limit ?? DEFAULT_LIST_LIMIT)));
+  return { sql: listRunsSql(where), params };
 }
