@@ -158,6 +158,9 @@ describe('deck observers', () => {
     };
     const { deck } = await openTestDeck({ agents: [greeter()], observers: [throwing, wanting] });
     expect((await deck.run('Greeter', 'hello')).output).toBe('hi');
+    // The engine hands its spans over as they end, the turn's own (`task`) last: on a loaded
+    // machine, a moment after the run's result.
+    for (let i = 0; i < 100 && types.at(-1) !== 'task'; i++) await sleep(20);
     expect(types).toContain('agent');
     expect(types.at(-1)).toBe('task');
   });
