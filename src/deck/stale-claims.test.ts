@@ -125,14 +125,15 @@ describe('heartbeats: a live run whose process is gone is stale after its lease'
   });
 
   it("keeps a live turn's claim renewed: a second turn is refused well past the lease", async () => {
-    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.02');
+    // A lease a loaded machine's stalls stay well under.
+    vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', '0.1');
     const eventStore = new MemoryEventStore();
-    const model = new ScriptedModel([{ text: ['slow', ' answer'], delayMs: 200 }]);
+    const model = new ScriptedModel([{ text: ['slow', ' answer'], delayMs: 500 }]);
     const { deck } = await openTestDeck({ agents: [new Agent({ name: 'A', model })], eventStore });
     const first = deck.run('A', 'hi', { sessionId: 'busy' });
-    await sleep(150); // more than twice the 60 ms lease
+    await sleep(450); // half again the 300 ms lease
     const holder = await eventStore.claimHolder('session:busy');
-    expect(holder?.leaseMs).toBe(60);
+    expect(holder?.leaseMs).toBe(300);
     await expect(deck.run('A', 'again', { sessionId: 'busy' })).rejects.toThrow(ConflictError);
     expect((await first).output).toBe('slow answer');
   });

@@ -107,11 +107,12 @@ describe('how turns end', () => {
   });
 
   it('keeps a live run’s claim fresh, so it is never taken over as stale', async () => {
-    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '0.1');
-    const model = new ScriptedModel([{ text: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 60 }]);
+    // A timeout a loaded machine's stalls stay well under (renewed every third of it).
+    vi.stubEnv('SERVICE_RUNTIME_STALE_RUN_AFTER_SECONDS', '0.5');
+    const model = new ScriptedModel([{ text: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 200 }]);
     const { deck, eventStore } = await openTestDeck({ agents: [new Agent({ name: 'A', model })] });
     const running = collect(deck.stream('A', 'slow', { sessionId: 'live', runId: 'r-live' }));
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 800)); // past the timeout
     await expect(deck.run('A', 'me too', { sessionId: 'live' })).rejects.toThrow(ConflictError);
     const events = await running;
     expect(kinds(events).at(-1)).toBe('run.completed');
