@@ -10,9 +10,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
-import { followFrom, gapFree, kindOf, recordedFrames, streamedChat } from './support/follow-run.js';
+import {
+  expectHandedOver,
+  expectWokeOnce,
+  kindOf,
+  recordedFrames,
+  streamedChat,
+} from './support/follow-run.js';
 import { parseSse } from './support/http.js';
 import type { Answer } from './support/load.js';
 import { checkLog } from './support/log-checks.js';
@@ -162,45 +168,23 @@ describe.skipIf(skipReason !== null)(
       const texts = await Promise.all(bodies);
       for (const [i, runId] of chatRuns.entries()) {
         const got = texts[i] as string;
-        const recorded = await recordedFrames(B, runId);
         if (i >= onA.length) {
           expect(got).toContain('event: done');
           continue;
         }
         expect(got).toContain('event: paused');
         // The client saw everything up to the pause: follow from there, as EventSource would.
-        const paused = recorded.find((f) => kindOf(f) === 'run.paused');
-        expect(paused?.id).toBeDefined();
-        const upToPause = recorded.filter((f) => Number(f.id) <= Number(paused?.id));
-        const textOf = (frames: typeof recorded) =>
+        const upToPause = await expectHandedOver(B, runId);
+        const textOf = (frames: typeof upToPause) =>
           frames
             .filter((f) => kindOf(f) === 'text.delta')
             .map((f) => (f.data as { payload: { text: string } }).payload.text)
             .join('');
         expect(deltasOf(got)).toBe(textOf(upToPause));
-        const rest = await followFrom(B, runId, String(paused?.id));
-        const frames = [...upToPause, ...rest];
-        expect(gapFree(frames)).toBe(true);
-        expect(rest.at(-1) && kindOf(rest.at(-1) as (typeof rest)[number])).toBe('run.completed');
-        expect(frames.map(kindOf).filter((k) => k.startsWith('run.'))).toEqual([
-          'run.started',
-          'run.paused',
-          'run.resumed',
-          'run.completed',
-        ]);
       }
 
       // The timer wakes once, on B or C, and completes.
-      await vi.waitFor(
-        async () => {
-          const run = (await (await fetch(`${B}/runs/${napRun}`)).json()) as { status: string };
-          expect(run.status).toBe('completed');
-        },
-        { timeout: 8_000, interval: 100 },
-      );
-      const napKinds = (await recordedFrames(B, napRun)).map(kindOf);
-      expect(napKinds.filter((k) => k === 'run.resumed')).toHaveLength(1);
-      expect(napKinds.filter((k) => k === 'run.completed')).toHaveLength(1);
+      await expectWokeOnce(B, napRun);
 
       const report = await checkLog((postgres as OwnPostgres).url, answers);
       expect(report.missing).toEqual([]);

@@ -9,9 +9,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, scriptedModelServer } from '../src/testing/index.js';
-import { followFrom, gapFree, kindOf, recordedFrames, streamedChat } from './support/follow-run.js';
+import {
+  expectHandedOver,
+  expectWokeOnce,
+  kindOf,
+  recordedFrames,
+  streamedChat,
+} from './support/follow-run.js';
 import type { Answer } from './support/load.js';
 import { checkLog } from './support/log-checks.js';
 import { killServers, type ServerProcess, startServer } from './support/server-process.js';
@@ -96,29 +102,8 @@ describe('deploying on SQLite: one process drained and restarted on a changed gr
     expect(resumed.map((e) => e.payload.graph)).toEqual([{ from: 'v1', to: 'v2' }]);
 
     // The handed-over turn: resumed at the start, followed from the pause to its end.
-    const recorded = await recordedFrames(url2, chatRun);
-    const paused = recorded.find((f) => kindOf(f) === 'run.paused');
-    expect(paused?.id).toBeDefined();
-    const upToPause = recorded.filter((f) => Number(f.id) <= Number(paused?.id));
-    const rest = await followFrom(url2, chatRun, String(paused?.id));
-    const frames = [...upToPause, ...rest];
-    expect(gapFree(frames)).toBe(true);
-    expect(frames.map(kindOf).filter((k) => k.startsWith('run.'))).toEqual([
-      'run.started',
-      'run.paused',
-      'run.resumed',
-      'run.completed',
-    ]);
-
-    await vi.waitFor(
-      async () => {
-        const run = (await (await fetch(`${url2}/runs/${napRun}`)).json()) as { status: string };
-        expect(run.status).toBe('completed');
-      },
-      { timeout: 8_000, interval: 100 },
-    );
-    const napKinds = (await recordedFrames(url2, napRun)).map(kindOf);
-    expect(napKinds.filter((k) => k === 'run.resumed')).toHaveLength(1);
+    await expectHandedOver(url2, chatRun);
+    await expectWokeOnce(url2, napRun);
 
     const answers: Answer[] = ['ap-1', 'nap-1', 's-1'].map((id) => ({
       kind: id === 's-1' ? 'chat' : 'workflow',
