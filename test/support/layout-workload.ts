@@ -12,6 +12,7 @@ import { TextBlock } from '../../src/core/blocks.js';
 import type { NewEvent } from '../../src/core/events.js';
 import type { RunQueue } from '../../src/core/queue.js';
 import type { EventStore, RunBoundaries, RunPruning } from '../../src/core/store.js';
+import { REPO_ROOT } from './cli.js';
 
 /** One statement a store ran: its SQL, its parameters, and (for a read) what it returned. */
 export interface Recorded {
@@ -170,4 +171,14 @@ export function expandBreaks(
     }
   }
   return broken;
+}
+
+/** The package's own version: the release a migration of this tree ships in. */
+export const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+/** Where a backend's recorded workloads live, one file per layout. */
+export function recordingsDir(backend: 'sqlite' | 'postgres'): string {
+  return join(REPO_ROOT, 'test/fixtures/layouts', backend);
 }

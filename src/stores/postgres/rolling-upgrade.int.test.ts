@@ -16,16 +16,18 @@
  * - Opening: a schema ahead by expansions only opens; one ahead by a breaking step refuses
  *   with a ConfigError naming both layouts and the release it needs.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   expandBreaks,
   keepRecording,
+  PACKAGE_VERSION,
   plain,
   type Recorded,
   type Recording,
+  recordingsDir,
   recordingsIn,
   runWorkload,
 } from '../../../test/support/layout-workload.js';
@@ -35,11 +37,8 @@ import { layoutOf, type Migration } from '../shared/migration.js';
 import { PostgresEventStore } from './events.js';
 import { EVENT_STORE_MIGRATIONS, migrate } from './migrations.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const RECORDINGS = join(ROOT, 'test/fixtures/layouts/postgres');
-const VERSION = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-).version;
+const RECORDINGS = recordingsDir('postgres');
+const VERSION = PACKAGE_VERSION;
 
 const schemas: string[] = [];
 afterAll(() => dropSchemas(schemas));

@@ -22,18 +22,20 @@
  * - Opening: a store ahead by expansions only opens (and works); one ahead by a breaking step
  *   refuses with a ConfigError naming both layouts and the release it needs.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import {
   BEFORE_THE_POLICY,
   expandBreaks,
   keepRecording,
+  PACKAGE_VERSION,
   plain,
   type Recorded,
   type Recording,
+  recordingsDir,
   recordingsIn,
   runWorkload,
 } from '../../../test/support/layout-workload.js';
@@ -45,11 +47,8 @@ import { sqliteModule } from './driver.js';
 import { SqliteEventStore } from './events.js';
 import { EVENT_STORE_MIGRATIONS, migrate, readLayout } from './migrations.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const RECORDINGS = join(ROOT, 'test/fixtures/layouts/sqlite');
-const VERSION = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-).version;
+const RECORDINGS = recordingsDir('sqlite');
+const VERSION = PACKAGE_VERSION;
 
 const file = () => join(mkdtempSync(join(tmpdir(), 'agentdeck-upgrade-')), 'state.db');
 const open = (path: string) => new (sqliteModule().DatabaseSync)(path);
