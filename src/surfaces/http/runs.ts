@@ -90,7 +90,8 @@ export function runRoutes(deps: HttpDeps) {
         const usage =
           (completed?.kind === 'run.completed' ? completed.payload.usage : null) ??
           sumUsage(usageReports(events));
-        const place = await deps.queuePlace(run.runId);
+        // Read only for a queued run: every other run's detail costs no queue read.
+        const place = run.status === 'queued' ? await deps.queuePlace(run.runId) : null;
         return Response.json({
           ...runView(run),
           ...(place ? { queue: queueView(place) } : {}),

@@ -279,7 +279,7 @@ export const RunDetail = z
   .object({
     ...runSummaryShape,
     queue: QueuePlace.optional().describe(
-      'Present while the run waits in (or is held from) the queue.',
+      'Present while the run is queued (waiting, or just taken by a worker).',
     ),
     usage: Usage,
   })
