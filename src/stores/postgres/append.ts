@@ -16,6 +16,7 @@ import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextStatus, RUN_STATUSES, type RunStatus } from '../../core/status.js';
 import { isoNow, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
 import { ENDED_SQL, envSql } from './migrations.js';
+import { inTransaction } from './pool.js';
 
 /** Every status a run row can hold, to precompute a batch's effect on each. */
 const STATUSES: readonly RunStatus[] = RUN_STATUSES;
@@ -104,22 +105,11 @@ export async function appendDurably(
     // One run: one statement, its own transaction.
     tails.set(only[0], await appendRun(pool, only[1], now));
   } else {
-    const client = await pool.connect();
-    let broken = false;
-    try {
-      await client.query('BEGIN');
+    await inTransaction(pool, async (client) => {
       for (const runId of [...byRun.keys()].sort()) {
         tails.set(runId, await appendRun(client, byRun.get(runId) ?? [], now));
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true; // not back to the pool: the connection is in an unknown state
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
   return { events: stampAtTails(prepared, tails), tails };
 }

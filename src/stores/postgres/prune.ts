@@ -16,6 +16,7 @@ import { type PrunedRun, runIdReservationKey } from '../../core/store.js';
 import type { PruneSelection } from '../shared/prune.js';
 import { toSummary } from '../shared/rows.js';
 import { PRUNE_RUNS, pruneCandidatesSql } from './migrations.js';
+import { inTransaction } from './pool.js';
 
 /** The runs `selection` picks, removed unless it is a dry run; their index rows as they were. */
 export async function pruneRuns(pool: pg.Pool, selection: PruneSelection): Promise<PrunedRun[]> {
@@ -28,24 +29,13 @@ export async function pruneRuns(pool: pg.Pool, selection: PruneSelection): Promi
     const { rows } = await pool.query(pruneCandidatesSql(byOrigin, false), params);
     return rows.map(toSummary);
   }
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     const { rows } = await client.query(pruneCandidatesSql(byOrigin, true), params);
     const runs = rows.map(toSummary);
     if (runs.length > 0) {
       const runIds = runs.map((run) => run.runId);
       await client.query(PRUNE_RUNS, [runIds, runIds.map(runIdReservationKey)]);
     }
-    await client.query('COMMIT');
     return runs;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true; // not back to the pool: the connection is in an unknown state
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
