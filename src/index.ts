@@ -6,7 +6,12 @@
 import './node-check.js';
 
 export { Agent, type AgentOptions, type AsToolOptions } from './authoring/agent.js';
-export type { AgentHooks, AgentModel, Instructions } from './authoring/agent-definition.js';
+export type {
+  AgentHooks,
+  AgentModel,
+  AgentModelSettings,
+  Instructions,
+} from './authoring/agent-definition.js';
 export {
   Context,
   type ContextClass,
@@ -40,6 +45,7 @@ export {
   type ToolOptions,
   tool,
 } from './authoring/tool.js';
+export type { AgentVariant } from './authoring/variant.js';
 export { Workflow, type WorkflowOptions } from './authoring/workflow.js';
 export type { CheckpointDurability, GraphBuilder } from './authoring/workflow-definition.js';
 export {

@@ -42,6 +42,16 @@ export const HOOK_METHODS = ['onStart', 'onToolStart', 'onToolEnd', 'onEnd'] as 
 export type Instructions<C> = string | ((ctx: Context<C>) => string | Promise<string>);
 
 /** The definition fields the engine adapter reads. */
+/**
+ * Settings sent with each model request (the engine's `ModelSettings`: `temperature`,
+ * `topP`, `maxTokens`, `toolChoice`, `reasoning`, `providerData`...), passed as given.
+ */
+export type AgentModelSettings = Readonly<Record<string, unknown>> & {
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly maxTokens?: number;
+};
+
 export interface AgentDefinition<C = unknown, O = unknown> {
   readonly name: string;
   /** What it does, for the catalog and other agents (`descriptionOf()` fills in a sentence when absent). */
@@ -54,6 +64,7 @@ export interface AgentDefinition<C = unknown, O = unknown> {
   readonly mcpServers: readonly string[];
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
+  readonly modelSettings?: AgentModelSettings | undefined;
   readonly outputType: z.ZodType<O> | undefined;
   /** What of the session's history a turn sends to the model; `undefined`: the deck's default. */
   readonly history?: HistoryPolicy | undefined;

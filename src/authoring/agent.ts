@@ -11,11 +11,18 @@ import {
   type HeadlessResult,
   runHeadless,
 } from '../engines/openai-agents/headless.js';
-import type { AgentDefinition, AgentHooks, AgentModel, Instructions } from './agent-definition.js';
+import type {
+  AgentDefinition,
+  AgentHooks,
+  AgentModel,
+  AgentModelSettings,
+  Instructions,
+} from './agent-definition.js';
 import { checkDescription } from './descriptions.js';
 import { checkHistoryPolicy, type HistoryPolicy } from './history-policy.js';
 import { type QueueOptions, type QueuePolicy, queuePolicy } from './queue-options.js';
 import type { AgentTool, BuiltTool } from './tool.js';
+import { checkModelSettings } from './variant.js';
 import type { Workflow } from './workflow.js';
 
 export interface AgentOptions<C = unknown, O = string> {
@@ -47,6 +54,8 @@ export interface AgentOptions<C = unknown, O = string> {
   hooks?: AgentHooks<C>;
   /** Model name or object; wins over `OPENAI_MODEL`. @default the `OPENAI_MODEL` setting, else the engine's default */
   model?: string | AgentModel;
+  /** Settings sent with each model request (`temperature`, `maxTokens`, `toolChoice`...). @default the model's own */
+  modelSettings?: AgentModelSettings;
   /** zod schema of a structured output; the turn's output is then the parsed object. */
   outputType?: z.ZodType<O>;
   /**
@@ -81,6 +90,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
   readonly mcpServers: readonly string[];
   readonly hooks: AgentHooks<C>;
   readonly model: string | AgentModel | undefined;
+  readonly modelSettings: AgentModelSettings | undefined;
   readonly outputType: z.ZodType<O> | undefined;
   readonly history: HistoryPolicy | undefined;
   readonly needsApproval: readonly string[];
@@ -98,6 +108,7 @@ export class Agent<C = unknown, O = string> implements AgentDefinition<C, O> {
     this.mcpServers = Object.freeze([...names(options.name, 'mcpServers', options.mcpServers)]);
     this.hooks = options.hooks ?? {};
     this.model = options.model;
+    this.modelSettings = checkModelSettings(`agent '${options.name}'`, options.modelSettings);
     this.outputType = options.outputType;
     this.history = checkHistoryPolicy(options.history, `agent '${options.name}'`);
     this.needsApproval = Object.freeze([

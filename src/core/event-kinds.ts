@@ -29,6 +29,36 @@ export interface RunStarted {
   schedule?: string;
   /** The fire time of `schedule` this run was started for (ISO 8601 UTC). */
   firedAt?: string;
+  /** The recorded run this one tries a change on (#41): a replay, a fork or a re-run. */
+  derivedFrom?: DerivedFrom;
+  /** The experiment this run plays one dataset item for (#41). */
+  experiment?: ExperimentItemRef;
+}
+
+/**
+ * Where a derived run comes from (#41). Nested keys are single words: `events.ts` renames
+ * only a payload's top-level keys between camelCase and snake_case.
+ */
+export interface DerivedFrom {
+  /** The source run's id. */
+  run: string;
+  /** `replay`: an agent turn played again with a variant; `fork`: a workflow thread copied
+   *  from one of its checkpoints (its state maybe edited); `rerun`: the same, unedited. */
+  how: 'replay' | 'fork' | 'rerun';
+  /** The source thread (a fork or a re-run), else absent. */
+  thread?: string;
+  /** The checkpoint a fork or re-run starts from, else absent. */
+  checkpoint?: string;
+  /** What the derived run changed: a replay's variant, a fork's state edit. */
+  changes?: unknown;
+}
+
+/** A run played for one item of an experiment (#41). */
+export interface ExperimentItemRef {
+  /** The experiment's id. */
+  id: string;
+  /** The dataset item's id. */
+  item: string;
 }
 
 /**
@@ -59,6 +89,14 @@ export interface RunFailed {
   /** The exception's type name; HTTP callers see only this. */
   errorType: string;
   message: string;
+  /** The error's stack (#41): for the log and the run inspector, never an HTTP error body. */
+  stack?: string;
+  /** The workflow node that failed (#41), when a node threw. */
+  node?: string;
+  /** The tool whose call failed the run (#41), when a tool's error ended it. */
+  tool?: string;
+  /** What the failing node or tool was given (#41): the node's state, the tool's arguments. */
+  input?: unknown;
 }
 export interface RunCancelled {
   reason: string | null;
@@ -90,6 +128,11 @@ export interface RunInterrupted {
   threadId: string;
   /** `approval`: an agent's tool call waits for a person. Absent for a workflow's interrupt. */
   reason?: 'approval';
+  /**
+   * The JSON Schema an answer must match (#41): `interrupt(payload, { answer })`, or a tool
+   * approval's reason schema. Absent when any answer is accepted.
+   */
+  answerSchema?: Record<string, unknown>;
 }
 export interface ControlRequested {
   verb: ControlVerb;
@@ -128,6 +171,61 @@ export interface ToolCallCompleted {
 export interface NodeUpdated {
   node: string;
   delta: unknown;
+  /** How long the node ran, in milliseconds (#41's trace view); absent in older events. */
+  durationMs?: number;
+}
+
+/**
+ * One model request as sent (#41): what the model saw. Large values (instructions, tool
+ * definitions, messages) are stored once per run: `values` holds those first sent in this
+ * run, keyed by digest; `instructions`, `tools` and `messages` list digests, so a reader
+ * rebuilds a request from this run's earlier `model.call.started` events.
+ */
+export interface ModelCallStarted {
+  /** Pairs this request with its `model.call.completed`. */
+  callId: string;
+  model: string | null;
+  /** The model settings sent (temperature, max tokens, tool choice...). */
+  settings: Record<string, unknown>;
+  /** The instructions' digest, `null` without instructions. */
+  instructions: string | null;
+  /** The tools offered, as digests of their definitions, in order. */
+  tools: string[];
+  /** The input items sent (after the history policy), as digests, in order. */
+  messages: string[];
+  /** Values first sent in this run, by digest (empty when `detail` is `metadata`). */
+  values: Record<string, unknown>;
+  /** `full`: bodies kept; `metadata`: digests, model and settings only. */
+  detail: 'full' | 'metadata';
+}
+
+/** The model's answer to one request (#41). */
+export interface ModelCallCompleted {
+  callId: string;
+  /** The output items received; `null` when `detail` was `metadata`. */
+  output: unknown[] | null;
+  finishReason: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** From the request's start to the response's end. */
+  latencyMs: number;
+  /** The provider's request id (`x-request-id`), when it sent one. */
+  providerRequestId: string | null;
+  /** The request's error message when it failed; otherwise `null`. */
+  error: string | null;
+}
+
+/** A score given to a run (#41): by a code scorer, or by a model acting as judge. */
+export interface ScoreRecorded {
+  /** The scorer's name. */
+  name: string;
+  value: number;
+  /** Whether the value passes the scorer's threshold; `null` without one. */
+  passed: boolean | null;
+  /** The scorer's reason (a judge's explanation). */
+  comment: string | null;
+  /** The experiment the score was given in, `null` for a score given outside one. */
+  experiment: string | null;
 }
 export interface UsageReported {
   model: string | null;
@@ -176,6 +274,9 @@ export interface EventPayloads {
   'status.reported': StatusReported;
   'progress.reported': ProgressReported;
   'artifact.created': ArtifactCreated;
+  'model.call.started': ModelCallStarted;
+  'model.call.completed': ModelCallCompleted;
+  'score.recorded': ScoreRecorded;
   custom: Custom;
 }
 

@@ -43,9 +43,29 @@ export const wirePayloads = {
     parent_run_id: z.string().optional(),
     schedule: z.string().optional(),
     fired_at: z.string().optional(),
+    // A replay, fork or re-run of a recorded run (#41).
+    derived_from: z
+      .looseObject({
+        run: z.string(),
+        how: z.enum(['replay', 'fork', 'rerun']),
+        thread: z.string().optional(),
+        checkpoint: z.string().optional(),
+        changes: z.unknown().optional(),
+      })
+      .optional(),
+    // The experiment item this run plays (#41).
+    experiment: z.looseObject({ id: z.string(), item: z.string() }).optional(),
   }),
   'run.completed': z.looseObject({ output: z.array(wireBlock), usage: wireUsage.nullable() }),
-  'run.failed': z.looseObject({ error_type: z.string(), message: z.string() }),
+  'run.failed': z.looseObject({
+    error_type: z.string(),
+    message: z.string(),
+    // Failures that explain themselves (#41): the stack, the failing node or tool, its input.
+    stack: z.string().optional(),
+    node: z.string().optional(),
+    tool: z.string().optional(),
+    input: z.unknown().optional(),
+  }),
   'run.cancelled': z.looseObject({ reason: nullableString }),
   'run.paused': z.looseObject({ reason: nullableString }),
   'run.resumed': z.looseObject({
@@ -64,6 +84,8 @@ export const wirePayloads = {
     thread_id: z.string(),
     // `approval`: an agent's tool call waits for a person (#19); absent for a workflow.
     reason: z.literal('approval').optional(),
+    // The JSON Schema an answer must match (#41).
+    answer_schema: z.record(z.string(), z.unknown()).optional(),
   }),
   'control.requested': z.looseObject({ verb, reason: nullableString, request_id: z.string() }),
   'control.observed': z.looseObject({ verb, request_id: z.string() }),
@@ -85,7 +107,11 @@ export const wirePayloads = {
     output: z.unknown(),
     error: nullableString,
   }),
-  'node.updated': z.looseObject({ node: z.string(), delta: z.unknown() }),
+  'node.updated': z.looseObject({
+    node: z.string(),
+    delta: z.unknown(),
+    duration_ms: z.number().optional(),
+  }),
   'usage.reported': z.looseObject({
     model: nullableString,
     requests: z.number(),
@@ -104,6 +130,35 @@ export const wirePayloads = {
     message: nullableString,
   }),
   'artifact.created': z.looseObject({ name: z.string(), block: wireBlock }),
+  // What the model saw and answered (#41); values stored once per run, by digest.
+  'model.call.started': z.looseObject({
+    call_id: z.string(),
+    model: nullableString,
+    settings: z.record(z.string(), z.unknown()),
+    instructions: nullableString,
+    tools: z.array(z.string()),
+    messages: z.array(z.string()),
+    values: z.record(z.string(), z.unknown()),
+    detail: z.enum(['full', 'metadata']),
+  }),
+  'model.call.completed': z.looseObject({
+    call_id: z.string(),
+    output: z.array(z.unknown()).nullable(),
+    finish_reason: nullableString,
+    input_tokens: z.number().nullable(),
+    output_tokens: z.number().nullable(),
+    latency_ms: z.number(),
+    provider_request_id: nullableString,
+    error: nullableString,
+  }),
+  // A score given to a run by a code scorer or a judge (#41).
+  'score.recorded': z.looseObject({
+    name: z.string(),
+    value: z.number(),
+    passed: z.boolean().nullable(),
+    comment: nullableString,
+    experiment: nullableString,
+  }),
   custom: z.looseObject({ data: z.unknown() }),
 } as const;
 

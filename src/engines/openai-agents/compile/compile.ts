@@ -74,6 +74,7 @@ export function compileAgent(
       instructions: withCallerInstructions(instructionsFor(def, skillsSection(skills), catalog)),
       tools,
       ...(model !== undefined ? { model: model as string | Model } : {}),
+      ...(def.modelSettings !== undefined ? { modelSettings: { ...def.modelSettings } } : {}),
       ...(def.outputType !== undefined ? { outputType: def.outputType as never } : {}),
     });
   } catch (error) {
