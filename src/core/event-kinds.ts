@@ -75,11 +75,13 @@ export interface RunQueued {
   priority: number;
 }
 
-/** What started a run other than a caller: a schedule's fire. */
-export interface RunTrigger {
-  schedule: string;
-  firedAt: string;
-}
+/**
+ * What a run's `run.started` records beside its input (spread into its payload): a
+ * schedule's fire, the recorded run a replay or fork derives from (#41), the experiment item
+ * it plays (#41). Runtime start options carry it as `trigger`.
+ */
+export type RunTrigger = Pick<RunStarted, 'schedule' | 'firedAt' | 'derivedFrom' | 'experiment'>;
+
 export interface RunCompleted {
   /** The final message (text blocks), the structured output, or the final state (one DataBlock). */
   output: ContentBlock[];
