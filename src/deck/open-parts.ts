@@ -78,6 +78,7 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
   const { options, engine, workflowEngine, mcp } = request;
   const settings = runtimeSettingsFromEnv();
   if (options.retentionDays !== undefined) settings.retentionDays = options.retentionDays;
+  if (options.recordModelCalls !== undefined) settings.recordModelCalls = options.recordModelCalls;
   const ownsStore = options.eventStore === undefined;
   const unmetered = options.eventStore ?? openEventStore(process.env.SERVICE_EVENTS);
   if (settings.retentionDays !== null && !canPruneRuns(unmetered)) {

@@ -8,6 +8,7 @@ import type { Schedule } from '../authoring/schedule.js';
 import type { SkillsOption } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { Logger } from '../core/log.js';
+import type { ModelCallRecording } from '../core/model-calls.js';
 import type { SessionFactory } from '../core/sessions.js';
 import type { EventStore } from '../core/store.js';
 import type { Observer } from '../observers/observer.js';
@@ -90,6 +91,14 @@ export interface DeckOptions<C = unknown> {
    * @default SERVICE_RETENTION_DAYS, else null
    */
   retentionDays?: number | null;
+  /**
+   * What each agent turn records of its model requests (`model.call.started` and
+   * `model.call.completed`: what the model saw and answered): `'on'` the request and response
+   * in full (large values once per run), `'metadata'` the model, settings, tokens, latency and
+   * request id without the bodies, `'off'` nothing. Wins over `SERVICE_RECORD_MODEL_CALLS`.
+   * @default SERVICE_RECORD_MODEL_CALLS, else 'on' ('metadata' when NODE_ENV=production)
+   */
+  recordModelCalls?: ModelCallRecording;
   /**
    * Where the deck's own log lines go while it is open (an outage and its recovery, a run
    * that could not be woken or resumed, an observer disabled, what retention removed): an

@@ -8,6 +8,7 @@ import { Workflow } from '../authoring/workflow.js';
 import { describeValue } from '../core/context-verdicts.js';
 import { ConfigError } from '../core/errors.js';
 import { isLogger } from '../core/log.js';
+import { MODEL_CALL_RECORDINGS } from '../core/model-calls.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine's and the catalog's types are generic over any agent
 type AnyAgent = Agent<any, any>;
@@ -71,6 +72,7 @@ export function checkDeckSettings(options: {
   context?: unknown;
   retentionDays?: unknown;
   logger?: unknown;
+  recordModelCalls?: unknown;
 }): void {
   if (options.context !== undefined && !isContextClass(options.context)) {
     throw new ConfigError(
@@ -80,6 +82,15 @@ export function checkDeckSettings(options: {
   }
   checkRetentionDays(options.retentionDays);
   checkLogger(options.logger);
+  checkRecordModelCalls(options.recordModelCalls);
+}
+
+/** `recordModelCalls`: one of `on`, `metadata`, `off`; at construction. */
+export function checkRecordModelCalls(value: unknown): void {
+  if (value === undefined || (MODEL_CALL_RECORDINGS as readonly unknown[]).includes(value)) return;
+  throw new ConfigError(
+    `Deck option \`recordModelCalls\` must be one of ${MODEL_CALL_RECORDINGS.map((v) => `'${v}'`).join(', ')}; got ${JSON.stringify(value)}`,
+  );
 }
 
 /** `logger`: an object with `error`, `warn` and `info`; at construction. */

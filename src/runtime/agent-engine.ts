@@ -9,6 +9,7 @@
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { ContentBlock } from '../core/blocks.js';
 import type { EventDraft } from '../core/events.js';
+import type { ModelCallRecording } from '../core/model-calls.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { RunScope } from './run-scope.js';
 
@@ -31,6 +32,13 @@ export interface TurnRequest {
   answer?: ApprovalAnswer;
   /** Messages the run completed before a continued segment, so message ids stay unique. */
   messagesBefore?: number;
+  /** What to record of each model request (`model.call.*`). @default 'off' */
+  recordModelCalls?: ModelCallRecording;
+  /**
+   * A continued segment's earlier model calls: how many (call ids go on from there) and the
+   * digests of the values they stored, which this segment does not store again. Absent: none.
+   */
+  modelCallsBefore?: ModelCallsBefore;
   /**
    * Earlier messages of the conversation, given by the caller (a stateless API call): sent to
    * the model before `input`, after the session's own history; with a session, added to it
@@ -46,6 +54,12 @@ export interface TurnRequest {
    * each recorded as one `text.delta` chunk. @default true
    */
   live?: boolean;
+}
+
+/** What a continued segment's run recorded of model calls before it (see `TurnRequest.modelCallsBefore`). */
+export interface ModelCallsBefore {
+  calls: number;
+  values: ReadonlySet<string>;
 }
 
 /** An earlier message of a conversation a caller gives a turn (see `TurnRequest.history`). */

@@ -11,6 +11,7 @@ import type { ContentBlock } from '../core/blocks.js';
 import { isBackendOutage } from '../core/errors.js';
 import type { RunTrigger, UsageReported } from '../core/event-kinds.js';
 import type { Event, EventDraft } from '../core/events.js';
+import type { ModelCallRecording } from '../core/model-calls.js';
 import type { ConversationSession } from '../core/sessions.js';
 import type { ControlRequest } from '../core/store.js';
 import type { AgentEngine, ApprovalAnswer, HistoryMessage, TurnControl } from './agent-engine.js';
@@ -25,6 +26,8 @@ import { sumUsage } from './turn-result.js';
 export interface AgentTurnDeps extends LeaseDeps {
   engine: AgentEngine;
   sessionFor(sessionId: string): ConversationSession;
+  /** What each turn records of its model requests (`SERVICE_RECORD_MODEL_CALLS`). @default 'off' */
+  recordModelCalls?: ModelCallRecording;
 }
 
 export interface AgentTurnRequest {
@@ -142,12 +145,21 @@ export async function* playAgentTurn(
       // A continued turn's totals include the model calls made before it paused.
       // and its message ids go on from those of the earlier segments (a reply cut short by
       // the pause keeps its id, never reused).
+      // So do its model call ids, and the values its earlier model calls stored are not
+      // stored again (read only here: a fresh turn pays nothing for it).
       const messageIds = new Set<string>();
+      const modelCallsBefore = { calls: 0, values: new Set<string>() };
       if (continuation) {
         for (const event of await deps.store.read(runId)) {
           if (event.kind === 'usage.reported') usage.push(event.payload);
           if (event.kind === 'text.delta' || event.kind === 'message.completed') {
             messageIds.add(event.payload.messageId);
+          }
+          if (event.kind === 'model.call.started') {
+            modelCallsBefore.calls += 1;
+            for (const digest of Object.keys(event.payload.values)) {
+              modelCallsBefore.values.add(digest);
+            }
           }
         }
       }
@@ -162,6 +174,8 @@ export async function* playAgentTurn(
           continuation: continuation?.saved ?? null,
           ...(answer ? { answer } : {}),
           messagesBefore,
+          recordModelCalls: deps.recordModelCalls ?? 'off',
+          ...(continuation ? { modelCallsBefore } : {}),
           ...(request.history ? { history: request.history } : {}),
           ...(request.instructions ? { instructions: request.instructions } : {}),
           control,

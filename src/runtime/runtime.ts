@@ -323,6 +323,7 @@ export class Runtime implements RunPlayer {
       staleRunAfterSeconds: this.#deps.settings.staleRunAfterSeconds,
       heartbeatSeconds: this.#deps.settings.heartbeatSeconds,
       sessionFor: this.#deps.sessionFor,
+      recordModelCalls: this.#deps.settings.recordModelCalls,
       taps: this.#taps,
       liveTurns: this.#liveTurns,
       controlWatch: this.#controlWatch,

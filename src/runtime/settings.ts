@@ -4,6 +4,7 @@
  * Tested in src/deck/stale-claims.test.ts (read from the environment, and refused when invalid).
  */
 import { ConfigError } from '../core/errors.js';
+import { MODEL_CALL_RECORDINGS, type ModelCallRecording } from '../core/model-calls.js';
 
 export interface RuntimeSettings {
   /**
@@ -42,6 +43,13 @@ export interface RuntimeSettings {
    * @default 500
    */
   queuePollMs: number;
+  /**
+   * `SERVICE_RECORD_MODEL_CALLS`: what each agent turn records of its model requests
+   * (`model.call.started` / `model.call.completed`): `on` the request and response in full,
+   * `metadata` without their bodies, `off` nothing. @default `on`, `metadata` when
+   * `NODE_ENV=production`
+   */
+  recordModelCalls: ModelCallRecording;
 }
 
 export const DEFAULT_CONTROL_POLL_MS = 200;
@@ -76,7 +84,18 @@ export function runtimeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ru
       : null,
     queueConcurrency: wholeNumber(env, 'SERVICE_QUEUE_CONCURRENCY', DEFAULT_QUEUE_CONCURRENCY),
     queuePollMs: positive(env, 'SERVICE_QUEUE_POLL_MS', DEFAULT_QUEUE_POLL_MS, 'milliseconds'),
+    recordModelCalls: modelCallRecording(env),
   };
+}
+
+/** `SERVICE_RECORD_MODEL_CALLS`, else `on` (`metadata` in production: no bodies kept by default). */
+function modelCallRecording(env: NodeJS.ProcessEnv): ModelCallRecording {
+  const raw = env.SERVICE_RECORD_MODEL_CALLS?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return env.NODE_ENV === 'production' ? 'metadata' : 'on';
+  if ((MODEL_CALL_RECORDINGS as readonly string[]).includes(raw)) return raw as ModelCallRecording;
+  throw new ConfigError(
+    `SERVICE_RECORD_MODEL_CALLS=${env.SERVICE_RECORD_MODEL_CALLS} is not one of ${MODEL_CALL_RECORDINGS.join(', ')}`,
+  );
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, unit: string): number {

@@ -150,6 +150,8 @@ export async function scriptedModelServer(
       return sendJson(res, 400, { error: { message, type: 'invalid_request_error' } });
     }
     requests.push({ path, body, headers: { ...req.headers } });
+    // Each answer names its request, as OpenAI's `x-request-id` does: `req_<n>`, from 1.
+    res.setHeader('x-request-id', `req_${requests.length}`);
     const step = queue.shift();
     if (step === undefined) {
       return sendError(res, queue.exhausted(summarize(api.lastInput(body))).message);

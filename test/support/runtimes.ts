@@ -86,6 +86,7 @@ export function testRuntime(options: TestRuntimeOptions = {}) {
     settings: {
       staleRunAfterSeconds: 3600,
       retentionDays: null,
+      recordModelCalls: 'on',
       heartbeatSeconds: 10,
       controlPollMs: 50,
       queueConcurrency: 0,

@@ -77,6 +77,7 @@ function setUp(maxLocalThreads?: number) {
     settings: {
       staleRunAfterSeconds: 3600,
       retentionDays: null,
+      recordModelCalls: 'on',
       heartbeatSeconds: 10,
       controlPollMs: 50,
       queueConcurrency: 0,

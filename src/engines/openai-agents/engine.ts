@@ -47,6 +47,7 @@ import { relaySpans, turnTraceMetadata } from './spans.js';
 import { exportTracesToOpenAI } from './trace-processors.js';
 import { type ModelPath, toEngineInput } from './turn/input.js';
 import { chooseTurnLoop } from './turn/loop-choice.js';
+import { ModelCallLog } from './turn/model-call-log.js';
 import {
   asItems,
   ModelCallGate,
@@ -153,11 +154,18 @@ export class OpenAIAgentsEngine implements AgentEngine {
     }
     const { input, inputLength, history, rejected } = await this.turnInput(request, engineAgent);
     if (rejected) yield rejected;
-    const transcript = new TurnTranscript(
-      scope,
-      this.modelName(agent.model),
-      request.messagesBefore ?? 0,
-    );
+    const modelName = this.modelName(agent.model);
+    const transcript = new TurnTranscript(scope, modelName, request.messagesBefore ?? 0);
+    const recording = request.recordModelCalls ?? 'off';
+    const modelCalls =
+      recording === 'off'
+        ? undefined
+        : new ModelCallLog(
+            scope.runId,
+            recording === 'on' ? 'full' : 'metadata',
+            modelName,
+            request.modelCallsBefore,
+          );
     const loop = chooseTurnLoop(request.live !== false, compiled);
     // A pause stops the engine at a safe point (tools hold their own calls); a cancel (the
     // scope's signal) aborts it anywhere.
@@ -174,6 +182,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
         gate,
         transcript,
         maxTurns: MAX_TURNS,
+        modelCalls,
       });
     } catch (error) {
       throw unwrapToolError(error);

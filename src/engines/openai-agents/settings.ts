@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import { ConfigError } from '../../core/errors.js';
 import { withQuickStreams } from './model-stream/quick-streams.js';
+import { withSentBodies } from './turn/sent-bodies.js';
 
 export interface OpenAIEngineSettings {
   /** `OPENAI_MODEL`: the model of agents that name none. @default the engine's default model */
@@ -49,7 +50,8 @@ export function modelConfigured(settings: OpenAIEngineSettings): boolean {
 }
 
 /**
- * The client of the configured provider, its streams read by the deck (`quick-streams.ts`);
+ * The client of the configured provider, its streams read by the deck (`quick-streams.ts`)
+ * and its request bodies told to the turn that sends them (`turn/sent-bodies.ts`);
  * `undefined` when neither a key nor a base URL is set (the engine's default client, if an
  * embedder set one, is used then). A server given by its URL alone gets a placeholder key:
  * local servers (Ollama, vLLM, LM Studio) need none, and the client refuses to start without.
@@ -58,12 +60,12 @@ export function modelConfigured(settings: OpenAIEngineSettings): boolean {
  */
 export function modelClient(settings: OpenAIEngineSettings): OpenAI | undefined {
   if (!modelConfigured(settings)) return undefined;
-  return withQuickStreams(
-    new OpenAI({
-      apiKey: settings.apiKey ?? NO_KEY,
-      ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
-    }),
-  );
+  const client = new OpenAI({
+    apiKey: settings.apiKey ?? NO_KEY,
+    ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+  });
+  // The bodies are told to the turn (what the model saw) before the reader's patch sends them.
+  return withSentBodies(withQuickStreams(client));
 }
 
 /** The key sent to a server configured by `OPENAI_BASE_URL` alone. */

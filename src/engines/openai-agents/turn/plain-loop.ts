@@ -29,12 +29,15 @@ export class PlainLoop implements TurnLoop {
       whole: true,
       streaming: 0,
       history: turn.history,
+      ...(turn.modelCalls
+        ? { modelCalls: turn.modelCalls, onModelCall: (draft) => queue.push([draft]) }
+        : {}),
       beforeCall: (request) => {
         queue.push(outputs.release()); // the previous call's tools are done: their outputs go first
         gate.pauseBeforePlainCall(request.input);
       },
-      onResponse: (response) => {
-        const drafts = transcript.response(response);
+      onResponse: (response, completed) => {
+        const drafts = transcript.response(response, completed);
         outputs.expect(drafts);
         queue.push(drafts);
       },

@@ -12,6 +12,7 @@ import { SETTLE_MS, settleWithin } from './settle.js';
 import type { TurnModelCalls } from './turn-context.js';
 import { withTurnCalls } from './turn-context.js';
 import type { TurnEnd, TurnLoop, TurnPlay } from './turn-loop.js';
+import { modelCallMark } from './whole-replies.js';
 
 export class StreamedLoop implements TurnLoop {
   readonly name = 'streamed';
@@ -25,7 +26,11 @@ export class StreamedLoop implements TurnLoop {
       whole: this.wholeReplies,
       streaming: 0,
       history: turn.history,
+      ...(turn.modelCalls
+        ? { modelCalls: turn.modelCalls, unreadModelCalls: new Set<EventDraft>() }
+        : {}),
     };
+    const unread = calls.unreadModelCalls;
     const result = await withTurnCalls(calls, () =>
       runner.run(agent, input, {
         stream: true,
@@ -41,10 +46,25 @@ export class StreamedLoop implements TurnLoop {
     );
     try {
       // The stream can end without throwing on abort; `completed` carries the error, if any.
-      for await (const event of gate.read(result)) {
-        yield* transcript.map(event);
-        gate.betweenItems(event, calls);
+      let failure: { error: unknown } | null = null;
+      try {
+        for await (const event of gate.read(result)) {
+          const mark = event.type === 'raw_model_stream_event' ? modelCallMark(event.data) : null;
+          if (mark) {
+            unread?.delete(mark);
+            yield mark;
+            continue;
+          }
+          yield* transcript.map(event);
+          gate.betweenItems(event, calls);
+        }
+        await result.completed.catch(() => undefined);
+      } catch (error) {
+        failure = { error };
       }
+      // What the engine dropped of its model calls' records (a failed or aborted stream).
+      if (unread && unread.size > 0) yield* takeAll(unread);
+      if (failure) throw failure.error;
       await result.completed;
       if (result.error) throw result.error;
       scope.signal.throwIfAborted();
@@ -55,4 +75,11 @@ export class StreamedLoop implements TurnLoop {
     }
     return result;
   }
+}
+
+/** The drafts in `unread`, in the order they were made, and forget them. */
+function takeAll(unread: Set<EventDraft>): EventDraft[] {
+  const drafts = [...unread];
+  unread.clear();
+  return drafts;
 }

@@ -60,9 +60,10 @@ export class TurnTranscript {
 
   /**
    * One whole model response, on the plain loop, as the streamed loop tells it: its text,
-   * its usage, then its items (messages, and tool calls before they run).
+   * its usage (and its `model.call.completed`, when recorded), then its items (messages, and
+   * tool calls before they run).
    */
-  response(response: ModelResponse): EventDraft[] {
+  response(response: ModelResponse, completed: EventDraft | null = null): EventDraft[] {
     const drafts: EventDraft[] = [];
     for (const item of response.output as RawItem[]) {
       if (item.type !== 'message' || item.role !== 'assistant') continue;
@@ -76,6 +77,7 @@ export class TurnTranscript {
       }
     }
     drafts.push(this.usage(response));
+    if (completed) drafts.push(completed);
     for (const item of response.output as RawItem[]) {
       if (item.type === 'message' && item.role === 'assistant') {
         drafts.push(this.messageCompleted(item));

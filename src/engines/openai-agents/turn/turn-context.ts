@@ -28,7 +28,13 @@
  *    every turn, which made a turn's cost grow with its session. The model wrapper puts it
  *    before each of the turn's own requests (`whole-replies.ts`), so the model sees what it
  *    would have seen had the engine been given it.
- * 6. Every runner the engine makes relays its `agent_tool_end` hook to the current turn's
+ * 6. What the model saw (#41): `modelCalls` (absent when the deck records none) makes the
+ *    drafts of each of the turn's own model requests, in the model wrapper; the deck's OpenAI
+ *    client tells the turn the body it is handed (`sent`, `sent-bodies.ts`), just before the
+ *    wrapper makes the request's draft. The plain loop takes the drafts by `onModelCall`; on
+ *    the streamed loop they travel in the model's stream (`modelCallMark`), in its order, and
+ *    those a failed or aborted stream dropped are in `unreadModelCalls` until the loop ends.
+ * 7. Every runner the engine makes relays its `agent_tool_end` hook to the current turn's
  *    `onToolEnd` ({@link relayToolEnds}, once, when the runner is made). The hook is the
  *    runner's, shared by whatever runs on it, so the plain loop also checks that the tool ran
  *    in its own run scope.
@@ -46,8 +52,10 @@ import type {
   RunContext,
   Runner,
 } from '@openai/agents-core';
+import type { EventDraft } from '../../../core/events.js';
+import type { ModelCallLog, SentBody } from './model-call-log.js';
 
-/** What a turn's model calls share with the loop that plays it (rules 2-5 above). */
+/** What a turn's model calls share with the loop that plays it (rules 2-6 above). */
 export interface TurnModelCalls {
   /** Ask for whole replies (the turn is not read live). */
   readonly whole: boolean;
@@ -57,8 +65,16 @@ export interface TurnModelCalls {
   readonly history?: readonly AgentInputItem[];
   /** Plain loop: told before each model call, with its request; may throw to stop there. */
   readonly beforeCall?: (request: ModelRequest) => void;
-  /** Plain loop: told each model call's whole response. */
-  readonly onResponse?: (response: ModelResponse) => void;
+  /** Plain loop: told each model call's whole response (and its `model.call.completed`, rule 6). */
+  readonly onResponse?: (response: ModelResponse, completed: EventDraft | null) => void;
+  /** The drafts of the turn's model requests (rule 6); absent when none are recorded. */
+  readonly modelCalls?: ModelCallLog;
+  /** The body the deck's client was handed for the model request being made (rule 6). */
+  sent?: SentBody | undefined;
+  /** Plain loop: told each `model.call.*` draft the wrapper makes outside a response (rule 6). */
+  readonly onModelCall?: (draft: EventDraft) => void;
+  /** Streamed loop: drafts sent in the model's stream and not yet read from it (rule 6). */
+  readonly unreadModelCalls?: Set<EventDraft>;
   /** Plain loop: told each tool output (the runner's `agent_tool_end` hook). */
   readonly onToolEnd?: (
     context: RunContext<unknown>,
@@ -87,7 +103,7 @@ export function currentTurnCalls(): TurnModelCalls | undefined {
   return turnCalls.getStore();
 }
 
-/** Tell the turn playing on `runner` each tool's output (rule 6); call once, on a new runner. */
+/** Tell the turn playing on `runner` each tool's output (rule 7); call once, on a new runner. */
 export function relayToolEnds(runner: Runner): Runner {
   runner.on('agent_tool_end', (context, _agent, _tool, output, details) => {
     currentTurnCalls()?.onToolEnd?.(context as RunContext<unknown>, details.toolCall, output);

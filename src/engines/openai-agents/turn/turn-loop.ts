@@ -10,6 +10,7 @@ import type { AgentInputItem, Runner, RunState } from '@openai/agents-core';
 import type { EventDraft } from '../../../core/events.js';
 import type { RunScope } from '../../../runtime/run-scope.js';
 import type { CompiledAgent } from '../compiled-agent.js';
+import type { ModelCallLog } from './model-call-log.js';
 import type { ModelCallGate } from './safe-points.js';
 import type { TurnTranscript } from './transcript.js';
 
@@ -18,7 +19,7 @@ export type TurnInput = string | AgentInputItem[] | RunState<RunScope | undefine
 
 /** One turn to play: what either loop is given. */
 export interface TurnPlay {
-  /** The engine's runner (it relays tool ends to the turn, `turn-context.ts` rule 5). */
+  /** The engine's runner (it relays tool ends to the turn, `turn-context.ts` rule 7). */
   runner: Runner;
   agent: CompiledAgent;
   input: TurnInput;
@@ -31,6 +32,8 @@ export interface TurnPlay {
   transcript: TurnTranscript;
   /** Maximum model calls in the turn. */
   maxTurns: number;
+  /** Records each model request of the turn (`turn-context.ts` rule 6); absent: none recorded. */
+  modelCalls?: ModelCallLog | undefined;
 }
 
 /** What a played turn ends with, on either loop (the engine's result). */

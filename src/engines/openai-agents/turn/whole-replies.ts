@@ -30,6 +30,8 @@ import type {
   StreamEvent,
 } from '@openai/agents-core';
 import { APIUserAbortError } from 'openai';
+import type { EventDraft } from '../../../core/events.js';
+import type { AnsweredResponse, ModelCallLog, SentBody } from './model-call-log.js';
 import { withOfferedCallNames, withOfferedNames } from './offered-names.js';
 import { currentTurnCalls, type TurnModelCalls } from './turn-context.js';
 
@@ -46,13 +48,37 @@ export class ReplyModeModel implements Model {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const calls = currentTurnCalls();
     calls?.beforeCall?.(request);
-    const answered = await this.inner
-      .getResponse(withHistory(request, calls))
-      .catch((error: unknown) => {
-        throw asAbortError(error, request.signal);
-      });
+    const sent = withHistory(request, calls);
+    if (calls?.modelCalls) return this.#recordedResponse(request, sent, calls, calls.modelCalls);
+    const answered = await this.inner.getResponse(sent).catch((error: unknown) => {
+      throw asAbortError(error, request.signal);
+    });
     const response = withOfferedNames(request, answered);
-    calls?.onResponse?.(response);
+    calls?.onResponse?.(response, null);
+    return response;
+  }
+
+  /** A whole response of a turn that records its model calls (`turn-context.ts` rule 6). */
+  async #recordedResponse(
+    request: ModelRequest,
+    sent: ModelRequest,
+    calls: TurnModelCalls,
+    log: ModelCallLog,
+  ): Promise<ModelResponse> {
+    calls.sent = undefined;
+    const answering = this.inner.getResponse(sent); // the client is handed the body now
+    answering.catch(() => undefined); // awaited below, once the start is told
+    const call = log.start(sent, takeSent(calls));
+    calls.onModelCall?.(call.draft);
+    let answered: ModelResponse;
+    try {
+      answered = await answering;
+    } catch (error) {
+      calls.onModelCall?.(log.failed(call, error));
+      throw asAbortError(error, request.signal);
+    }
+    const response = withOfferedNames(request, answered);
+    calls.onResponse?.(response, log.completed(call, response));
     return response;
   }
 
@@ -60,10 +86,12 @@ export class ReplyModeModel implements Model {
     const calls = currentTurnCalls();
     if (!calls) return offeredNamesIn(this.inner.getStreamedResponse(request), request);
     const sent = withHistory(request, calls);
-    const source = calls.whole
-      ? replay(this.inner, sent)
-      : offeredNamesIn(this.inner.getStreamedResponse(sent), request);
-    return tracked(source, calls, request.signal);
+    const source = () =>
+      calls.whole
+        ? replay(this.inner, sent)
+        : offeredNamesIn(this.inner.getStreamedResponse(sent), request);
+    const log = calls.modelCalls;
+    return tracked(log ? recorded(source, sent, calls, log) : source(), calls, request.signal);
   }
 
   getRetryAdvice(args: ModelRetryAdviceRequest) {
@@ -90,6 +118,95 @@ export function replyMode(model: Model): ReplyModeModel {
 /** A provider whose models are wrapped in {@link ReplyModeModel}. */
 export function replyModeProvider(provider: ModelProvider): ModelProvider {
   return { getModel: async (name) => replyMode(await provider.getModel(name)) };
+}
+
+/** The body the client was told for the request just started, forgotten for the next one. */
+function takeSent(calls: TurnModelCalls): SentBody | undefined {
+  const sent = calls.sent;
+  calls.sent = undefined;
+  return sent;
+}
+
+/** What `modelCallMark` wraps: a `model.call.*` draft travelling in the model's stream. */
+const MODEL_CALL_MARK = 'agentdeck.model_call';
+
+/** A raw model event carrying `draft` through the engine's stream, in its order. */
+function markOf(draft: EventDraft, calls: TurnModelCalls): StreamEvent {
+  calls.unreadModelCalls?.add(draft);
+  return { type: 'model', event: { type: MODEL_CALL_MARK, draft } } as StreamEvent;
+}
+
+/** The `model.call.*` draft a raw model event of the stream carries, if it is one. */
+export function modelCallMark(data: unknown): EventDraft | null {
+  const event = (data as { type?: unknown; event?: { type?: unknown; draft?: EventDraft } })?.event;
+  return (data as { type?: unknown }).type === 'model' && event?.type === MODEL_CALL_MARK
+    ? (event.draft ?? null)
+    : null;
+}
+
+/**
+ * The model's stream for one request of a turn that records its model calls: its start
+ * before anything of the response (the client was handed the body when the source was first
+ * read), its end after `response_done`, or its failure, each as a mark in the stream. A mark
+ * the engine drops (a failed or aborted stream discards what is unread) stays in
+ * `calls.unreadModelCalls` for the loop to yield at its end.
+ */
+async function* recorded(
+  source: () => AsyncIterable<StreamEvent>,
+  sent: ModelRequest,
+  calls: TurnModelCalls,
+  log: ModelCallLog,
+): AsyncGenerator<StreamEvent> {
+  calls.sent = undefined;
+  const iterator = source()[Symbol.asyncIterator]();
+  const first = iterator.next(); // the client is handed the body now
+  first.catch(() => undefined); // awaited below, once the start is told
+  const call = log.start(sent, takeSent(calls));
+  yield markOf(call.draft, calls);
+  let finishReason: string | null = null;
+  let ended = false;
+  let read = false;
+  try {
+    for (let step = await first; !step.done; step = await iterator.next()) {
+      const event = step.value;
+      finishReason = chunkFinishReason(event) ?? finishReason;
+      yield event;
+      if (event.type === 'response_done' && !ended) {
+        ended = true;
+        const response = event.response as unknown as AnsweredResponse;
+        yield markOf(log.completed(call, response, finishReason), calls);
+      }
+    }
+    read = true;
+    // An aborted request ends its stream quietly (a pause, a cancel), without a response.
+    if (!ended) {
+      ended = true;
+      yield markOf(log.failed(call, new Error(STOPPED)), calls);
+    }
+  } catch (error) {
+    read = true;
+    if (!ended) {
+      ended = true;
+      yield markOf(log.failed(call, error), calls);
+    }
+    throw error;
+  } finally {
+    if (!read) {
+      // The engine let go of the stream before its end: let go of the model's too.
+      if (!ended) calls.unreadModelCalls?.add(log.failed(call, new Error(STOPPED)));
+      await iterator.return?.();
+    }
+  }
+}
+
+const STOPPED = 'the request was stopped before its response ended';
+
+/** A chat completions chunk's finish reason (its stream's end says none), else `null`. */
+function chunkFinishReason(event: StreamEvent): string | null {
+  if (event.type !== 'model') return null;
+  const choices = (event.event as { choices?: Array<{ finish_reason?: unknown }> } | null)?.choices;
+  const reason = choices?.[0]?.finish_reason;
+  return typeof reason === 'string' ? reason : null;
 }
 
 /** `source`, counted in `calls.streaming` while it is read. */
