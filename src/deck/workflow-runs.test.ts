@@ -151,6 +151,9 @@ describe('workflow runs', () => {
     expect(events[1]?.payload).toEqual({
       errorType: 'LedgerClosedError',
       message: 'the ledger for 2026 is closed',
+      stack: expect.stringContaining('LedgerClosedError: the ledger for 2026 is closed'),
+      node: 'only',
+      input: { text: '', count: 0 }, // the state the node was given (the schema's defaults)
     });
     expect(run?.status).toBe('failed');
     // The thread is free again.

@@ -72,7 +72,11 @@ describe('an agent turn', () => {
       runtime.streamAgent(agent, 'Hello', { sessionId: 's-1', runId: 'r-1' }),
     );
     expect(kinds(events).at(-1)).toBe('run.failed');
-    expect(events.at(-1)?.payload).toEqual({ errorType: 'TypeError', message: 'the engine broke' });
+    expect(events.at(-1)?.payload).toEqual({
+      errorType: 'TypeError',
+      message: 'the engine broke',
+      stack: boom.stack,
+    });
     expect(outcome.error).toBe(boom);
     expect(await terminals(store, 'r-1')).toHaveLength(1);
     expect(await runtime.status('r-1')).toBe('failed');

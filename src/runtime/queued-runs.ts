@@ -18,14 +18,9 @@
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import { checkWorkflowInput, type WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { type AgentInput, type ContentBlock, DataBlock, toBlocks } from '../core/blocks.js';
-import {
-  ConflictError,
-  errorMessage,
-  errorTypeName,
-  InvalidInputError,
-  isBackendOutage,
-} from '../core/errors.js';
+import { ConflictError, errorMessage, InvalidInputError, isBackendOutage } from '../core/errors.js';
 import type { Event } from '../core/events.js';
+import { failurePayload } from '../core/failure-details.js';
 import { checkId } from '../core/ids.js';
 import { log } from '../core/log.js';
 import type { QueueEntry, RunQueue } from '../core/queue.js';
@@ -261,7 +256,7 @@ export async function playQueuedRun(
     if ((await store.getRun(entry.runId))?.status === 'queued') {
       await recorder.record({
         kind: 'run.failed',
-        payload: { errorType: errorTypeName(error), message: errorMessage(error) },
+        payload: failurePayload(error),
       });
     }
     log.error(

@@ -225,7 +225,11 @@ describe('a workflow run', () => {
     });
     const { events, outcome } = await play(runtime.streamWorkflow(lines, {}, { runId: 'w-1' }));
     expect(kinds(events)).toEqual(['run.started', 'node.updated', 'run.failed']);
-    expect(events.at(-1)?.payload).toEqual({ errorType: 'RangeError', message: 'node broke' });
+    expect(events.at(-1)?.payload).toEqual({
+      errorType: 'RangeError',
+      message: 'node broke',
+      stack: boom.stack,
+    });
     expect(outcome.error).toBe(boom);
     expect(await store.claimHolder(threadClaimKey('lines', 'w-1'))).toBeNull();
   });

@@ -4,9 +4,10 @@
  * compile (a node without edges, an edge to an unknown node), is a ConfigError naming the
  * workflow, raised at `build()`.
  */
-import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, isGraphBubbleUp } from '@langchain/langgraph';
 import type { WorkflowDefinition } from '../../authoring/workflow-definition.js';
 import { ConfigError, errorMessage } from '../../core/errors.js';
+import { attachFailureDetails } from '../../core/failure-details.js';
 import { wakeTimeOf } from '../../core/wakeups.js';
 import { asRunScope } from '../../runtime/run-scope.js';
 import type { OpenPause } from '../../runtime/workflow-engine.js';
@@ -58,11 +59,12 @@ export class NodeBoundaryPause extends Error {
  * A workflow's safe point (issue 7): each function node first asks the run whether it is to
  * pause, and if so stops before its own code runs. LangGraph has kept the writes of every
  * node that finished, so continuing from the checkpoint runs exactly the nodes that did not.
- * Nodes that are not plain functions (a compiled subgraph) are not gated.
+ * Nodes that are not plain functions (a compiled subgraph) are not gated. The gate also
+ * names the node, with its input state, on what the node throws (#41, `nodeFailed`).
  */
 function gateNodes(builder: Uncompiled): void {
   const nodes = (builder as { nodes?: Record<string, { runnable?: { func?: unknown } }> }).nodes;
-  for (const spec of Object.values(nodes ?? {})) {
+  for (const [node, spec] of Object.entries(nodes ?? {})) {
     const runnable = spec?.runnable;
     const func = runnable?.func;
     if (!runnable || typeof func !== 'function' || GATED.has(func)) continue;
@@ -70,7 +72,16 @@ function gateNodes(builder: Uncompiled): void {
       if (asRunScope(config?.context)?.pauseRequested()) {
         throw new NodeBoundaryPause('the run pauses before this node');
       }
-      return func.call(this, input, config);
+      let result: unknown;
+      try {
+        result = func.call(this, input, config);
+      } catch (error) {
+        throw nodeFailed(error, node, input);
+      }
+      // An async node's rejection is named too; a sync node's value goes back untouched.
+      return result instanceof Promise
+        ? result.catch((error: unknown) => Promise.reject(nodeFailed(error, node, input)))
+        : result;
     };
     GATED.add(gated);
     runnable.func = gated;
@@ -78,6 +89,16 @@ function gateNodes(builder: Uncompiled): void {
 }
 
 const GATED = new WeakSet<object>();
+
+/**
+ * `error` with the node that threw it and the state it was given (`run.failed`'s `node` and
+ * `input`). LangGraph's own control flow through a node (an `interrupt()`, a `Command`) is
+ * not a failure and is left unmarked.
+ */
+function nodeFailed(error: unknown, node: string, input: unknown): unknown {
+  if (isGraphBubbleUp(error)) return error;
+  return attachFailureDetails(error, { node, input });
+}
 
 /** Call the definition's `graph()` and check it returned an uncompiled graph. */
 export function graphBuilderOf(workflow: WorkflowDefinition): Uncompiled {

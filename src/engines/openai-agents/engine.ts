@@ -10,13 +10,7 @@
  * read by `model-stream/`; the state a turn shares with its model calls and tools is in
  * `turn/turn-context.ts`.
  */
-import {
-  type AgentInputItem,
-  getDefaultModel,
-  type RunConfig,
-  Runner,
-  ToolCallError,
-} from '@openai/agents-core';
+import { type AgentInputItem, getDefaultModel, type RunConfig, Runner } from '@openai/agents-core';
 import {
   OpenAIChatCompletionsModel,
   OpenAIProvider,
@@ -26,7 +20,7 @@ import type { AgentDefinition, AgentModel } from '../../authoring/agent-definiti
 import { type HistoryPolicy, selectHistory } from '../../authoring/history-policy.js';
 import type { Skill } from '../../authoring/skills.js';
 import { type ContentBlock, DataBlock, TextBlock } from '../../core/blocks.js';
-import { ConfigError, DeckError } from '../../core/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import { hasSharedHistory } from '../../core/sessions.js';
 import type { AgentEngine, HistoryMessage, TurnRequest } from '../../runtime/agent-engine.js';
@@ -57,6 +51,7 @@ import {
 } from './turn/safe-points.js';
 import { TurnTranscript } from './turn/transcript.js';
 import { relayToolEnds, withoutTurn } from './turn/turn-context.js';
+import { explainTurnFailure } from './turn/turn-failure.js';
 import type { TurnEnd, TurnInput } from './turn/turn-loop.js';
 import { replyMode, replyModeProvider } from './turn/whole-replies.js';
 
@@ -185,7 +180,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
         modelCalls,
       });
     } catch (error) {
-      throw unwrapToolError(error);
+      throw explainTurnFailure(error, transcript);
     }
     if (ended === null || gate.pause.signal.aborted || ended.interruptions.length > 0) {
       // Calls a person must approve win over a pause: the run waits for the answer.
@@ -353,12 +348,4 @@ function historyItem(message: HistoryMessage): AgentInputItem {
 function asText(output: unknown): string {
   if (output === undefined || output === null) return '';
   return typeof output === 'string' ? output : JSON.stringify(output);
-}
-
-/**
- * The engine wraps what a tool throws in its own ToolCallError. A tool only throws past its
- * error string for our own errors (a context of the wrong type), so those surface as themselves.
- */
-function unwrapToolError(error: unknown): unknown {
-  return error instanceof ToolCallError && error.error instanceof DeckError ? error.error : error;
 }

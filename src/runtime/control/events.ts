@@ -6,8 +6,9 @@
  * then run.paused or run.cancelled), end to end in src/deck/run-control-agents.test.ts and
  * src/deck/run-control-workflows.test.ts.
  */
-import { errorMessage, errorTypeName, isBackendOutage } from '../../core/errors.js';
+import { isBackendOutage } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
+import { failurePayload } from '../../core/failure-details.js';
 import type { ControlRequest } from '../../core/store.js';
 import type { RunRecorder } from '../recorder.js';
 import { logFailure } from '../run-lease.js';
@@ -38,7 +39,8 @@ export async function recordPause(
 
 /**
  * A run ending on an error: `run.cancelled` when it was asked to stop (after
- * `control.observed` when a cancel request asked it), else `run.failed` with the error. A
+ * `control.observed` when a cancel request asked it), else `run.failed` with the error (its
+ * stack, and the node or tool an engine attached: `core/failure-details.ts`). A
  * failure to record is logged (a run another writer already ended stays as it is); returns
  * what was recorded. When the store is down (a backend outage) the ending waits in the
  * Runtime's `PendingEndings` and the outage is thrown, so the caller learns which backend
@@ -56,10 +58,7 @@ export async function recordEnding(
       await recorder.record(
         stop.reason
           ? { kind: 'run.cancelled', payload: { reason: stop.reason } }
-          : {
-              kind: 'run.failed',
-              payload: { errorType: errorTypeName(error), message: errorMessage(error) },
-            },
+          : { kind: 'run.failed', payload: failurePayload(error) },
       ),
     );
   } catch (recordError) {

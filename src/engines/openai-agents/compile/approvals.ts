@@ -12,6 +12,7 @@
 import type { RunContext, Tool } from '@openai/agents-core';
 import type { AgentDefinition } from '../../../authoring/agent-definition.js';
 import type { ToolApproval } from '../../../authoring/tool.js';
+import { attachFailureDetails } from '../../../core/failure-details.js';
 import { asRunScope, contextFor } from '../../../runtime/run-scope.js';
 import { pauseBeforeDispatch } from '../compiled-agent.js';
 import { toolLedger } from './tool-ledger.js';
@@ -40,7 +41,7 @@ function gateOf(toolName: string, asks: ApprovalGate | null): ApprovalGate {
     const scope = asRunScope(runContext.context);
     const ledger = scope ? toolLedger(scope) : null;
     if (callId !== undefined && ledger?.awaiting.has(callId)) return true;
-    if (asks && (await asks(runContext, input, callId))) {
+    if (asks && (await askNamed(toolName, asks, runContext, input, callId))) {
       if (ledger && callId !== undefined) {
         ledger.awaiting.set(callId, { tool: toolName, call_id: callId, arguments: input });
       }
@@ -48,6 +49,24 @@ function gateOf(toolName: string, asks: ApprovalGate | null): ApprovalGate {
     }
     return pauseBeforeDispatch(runContext);
   };
+}
+
+/**
+ * The tool's own approval policy, asked: what it throws ends the run (the engine does not
+ * send it to the model), so it names the tool and the call's arguments for `run.failed`.
+ */
+async function askNamed(
+  toolName: string,
+  asks: ApprovalGate,
+  runContext: RunContext<unknown>,
+  input: unknown,
+  callId: string | undefined,
+): Promise<boolean> {
+  try {
+    return await asks(runContext, input, callId);
+  } catch (error) {
+    throw attachFailureDetails(error, { tool: toolName, input });
+  }
 }
 
 /** Whether the agent's `needsApproval` list names this tool (or the workflow it runs). */

@@ -3,10 +3,12 @@
  * a thrown error) becomes a readable `Error: tool 'x' failed: ...` string for the model and
  * is kept for `tool.call.completed`; a failure that means the run itself is wrong (no
  * context in a headless run, a context of the wrong type, a deck-only tool played
- * headless) fails the run instead.
+ * headless) fails the run instead, naming the tool and its arguments (`run.failed`'s `tool`
+ * and `input`).
  */
 import type { RunContext } from '@openai/agents-core';
 import { ContextTypeError, errorMessage } from '../../../core/errors.js';
+import { attachFailureDetails } from '../../../core/failure-details.js';
 import { asRunScope } from '../../../runtime/run-scope.js';
 import { toolLedger } from './tool-ledger.js';
 
@@ -44,14 +46,32 @@ export function toolFailureText(
   return text;
 }
 
-/** The engine's `errorFunction` for a tool of ours: run-failing errors rethrown, others to the model. */
+/**
+ * The engine's `errorFunction` for a tool of ours: run-failing errors rethrown, naming the tool
+ * and its arguments for `run.failed` (#41); others to the model.
+ */
 export function toolErrorFunction(toolName: string) {
   return (
     runContext: RunContext<unknown>,
     error: unknown,
-    details?: { toolCall?: { callId?: string } },
+    details?: { toolCall?: { callId?: string; arguments?: string } },
   ): string => {
-    if (failsTheRun(error)) throw error;
+    if (failsTheRun(error)) {
+      throw attachFailureDetails(error, {
+        tool: toolName,
+        input: toolArguments(details?.toolCall?.arguments),
+      });
+    }
     return toolFailureText(toolName, error, runContext.context, details?.toolCall?.callId);
   };
+}
+
+/** A tool call's arguments as the model sent them (JSON text), parsed when they parse. */
+export function toolArguments(text: string | undefined): unknown {
+  if (text === undefined || text === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

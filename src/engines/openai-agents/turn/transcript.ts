@@ -22,7 +22,18 @@ interface RawItem {
   content?: Array<{ type?: string; text?: string; refusal?: string }>;
 }
 
+/** A tool call the model asked for: its name and arguments, for a failure that names it. */
+export interface AskedCall {
+  name: string;
+  arguments: unknown;
+}
+
 export class TurnTranscript {
+  /** The calls asked for and not completed yet, by call id (`turn-failure.ts` reads them). */
+  readonly openCalls = new Map<string, AskedCall>();
+  /** The latest call asked for of each tool name. */
+  readonly latestCalls = new Map<string, AskedCall>();
+
   constructor(
     private readonly scope: RunScope,
     private readonly modelName: string | null,
@@ -49,9 +60,12 @@ export class TurnTranscript {
       case 'message_output_created':
         return [this.messageCompleted(raw)];
       case 'tool_called':
-        return [toolStarted(raw)];
+        return [this.toolStarted(raw)];
       case 'tool_output':
-        if (toolLedger(this.scope).recorded.has(raw.callId ?? '')) return [];
+        if (toolLedger(this.scope).recorded.has(raw.callId ?? '')) {
+          this.openCalls.delete(raw.callId ?? '');
+          return [];
+        }
         return [this.toolCompleted(raw, (event.item as { output?: unknown }).output)];
       default:
         return [];
@@ -82,7 +96,7 @@ export class TurnTranscript {
       if (item.type === 'message' && item.role === 'assistant') {
         drafts.push(this.messageCompleted(item));
       } else if (item.type === 'function_call') {
-        drafts.push(toolStarted(item));
+        drafts.push(this.toolStarted(item));
       }
     }
     return drafts;
@@ -91,6 +105,7 @@ export class TurnTranscript {
   /** A tool call's output (`sent`: what went back to the model), with the error a tool recorded. */
   toolCompleted(raw: RawItem, sent: unknown): EventDraft {
     const callId = raw.callId ?? '';
+    this.openCalls.delete(callId);
     const ledger = toolLedger(this.scope);
     const error =
       ledger.errors.get(callId) ??
@@ -101,6 +116,14 @@ export class TurnTranscript {
       kind: 'tool.call.completed',
       payload: { callId, name: raw.name ?? '', output: error ? null : output, error },
     };
+  }
+
+  private toolStarted(raw: RawItem): EventDraft {
+    const callId = raw.callId ?? '';
+    const call = { name: raw.name ?? '', arguments: parseArguments(raw.arguments) };
+    this.openCalls.set(callId, call);
+    this.latestCalls.set(call.name, call);
+    return { kind: 'tool.call.started', payload: { callId, ...call } };
   }
 
   private messageCompleted(raw: RawItem): EventDraft {
@@ -129,17 +152,6 @@ export class TurnTranscript {
     };
     return { kind: 'usage.reported', payload };
   }
-}
-
-function toolStarted(raw: RawItem): EventDraft {
-  return {
-    kind: 'tool.call.started',
-    payload: {
-      callId: raw.callId ?? '',
-      name: raw.name ?? '',
-      arguments: parseArguments(raw.arguments),
-    },
-  };
 }
 
 interface ResponseDone {
