@@ -48,6 +48,7 @@ export {
 export type { AgentVariant } from './authoring/variant.js';
 export { Workflow, type WorkflowOptions } from './authoring/workflow.js';
 export type { CheckpointDurability, GraphBuilder } from './authoring/workflow-definition.js';
+export type { AnswerShape, JsonSchemaObject } from './core/answer-schema.js';
 export {
   type AgentInput,
   AudioBlock,
@@ -133,7 +134,12 @@ export type {
 } from './deck/options.js';
 export type { PendingItem } from './deck/pending.js';
 export type { ScheduleHandle } from './deck/schedule-ops.js';
-export { interrupt, sleepUntil, withContext } from './engines/langgraph/index.js';
+export {
+  type InterruptOptions,
+  interrupt,
+  sleepUntil,
+  withContext,
+} from './engines/langgraph/index.js';
 export {
   ConsoleObserver,
   type ConsoleObserverOptions,

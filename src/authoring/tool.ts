@@ -4,6 +4,7 @@
  * sent to the model.
  */
 import type { z } from 'zod';
+import { type AnswerShape, toAnswerSchema } from '../core/answer-schema.js';
 import { ConfigError } from '../core/errors.js';
 import { type Context, type ContextRequirement, isContextRequirement } from './context.js';
 
@@ -39,6 +40,17 @@ export interface ToolOptions<P extends ToolParameters, C> {
    * @default false
    */
   needsApproval?: ToolApproval<z.infer<P>, C>;
+  /**
+   * The shape of the reason a person gives with an answer to this tool's approval (#41): a
+   * zod schema or a JSON Schema object. Recorded on the approval's `run.interrupted`
+   * (`answer_schema`); the inbox builds a form from it. A rejection must then give a reason
+   * that matches (an approval may), or the answer is refused (InvalidInputError, HTTP 422,
+   * naming the field) and the call still waits. A reason that is not text reaches the model
+   * as JSON.
+   * @default none: an optional free-text reason
+   * @example approvalReason: z.object({ code: z.enum(['too_expensive', 'wrong_vendor']), note: z.string().optional() })
+   */
+  approvalReason?: AnswerShape;
 }
 
 /** A tool's approval policy: always, never, or a function of the call's arguments and context. */
@@ -60,6 +72,8 @@ export interface DeckTool<P extends ToolParameters = ToolParameters, C = unknown
   readonly execute: (args: z.infer<P>, ctx: Context<C>) => unknown;
   /** Whether a person approves a call before it runs (`ToolOptions.needsApproval`). */
   readonly needsApproval: ToolApproval<z.infer<P>, C>;
+  /** The JSON Schema of an approval's reason (`ToolOptions.approvalReason`), if declared. */
+  readonly approvalReasonSchema?: Record<string, unknown>;
 }
 
 /**
@@ -106,6 +120,14 @@ export function tool<P extends ToolParameters, C = unknown>(
     context: options.context,
     execute: options.execute,
     needsApproval,
+    ...(options.approvalReason === undefined
+      ? {}
+      : {
+          approvalReasonSchema: toAnswerSchema(
+            options.approvalReason,
+            `tool '${options.name}': approvalReason`,
+          ),
+        }),
   };
 }
 

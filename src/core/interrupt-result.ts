@@ -13,6 +13,11 @@ export class InterruptResult<P = unknown> {
     readonly threadId: string,
     /** The paused run: `deck.answer(runId, value)` continues it; `null` in a headless run. */
     readonly runId: string | null,
+    /**
+     * The JSON Schema the answer must match (`interrupt(payload, { answer })`, #41); absent
+     * when any answer is accepted.
+     */
+    readonly answerSchema?: Record<string, unknown>,
   ) {}
 }
 

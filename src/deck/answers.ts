@@ -8,9 +8,11 @@
 
 import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Workflow } from '../authoring/workflow.js';
+import { checkAnswer } from '../core/answer-schema.js';
 import { InvalidInputError, NotFoundError, RunFailedError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
 import type { WorkflowResult } from '../core/interrupt-result.js';
+import type { RunSummary } from '../core/store.js';
 import type { ApprovalAnswer } from '../runtime/agent-engine.js';
 import type { TurnOutcome } from '../runtime/agent-turn.js';
 import { answeredTurnResult, answerIdOf, replayedAnswer } from '../runtime/answer-replay.js';
@@ -18,6 +20,7 @@ import { pausedRun } from '../runtime/paused-run.js';
 import { type TurnResult, turnResultFrom } from '../runtime/turn-result.js';
 import { settle } from '../runtime/workflow-run.js';
 import type { OpenParts } from './open-parts.js';
+import { lastLifecycleEvent } from './pending.js';
 
 /** What an answer needs of the deck: its open parts and its catalog. */
 export interface AnswerParts {
@@ -55,13 +58,16 @@ export async function answerRun(
       ? await replayedAnswer(store, runId, answerId)
       : null;
   if (replay) return replay;
+  // An answer of the wrong shape is refused before anything is recorded (#41).
+  const schema = summary.status === 'waiting_human' ? await answerSchemaOf(store, summary) : null;
   if (workflow) {
+    if (schema) checkAnswer(schema, value);
     const options = { context, checked: summary, answerId };
     return settle(runtime.resumeWorkflow(workflow, runId, { answer: value }, options));
   }
   // A run that does not wait is said so before its answer is judged.
   await pausedRun(store, runId, 'waiting_human');
-  const answer = { ...approvalAnswer(value, runId), answerId };
+  const answer = { ...approvalAnswer(value, runId, schema), answerId };
   const options = { context, resumeRequestId: null, answer };
   const result = await turnOf(runtime.resumeAgent(agent as AgentDefinition, runId, options), runId);
   // The turn goes on: the next call waiting, or its result (a mapping like a final state).
@@ -88,23 +94,46 @@ export async function turnOf(
   return turnResultFrom(events, events[0]?.runId ?? runId ?? '');
 }
 
-/** A person's answer to a tool call held for approval: `{ approved, reason?, call_id? }`, checked. */
-export function approvalAnswer(value: unknown, runId: string): ApprovalAnswer {
+/** The JSON Schema the run's open question recorded for its answer (#41), or `null`. */
+async function answerSchemaOf(store: AnswerParts['parts']['store'], summary: RunSummary) {
+  const asked = await lastLifecycleEvent(store, summary.runId, summary.lastSeq);
+  return asked?.kind === 'run.interrupted' ? (asked.payload.answerSchema ?? null) : null;
+}
+
+/**
+ * A person's answer to a tool call held for approval: `{ approved, reason?, call_id? }`,
+ * checked. With the tool's reason schema (`tool({ approvalReason })`), a rejection's reason is
+ * required and must match it, an approval's may be given and must match it; a reason that is
+ * not text is told to the model (and recorded) as its JSON.
+ */
+export function approvalAnswer(
+  value: unknown,
+  runId: string,
+  reasonSchema: Record<string, unknown> | null = null,
+): ApprovalAnswer {
   const answer = value as { approved?: unknown; reason?: unknown; call_id?: unknown } | null;
   const optionalText = (v: unknown) => v === undefined || v === null || typeof v === 'string';
   if (
     typeof answer !== 'object' ||
     answer === null ||
     typeof answer.approved !== 'boolean' ||
-    !optionalText(answer.reason) ||
+    (!reasonSchema && !optionalText(answer.reason)) ||
     !optionalText(answer.call_id)
   ) {
     throw new InvalidInputError(
-      `run '${runId}' waits for a person to approve a tool call: answer { "approved": true } or { "approved": false, "reason": "..." } (with the "call_id" pending() showed), not ${JSON.stringify(value) ?? String(value)}`,
+      `run '${runId}' waits for a person to approve a tool call: answer { "approved": true } or { "approved": false, "reason": ${reasonSchema ? 'a reason matching the answer_schema pending() showed' : '"..."'} } (with the "call_id" pending() showed), not ${JSON.stringify(value) ?? String(value)}`,
     );
   }
+  const given = answer.reason !== undefined && answer.reason !== null;
+  if (reasonSchema && (given || !answer.approved)) {
+    checkAnswer(reasonSchema, given ? answer.reason : undefined, 'answer.reason');
+  }
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  return { approved: answer.approved, reason: text(answer.reason), callId: text(answer.call_id) };
+  const reason =
+    given && typeof answer.reason !== 'string'
+      ? JSON.stringify(answer.reason)
+      : text(answer.reason);
+  return { approved: answer.approved, reason, callId: text(answer.call_id) };
 }
 
 /** A run's events without the runtime's return value (not for users). */

@@ -31,6 +31,11 @@ export interface PendingItem {
    * at is gone, or its state does not parse); absent when it can (docs/workflow-versions.md).
    */
   blocked?: string;
+  /**
+   * The JSON Schema the answer must match (#41): a workflow's `interrupt(payload, { answer })`,
+   * or for an approval, its reason's (`tool({ approvalReason })`). Absent when any is accepted.
+   */
+  answerSchema?: Record<string, unknown>;
 }
 
 /** Why a workflow's thread cannot resume under its current graph, or `null`. */
@@ -105,6 +110,7 @@ export function pendingItem(
     kind,
     reason: interrupted.payload.reason ?? 'interrupt',
     sessionId: interrupted.sessionId,
+    ...(interrupted.payload.answerSchema ? { answerSchema: interrupted.payload.answerSchema } : {}),
   };
 }
 
@@ -112,7 +118,7 @@ export function pendingItem(
  * A run's latest `run.*` event: usually its last event, but a control request may have been
  * recorded after it (then the whole run is read).
  */
-async function lastLifecycleEvent(
+export async function lastLifecycleEvent(
   store: InboxReader,
   runId: string,
   lastSeq: number,

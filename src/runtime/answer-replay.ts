@@ -71,7 +71,12 @@ function resultOf(end: Event): WorkflowResult {
     case 'run.completed':
       return outputValue(end.payload.output) as Record<string, unknown>;
     case 'run.interrupted':
-      return new InterruptResult(end.payload.payload, end.payload.threadId, end.runId);
+      return new InterruptResult(
+        end.payload.payload,
+        end.payload.threadId,
+        end.runId,
+        end.payload.answerSchema,
+      );
     case 'run.paused': {
       const wakeAt = wakeAtOfReason(end.payload.reason);
       return new InterruptResult(wakeAt && timerPayload(wakeAt), threadId, end.runId);

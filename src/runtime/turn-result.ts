@@ -64,6 +64,7 @@ export function turnResultFrom<O>(events: readonly Event[], runId: string): Turn
       waiting.payload.payload,
       waiting.payload.threadId,
       runId,
+      waiting.payload.answerSchema,
     );
   }
   return result;

@@ -55,6 +55,8 @@ export interface OpenPause {
   payload: unknown;
   /** When a timer may wake (ISO 8601 UTC); `null` for a question. */
   wakeAt: string | null;
+  /** The JSON Schema a question's answer must match (`interrupt(payload, { answer })`, #41). */
+  answerSchema?: Record<string, unknown>;
 }
 
 export interface SegmentRequest {
@@ -72,7 +74,11 @@ export interface SegmentRequest {
 export type SegmentEnd =
   | { type: 'completed'; state: WorkflowState }
   /** A node called `interrupt(payload)`: waiting for a person's answer. */
-  | ({ type: 'interrupted'; payload: unknown } & KnownPauses)
+  | ({
+      type: 'interrupted';
+      payload: unknown;
+      answerSchema?: Record<string, unknown>;
+    } & KnownPauses)
   /** A node called `sleepUntil(when)`: waiting for `tick()` at or after `wakeAt`. */
   | ({ type: 'sleeping'; wakeAt: string } & KnownPauses);
 

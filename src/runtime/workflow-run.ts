@@ -127,9 +127,7 @@ export function reopenedPause(
 ): EventDraft | undefined {
   if ('answer' in resume) {
     const question = open.find((p) => p.wakeAt === null);
-    return (
-      question && { kind: 'run.interrupted', payload: { payload: question.payload, threadId } }
-    );
+    return question && { kind: 'run.interrupted', payload: askedPayload(question, threadId) };
   }
   const wakeAt = open
     .map((p) => p.wakeAt)
@@ -147,8 +145,18 @@ export function segmentResult(
   runId: string | null,
 ): WorkflowResult {
   if (end.type === 'completed') return end.state;
-  const payload = end.type === 'interrupted' ? end.payload : timerPayload(end.wakeAt);
-  return new InterruptResult(payload, threadId, runId);
+  if (end.type === 'sleeping')
+    return new InterruptResult(timerPayload(end.wakeAt), threadId, runId);
+  return new InterruptResult(end.payload, threadId, runId, end.answerSchema);
+}
+
+/** `run.interrupted`'s payload for a question: what it asks and, if declared, the answer's shape. */
+function askedPayload(
+  question: { payload: unknown; answerSchema?: Record<string, unknown> },
+  threadId: string,
+): Extract<EventDraft, { kind: 'run.interrupted' }>['payload'] {
+  const shape = question.answerSchema ? { answerSchema: question.answerSchema } : {};
+  return { payload: question.payload, threadId, ...shape };
 }
 
 /**
@@ -258,7 +266,7 @@ export async function* playWorkflowSegment(
       await lease.confirmNotClosed();
       const pausedEvent = await recorder.record(
         end.type === 'interrupted'
-          ? { kind: 'run.interrupted', payload: { payload: end.payload, threadId } }
+          ? { kind: 'run.interrupted', payload: askedPayload(end, threadId) }
           : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
       );
       paused = true;

@@ -22,6 +22,52 @@ export interface InboxContext {
 }
 
 export function inboxTests(the: () => InboxContext) {
+  it('answers a question with an answer schema through its form, after a 422 naming the field', async () => {
+    const { page, url, unexpectedErrors } = the();
+    const started = await fetch(
+      `${url}/workflows/expense?thread_id=expense-1`,
+      postJson({ employee: 'Ada', amount: 2400 }),
+    );
+    const runId = started.headers.get('x-run-id') ?? '';
+    await started.text();
+    await page.goto(`${url}/ui/inbox`);
+    const card = page.locator(`article.card[data-run-id="${runId}"]`);
+    const form = card.locator('form[data-shaped="true"]');
+    await form.waitFor();
+    expect(await card.locator('textarea').count()).toBe(0); // a form, not a JSON editor
+    expect(await form.locator('label[for$="-approved"] .required').count()).toBe(1);
+    expect(await form.locator('label[for$="-note"] .required').count()).toBe(0);
+    expect(await form.locator('select[name="category"] option').allTextContents()).toEqual([
+      'choose…',
+      'travel',
+      'meals',
+      'equipment',
+    ]);
+    // A required field left empty is named before anything is sent.
+    await form.getByRole('button', { name: 'Answer' }).click();
+    await form.getByText('approved: required').waitFor();
+    await form.locator('select[name="approved"]').selectOption('true');
+    await form.locator('select[name="category"]').selectOption('travel');
+    await form.locator('input[name="amount"]').fill('2400');
+    await form.getByRole('button', { name: 'Answer' }).click();
+    // The server's refusal names the field; the run still waits.
+    const refusal = form.getByRole('alert');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/422 .*answer\.amount: too big/);
+    await page.screenshot({ path: screenshotPath('ui-answer-form.png') });
+    expect(await runStatus(url, runId)).toBe('waiting_human');
+    await form.locator('input[name="amount"]').fill('1000');
+    await form.locator('input[name="note"]').fill('capped at the limit');
+    await form.getByRole('button', { name: 'Answer' }).click();
+    const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
+    await outcome.waitFor({ timeout: 15_000 });
+    expect(await outcome.getAttribute('data-outcome')).toBe('completed');
+    const final = (await outcome.locator('pre.json').textContent()) ?? '';
+    expect(JSON.parse(final)).toMatchObject({ approved: true, category: 'travel', paid: 1000 });
+    // The failed answer is a 422 the page logs as a failed request, nothing else.
+    expect(unexpectedErrors([/status of 422/])).toEqual([]);
+  }, 40_000);
+
   it('answers a waiting workflow from the inbox, and the run completes', async () => {
     const { page, url, startApproval, unexpectedErrors } = the();
     const runId = await startApproval('inbox-1', 120);
@@ -29,7 +75,9 @@ export function inboxTests(the: () => InboxContext) {
     const card = page.locator(`article.card[data-run-id="${runId}"]`);
     await card.waitFor();
     const editor = card.getByLabel('Answer (JSON)');
-    expect(JSON.parse(await editor.inputValue())).toEqual({ question: 'approve?', amount: 120 });
+    // Empty, never a copy of the question (#41): an untouched editor sends nothing.
+    expect(await editor.inputValue()).toBe('');
+    expect(await card.getByRole('button', { name: 'Answer' }).isDisabled()).toBe(true);
     await page.screenshot({ path: screenshotPath('ui-inbox.png') });
     await editor.fill('{"approved": tru');
     await card.getByText(/^Not JSON/).waitFor();

@@ -328,7 +328,10 @@ function segmentEnd(
 ): SegmentEnd {
   const open = known ? { open: known } : {};
   const question = pauses.find((p) => p.wakeAt === null);
-  if (question) return { type: 'interrupted', payload: question.payload, ...open };
+  if (question) {
+    const shape = question.answerSchema ? { answerSchema: question.answerSchema } : {};
+    return { type: 'interrupted', payload: question.payload, ...shape, ...open };
+  }
   const wakeAt = pauses
     .map((p) => p.wakeAt as string)
     .sort()

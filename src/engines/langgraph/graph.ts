@@ -11,6 +11,7 @@ import { attachFailureDetails } from '../../core/failure-details.js';
 import { wakeTimeOf } from '../../core/wakeups.js';
 import { asRunScope } from '../../runtime/run-scope.js';
 import type { OpenPause } from '../../runtime/workflow-engine.js';
+import { unwrapAsked } from './asked.js';
 
 /** The parts of a compiled LangGraph graph the engine uses. */
 export interface CompiledGraph {
@@ -167,9 +168,11 @@ export function orderPauses(pauses: readonly OpenPause[]): OpenPause[] {
 }
 
 export function toPause(interrupt: Interrupt): OpenPause {
+  const { payload, answerSchema } = unwrapAsked(interrupt.value);
   return {
     id: interrupt.id ?? '',
-    payload: interrupt.value ?? null,
+    payload: payload ?? null,
     wakeAt: wakeTimeOf(interrupt.value),
+    ...(answerSchema ? { answerSchema } : {}),
   };
 }

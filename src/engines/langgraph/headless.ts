@@ -10,6 +10,7 @@ import {
   DEFAULT_DURABILITY,
   type WorkflowDefinition,
 } from '../../authoring/workflow-definition.js';
+import { checkAnswer } from '../../core/answer-schema.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { InterruptResult, type WorkflowResult } from '../../core/interrupt-result.js';
 import type { OpenPause, WorkflowState } from '../../runtime/workflow-engine.js';
@@ -40,6 +41,7 @@ export async function resumeWorkflowHeadless(
   }
   // The value goes to the first open pause (the one the InterruptResult showed).
   const first = open[0] as OpenPause;
+  if (first.answerSchema) checkAnswer(first.answerSchema, value);
   return play(workflow, new Command({ resume: { [first.id]: resumeValue(value) } }), threadId);
 }
 
@@ -56,7 +58,7 @@ async function play(
     ...workflow.runSettings,
   });
   const [pause] = await openPausesOf(graph, threadId);
-  if (pause) return new InterruptResult(pause.payload, threadId, null);
+  if (pause) return new InterruptResult(pause.payload, threadId, null, pause.answerSchema);
   return (await graph.getState(config)).values as WorkflowState;
 }
 

@@ -1,3 +1,3 @@
 export { LangGraphEngine } from './engine.js';
 export { resumeWorkflowHeadless, runWorkflowHeadless } from './headless.js';
-export { interrupt, sleepUntil, withContext } from './nodes.js';
+export { type InterruptOptions, interrupt, sleepUntil, withContext } from './nodes.js';

@@ -11,25 +11,46 @@ import {
   declareContext,
   isContextRequirement,
 } from '../../authoring/context.js';
+import { type AnswerShape, toAnswerSchema } from '../../core/answer-schema.js';
 import { checkContextValue } from '../../core/context-verdicts.js';
 import { parseInstant } from '../../core/instants.js';
 import { SLEEP_UNTIL_KEY, type SleepRequest } from '../../core/wakeups.js';
 import { asRunScope, contextFor } from '../../runtime/run-scope.js';
+import { askedWithSchema } from './asked.js';
+
+/** What `interrupt()` may say of the answer it waits for. */
+export interface InterruptOptions {
+  /**
+   * The shape the answer must have: a zod schema or a JSON Schema object. It is recorded as
+   * JSON Schema on `run.interrupted` (`answer_schema`), the inbox and the playground build a
+   * form from it, and an answer that does not match is refused (InvalidInputError, HTTP 422,
+   * naming the field) while the run keeps waiting.
+   * @default none: any JSON value is accepted
+   */
+  answer?: AnswerShape;
+}
 
 /**
  * Pause the run until a person answers. The first time, the run stops here and returns an
  * InterruptResult carrying `payload`; once `deck.answer(runId, value)` continues it, the
  * node re-runs from its start and this call returns `value`. Code before it must be safe
- * to run twice.
+ * to run twice. With `{ answer: schema }`, only an answer matching the schema continues it.
  *
  * @example
  * const approve = (state: { amount: number }) => {
- *   const ok = interrupt<boolean>({ question: `Approve ${state.amount}?` });
+ *   const { ok } = interrupt<{ ok: boolean }>(
+ *     { question: `Approve ${state.amount}?` },
+ *     { answer: z.object({ ok: z.boolean() }) },
+ *   );
  *   return { approved: ok };
  * };
  */
-export function interrupt<R = unknown, P = unknown>(payload: P): R {
-  const answer = graphInterrupt<P, unknown>(payload);
+export function interrupt<R = unknown, P = unknown>(payload: P, options?: InterruptOptions): R {
+  const value =
+    options?.answer === undefined
+      ? payload
+      : askedWithSchema(payload, toAnswerSchema(options.answer, 'interrupt(payload, { answer })'));
+  const answer = graphInterrupt<unknown, unknown>(value);
   return (isNullAnswer(answer) ? null : answer) as R;
 }
 

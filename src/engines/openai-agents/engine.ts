@@ -25,6 +25,7 @@ import type { EventDraft } from '../../core/events.js';
 import { hasSharedHistory } from '../../core/sessions.js';
 import type { AgentEngine, HistoryMessage, TurnRequest } from '../../runtime/agent-engine.js';
 import type { EngineSpanSink } from '../../runtime/engine-spans.js';
+import { approvalReasonSchema } from './compile/approvals.js';
 import { addCallerInstructions, callerInstructions } from './compile/caller-instructions.js';
 import { compileAgent } from './compile/compile.js';
 import { heldForApproval, toolLedger } from './compile/tool-ledger.js';
@@ -205,6 +206,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
             ),
       );
       const [asked] = awaiting;
+      const answerSchema = asked && approvalReasonSchema(agent, asked.tool);
       yield asked
         ? {
             kind: 'run.interrupted',
@@ -212,6 +214,7 @@ export class OpenAIAgentsEngine implements AgentEngine {
               reason: 'approval',
               payload: asked,
               threadId: scope.sessionId ?? scope.runId,
+              ...(answerSchema ? { answerSchema } : {}),
             },
           }
         : { kind: 'run.paused', payload: { reason: null } };

@@ -19,7 +19,9 @@ const USAGE = (
 
 Answer the tool call run <run_id> holds for a person's approval (listed by GET /pending and
 deck.pending()). approve runs the call and the turn goes on; reject does not run it and tells
-the model why (--reason).
+the model why (--reason). When the tool declares the reason's shape (its approvalReason, the
+item's answer_schema), --reason is read as JSON if it parses (else as text) and must match it:
+a reason that does not is refused, naming the field, and the call still waits.
 
 With --url (a server, e.g. http://localhost:8000), the server that serves the agent plays the
 rest of the turn (AGENTDECK_API_KEY is sent as its bearer key when set). Without it, the turn
@@ -68,7 +70,7 @@ export async function main(argv: readonly string[], program = 'agentdeck'): Prom
     const call = held.payload as { tool?: string; call_id?: string };
     const result = await deck.answer(runId, {
       approved,
-      reason: options.reason ?? null,
+      reason: reasonOf(options.reason, held.answerSchema),
       call_id: call.call_id ?? null,
     });
     const status = await deck.status(runId);
@@ -115,7 +117,7 @@ async function answerOverHttp(options: Parsed): Promise<number> {
     return body;
   };
   const inbox = (await call('/pending')) as {
-    items?: { run_id: string; reason: string; payload: unknown }[];
+    items?: { run_id: string; reason: string; payload: unknown; answer_schema?: unknown }[];
   };
   const held = inbox.items?.find((item) => item.run_id === options.runId);
   if (held?.reason !== 'approval') {
@@ -126,7 +128,7 @@ async function answerOverHttp(options: Parsed): Promise<number> {
   const asked = held.payload as { tool?: string; call_id?: string };
   const value = {
     approved: options.approved,
-    reason: options.reason ?? null,
+    reason: reasonOf(options.reason, held.answer_schema),
     call_id: asked.call_id,
   };
   const answered = (await call(`/runs/${encodeURIComponent(options.runId)}/answer`, {
@@ -151,6 +153,20 @@ async function answerOverHttp(options: Parsed): Promise<number> {
   }
   printOutcome(options, asked, next, answered.status ?? '', output);
   return 0;
+}
+
+/**
+ * The reason to send: with a reason schema that is not text, `--reason` as JSON when it parses
+ * (an object, a number), else as the text typed; without one, the text.
+ */
+function reasonOf(typed: string | undefined, schema: unknown): unknown {
+  if (typed === undefined) return null;
+  if (schema === undefined || (schema as { type?: unknown }).type === 'string') return typed;
+  try {
+    return JSON.parse(typed);
+  } catch {
+    return typed;
+  }
 }
 
 function printOutcome(

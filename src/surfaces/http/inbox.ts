@@ -26,6 +26,7 @@ export function pendingToWire(item: PendingItem): Record<string, unknown> {
     session_id: item.sessionId,
     payload: item.payload,
     ...(item.blocked ? { blocked: item.blocked } : {}),
+    ...(item.answerSchema ? { answer_schema: item.answerSchema } : {}),
   };
 }
 
@@ -39,6 +40,7 @@ export function approvalItem(event: Extract<Event, { kind: 'run.interrupted' }>)
     threadId: event.payload.threadId,
     sessionId: event.sessionId,
     payload: event.payload.payload,
+    ...(event.payload.answerSchema ? { answerSchema: event.payload.answerSchema } : {}),
   };
 }
 
@@ -130,6 +132,7 @@ export function inboxRoutes(deps: HttpDeps) {
               threadId: result.threadId,
               sessionId: run.sessionId,
               payload: result.payload,
+              ...(result.answerSchema ? { answerSchema: result.answerSchema } : {}),
             })
           : null;
         const played = isInterrupt(result)

@@ -104,6 +104,12 @@ export const PendingItem = z
       .describe(
         "Why a workflow's thread cannot resume: its graph changed since it paused (a node it waits at is gone, or its state does not parse). Absent when it can.",
       ),
+    answer_schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "The JSON Schema the answer must match: a workflow's `interrupt(payload, { answer })`, or an approval's reason (`tool({ approvalReason })`). Absent when any answer is accepted; a value that does not match is a 422 naming the field.",
+      ),
   })
   .meta({ id: 'PendingItem', description: 'A run waiting for a person to answer it.' });
 

@@ -116,6 +116,8 @@ export interface PendingItem {
   sessionId: string | null;
   /** Why a workflow's thread cannot resume (its graph changed); absent when it can. */
   blocked?: string;
+  /** The JSON Schema the answer must match (#41); absent when any answer is accepted. */
+  answerSchema?: Record<string, unknown>;
 }
 
 // The runtime's own shapes (surfaces/http may import runtime/; only deck/ is off limits).

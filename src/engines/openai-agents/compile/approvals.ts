@@ -11,7 +11,7 @@
  */
 import type { RunContext, Tool } from '@openai/agents-core';
 import type { AgentDefinition } from '../../../authoring/agent-definition.js';
-import type { ToolApproval } from '../../../authoring/tool.js';
+import { isDeckTool, type ToolApproval } from '../../../authoring/tool.js';
 import { attachFailureDetails } from '../../../core/failure-details.js';
 import { asRunScope, contextFor } from '../../../runtime/run-scope.js';
 import { pauseBeforeDispatch } from '../compiled-agent.js';
@@ -67,6 +67,15 @@ async function askNamed(
   } catch (error) {
     throw attachFailureDetails(error, { tool: toolName, input });
   }
+}
+
+/** The JSON Schema of the reason for approving `toolName` (`tool({ approvalReason })`), if any. */
+export function approvalReasonSchema(
+  def: AgentDefinition,
+  toolName: string,
+): Record<string, unknown> | undefined {
+  const found = def.tools.find((t) => isDeckTool(t) && t.name === toolName);
+  return found && isDeckTool(found) ? found.approvalReasonSchema : undefined;
 }
 
 /** Whether the agent's `needsApproval` list names this tool (or the workflow it runs). */

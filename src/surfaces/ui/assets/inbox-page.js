@@ -2,10 +2,13 @@
  * Everything waiting for a person (`GET /pending`: workflow interrupts, tool approvals),
  * read again every 3 s. Each item shows what was asked and, unless the page is read-only, a
  * way to answer it: for a tool call held for approval, Approve and Reject with an optional
- * reason (approval-answer.js, as in the playground); for a workflow's question, a JSON editor
- * prefilled with it. The answer (`POST /runs/{id}/answer`) and its outcome (the run's status
+ * reason (approval-answer.js, as in the playground; a form for the reason when the tool
+ * declares its shape); for a workflow's question, a form built from its answer schema, or an
+ * empty JSON editor (answer-form.js). The answer (`POST /runs/{id}/answer`) and its outcome (the run's status
  * after it, its result, or the next question, listed in the item's place) stay on the page.
  */
+
+import { QuestionAnswer } from './answer-form.js';
 import { api, can } from './api.js';
 import { ApprovalButtons, useApprovalAnswer } from './approval-answer.js';
 import { pretty, shortId } from './format.js';
@@ -88,8 +91,11 @@ function answerKey(item) {
 /** A tool call held for approval: Approve, or Reject with an optional reason. */
 function Approval({ item, onAnswered }) {
   const callId = item.payload?.call_id ?? null;
-  const approval = useApprovalAnswer(item.run_id, callId, (outcome, approved) =>
-    onAnswered(item, outcome, approved ? 'approved' : 'rejected'),
+  const approval = useApprovalAnswer(
+    item.run_id,
+    callId,
+    (outcome, approved) => onAnswered(item, outcome, approved ? 'approved' : 'rejected'),
+    item.answer_schema,
   );
   return html`
     <article class="card" data-run-id=${item.run_id} data-call-id=${callId ?? ''}>
@@ -115,34 +121,6 @@ function Heading({ item }) {
 }
 
 function Waiting({ item, onAnswered }) {
-  const [text, setText] = useState(() => pretty(prefill(item)));
-  const [sending, setSending] = useState(false);
-  const [refused, setRefused] = useState(null);
-  let parsed;
-  let invalid = null;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    invalid = e.message;
-  }
-  const submit = async (event) => {
-    event.preventDefault();
-    if (invalid) return;
-    setSending(true);
-    setRefused(null);
-    try {
-      const outcome = await api(`/runs/${encodeURIComponent(item.run_id)}/answer`, {
-        method: 'POST',
-        body: { value: parsed },
-      });
-      onAnswered(item, outcome);
-    } catch (e) {
-      setRefused(`${e.status ?? ''} ${e.message}`.trim());
-    } finally {
-      setSending(false);
-    }
-  };
-  const id = `answer-${item.run_id}`;
   return html`
     <article class="card" data-run-id=${item.run_id}>
       <${Heading} item=${item} />
@@ -150,26 +128,12 @@ function Waiting({ item, onAnswered }) {
       <pre class="json">${pretty(item.payload)}</pre>
       ${
         can('answer')
-          ? html`
-        <form class="answer" onSubmit=${submit}>
-          <label for=${id}>Answer (JSON)</label>
-          <textarea id=${id} class="mono" rows=${Math.min(12, text.split('\n').length + 1)} spellcheck="false"
-            aria-invalid=${invalid ? 'true' : 'false'} value=${text}
-            onInput=${(e) => setText(e.currentTarget.value)}></textarea>
-          <p class=${invalid ? 'error' : 'muted'} role=${invalid ? 'alert' : undefined}>${invalid ? `Not JSON: ${invalid}` : 'Sent as {"value": <this>}.'}</p>
-          ${refused ? html`<p class="error" role="alert">Refused: ${refused}</p>` : null}
-          <div class="buttons"><button type="submit" class="primary" disabled=${Boolean(invalid) || sending}>
-            ${sending ? 'Answering…' : 'Answer'}</button></div>
-        </form>`
+          ? html`<${QuestionAnswer} runId=${item.run_id} schema=${item.answer_schema}
+              idPrefix=${`answer-${item.run_id}`} onAnswered=${(outcome) => onAnswered(item, outcome)} />`
           : html`<p class="muted">Read-only: answer through the API.</p>`
       }
     </article>
   `;
-}
-
-/** What the editor starts with: the workflow's question itself, to edit into the answer. */
-function prefill(item) {
-  return item.payload === undefined ? null : item.payload;
 }
 
 function Outcome({ item, outcome, verdict }) {

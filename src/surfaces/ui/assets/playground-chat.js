@@ -172,7 +172,12 @@ function fromRunEvent(turn, event, at) {
       if (p.reason !== 'approval') return {};
       return withApproval(
         turn,
-        { run_id: event.run_id, reason: 'approval', payload: p.payload },
+        {
+          run_id: event.run_id,
+          reason: 'approval',
+          payload: p.payload,
+          ...(p.answer_schema ? { answer_schema: p.answer_schema } : {}),
+        },
         at.offset,
         true,
       );
@@ -270,7 +275,12 @@ function Part({ part, runId, onAnswered }) {
 }
 
 function Approval({ part, runId, onAnswered }) {
-  const approval = useApprovalAnswer(part.item.run_id ?? runId, part.callId, onAnswered);
+  const approval = useApprovalAnswer(
+    part.item.run_id ?? runId,
+    part.callId,
+    onAnswered,
+    part.item.answer_schema,
+  );
   const payload = part.item.payload ?? {};
   return html`
     <div class="approval" data-call-id=${part.callId} data-answer=${approval.answer ?? ''}>

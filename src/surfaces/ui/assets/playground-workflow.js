@@ -5,7 +5,9 @@
  * the nodes done and the one waiting, each node's update, and each question it asks,
  * answered in place (`POST /runs/{id}/answer`). A timer it sleeps on is shown, not asked.
  */
-import { ApiError, api, authHeaders, can, query, unauthorized } from './api.js';
+
+import { QuestionAnswer } from './answer-form.js';
+import { ApiError, authHeaders, can, query, unauthorized } from './api.js';
 import { followEvents } from './event-stream.js';
 import { pretty, shortId } from './format.js';
 import { runProgress, WorkflowGraph } from './graph-view.js';
@@ -166,11 +168,19 @@ function FollowedRun({ started }) {
       ${answers.map((a, i) => html`<p key=${i} class="answered-line">Answered <code>${JSON.stringify(a.value)}</code>: the run is now <span class=${`status s-${a.status}`}>${a.timer ? 'sleeping' : a.status}</span></p>`)}
       ${
         asking && progress.stands !== 'completed' && progress.stands !== 'failed'
-          ? html`<${AnswerForm} key=${JSON.stringify(waiting.payload)} runId=${started.runId} payload=${waiting.payload}
+          ? html`<${AnswerForm} key=${`${answers.length} ${JSON.stringify(waiting.payload)}`} runId=${started.runId}
+              payload=${waiting.payload} schema=${waiting.schema !== undefined ? waiting.schema : askedSchema(events)}
               onAnswered=${(value, outcome) => {
                 const timer = wakeAtOf(outcome.pending?.payload) !== null;
                 setAnswers((all) => [...all, { value, status: outcome.status, timer }]);
-                setWaiting(outcome.pending ? { payload: outcome.pending.payload } : null);
+                setWaiting(
+                  outcome.pending
+                    ? {
+                        payload: outcome.pending.payload,
+                        schema: outcome.pending.answer_schema ?? null,
+                      }
+                    : null,
+                );
               }} />`
           : null
       }
@@ -181,53 +191,28 @@ function FollowedRun({ started }) {
   `;
 }
 
+/** The answer schema of the run's latest question, from its `run.interrupted` (the start's body has none). */
+function askedSchema(events) {
+  const asked = events.findLast((e) => e.kind === 'run.interrupted');
+  return asked?.payload.answer_schema ?? null;
+}
+
 function standsClass(stands) {
   return { interrupted: 'waiting_human' }[stands] ?? stands;
 }
 
-function AnswerForm({ runId, payload, onAnswered }) {
-  const [text, setText] = useState(() => pretty(payload ?? null));
-  const [sending, setSending] = useState(false);
-  const [refused, setRefused] = useState(null);
-  let value;
-  let invalid = null;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    invalid = e.message;
-  }
-  const submit = async (event) => {
-    event.preventDefault();
-    if (invalid || sending) return;
-    setSending(true);
-    setRefused(null);
-    try {
-      const outcome = await api(`/runs/${encodeURIComponent(runId)}/answer`, {
-        method: 'POST',
-        body: { value },
-      });
-      onAnswered(value, outcome);
-    } catch (e) {
-      setRefused(`${e.status ?? ''} ${e.message}`.trim());
-    } finally {
-      setSending(false);
-    }
-  };
+function AnswerForm({ runId, payload, schema, onAnswered }) {
   return html`
-    <form class="answer inline-answer" aria-label="Answer the question" onSubmit=${submit}>
+    <div class="answer inline-answer">
       <h4>It asks</h4>
       <pre class="json">${pretty(payload)}</pre>
       ${
         can('answer')
-          ? html`
-        <label for="workflow-answer">Answer (JSON)</label>
-        <textarea id="workflow-answer" class="mono" rows=${Math.min(8, text.split('\n').length + 1)} spellcheck="false"
-          aria-invalid=${invalid ? 'true' : 'false'} value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea>
-        <p class=${invalid ? 'error' : 'muted'}>${invalid ? `Not JSON: ${invalid}` : 'Sent as {"value": <this>}.'}</p>
-        ${refused ? html`<p class="error" role="alert">Refused: ${refused}</p>` : null}
-        <div class="buttons"><button type="submit" class="primary" disabled=${Boolean(invalid) || sending}>${sending ? 'Answering…' : 'Answer'}</button></div>`
+          ? html`<${QuestionAnswer} runId=${runId} schema=${schema} idPrefix="workflow-answer"
+              label="Answer the question"
+              onAnswered=${(outcome, value) => onAnswered(value, outcome)} />`
           : html`<p class="muted">Read-only: answer through the API.</p>`
       }
-    </form>
+    </div>
   `;
 }
