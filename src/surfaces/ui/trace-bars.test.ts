@@ -201,7 +201,7 @@ describe('the trace bars', () => {
     }
     const began = performance.now();
     const trace = traceBars(events);
-    expect(performance.now() - began).toBeLessThan(100);
+    expect(performance.now() - began).toBeLessThan(500); // about 10 ms; a quadratic pass takes seconds
     expect(trace.bars.length).toBe(1 + 2 * Math.ceil((5000 - 1) / 6));
   });
 });
