@@ -56,11 +56,21 @@ export function followEvents(runId, onEvent, onState) {
   return () => stop.abort();
 }
 
-/** Read SSE frames until the body ends; true when `handle` said the last one was terminal. */
+/**
+ * Read SSE frames until the body ends; true when `handle` said the last one was terminal.
+ * Chunks already received resolve `read()` at once (a microtask), so a long run's catch-up
+ * would be read to its end before the page draws anything: every 30 ms the loop yields to
+ * the page (timers, drawing) between chunks.
+ */
 async function readFrames(body, handle) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
+  let yielded = performance.now();
   for (;;) {
+    if (performance.now() - yielded > 30) {
+      await new Promise((next) => setTimeout(next, 0));
+      yielded = performance.now();
+    }
     const { value, done } = await reader.read();
     if (done) return false;
     buffer += value.replace(/\r\n?/g, '\n');

@@ -103,6 +103,8 @@ function App() {
 }
 
 if (route(window.location.pathname).page === 'runs') readEarly(window.location.search);
+// A run's page (a long run: thousands of events) loads its modules while /whoami is read.
+else if (route(window.location.pathname).page === 'run') lazy.run();
 // The caller's roles decide which controls the pages show: learned before the first draw.
 await loadCaller();
 const root = document.getElementById('app');

@@ -14,6 +14,7 @@ import { WorkflowGraph } from './graph-view.js';
 import { RunActions } from './run-actions.js';
 import { fold } from './timeline.js';
 import { Timeline } from './timeline-view.js';
+import { Trace } from './trace-view.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
 /** Events after which the header is read again (its status or usage changed). */
@@ -54,13 +55,16 @@ export function RunPage({ runId }) {
     setTimeline({ entries: [], events: [] });
     readHeader();
     // Events are folded in batches, one per 16 ms: a long run's catch-up (thousands of events
-    // in one read) is a few renders, not one per event.
+    // in one read) is a few renders, not one per event; while a batch is large (the catch-up
+    // of a long run) the next waits 120 ms, so drawing does not crowd out reading.
     let batch = [];
     let flushing = null;
+    let catchingUp = false;
     const flush = () => {
       const events = batch;
       batch = [];
       flushing = null;
+      catchingUp = events.length > 100;
       if (!live) return;
       setTimeline((t) => ({
         entries: events.reduce(fold, t.entries),
@@ -72,7 +76,7 @@ export function RunPage({ runId }) {
       runId,
       (event) => {
         batch.push(event);
-        flushing ??= setTimeout(flush, 16);
+        flushing ??= setTimeout(flush, catchingUp ? 120 : 16);
       },
       setStream,
     );
@@ -97,6 +101,7 @@ export function RunPage({ runId }) {
       <${RunHeader} run=${run} started=${started} stream=${stream} children=${children} />
       ${run ? html`<${RunActions} run=${run} events=${timeline.events} />` : null}
       ${run && started.invocable_type === 'workflow' ? html`<h2>Graph</h2><${WorkflowGraph} workflow=${run.origin} events=${timeline.events} />` : null}
+      <h2>Trace</h2><${Trace} events=${timeline.events} children=${children} />
       <h2>Timeline <span class="muted count">${timeline.events.length} events</span></h2>
       <${Timeline} entries=${timeline.entries} />
     </section>

@@ -6,18 +6,47 @@
 import { clock, pretty } from './format.js';
 import { textOf } from './timeline.js';
 import { SleepingUntil, wakeAtOf } from './timer.js';
-import { html } from './vendor/preact-htm.mjs';
+import { Component, html, useState } from './vendor/preact-htm.mjs';
+
+/**
+ * Entries drawn from the start, and from the end: a long run (thousands of events) shows its
+ * first and last entries at once and the rest a click away, so its page opens as fast as a
+ * short one's (the waterfall above shows every step).
+ */
+const HEAD = 150;
+const TAIL = 100;
+const MORE = 500;
 
 export function Timeline({ entries }) {
+  const [head, setHead] = useState(HEAD);
   if (entries.length === 0) return html`<p class="muted">No events yet.</p>`;
+  const hidden = entries.length - head - TAIL;
+  const item = (entry) => html`<${Entry} key=${`${entry.seq}`} entry=${entry} />`;
   return html`
     <ol class="timeline" aria-label="Events">
-      ${entries.map((entry) => html`<${Entry} key=${`${entry.seq}`} entry=${entry} />`)}
+      ${hidden > 0 ? entries.slice(0, head).map(item) : entries.map(item)}
+      ${
+        hidden > 0
+          ? html`<li class="entry-gap" key="gap"><button type="button" onClick=${() => setHead(head + MORE)}>
+              Show ${Math.min(MORE, hidden)} more of the ${hidden} entries in between</button></li>`
+          : null
+      }
+      ${hidden > 0 ? entries.slice(-TAIL).map(item) : null}
     </ol>
   `;
 }
 
-function Entry({ entry }) {
+/** An entry draws again only when it changed (a fold returns a new object for those only). */
+class Entry extends Component {
+  shouldComponentUpdate(next) {
+    return next.entry !== this.props.entry;
+  }
+  render({ entry }) {
+    return entryView(entry);
+  }
+}
+
+function entryView(entry) {
   const [label, tone, body] = describe(entry);
   return html`
     <li class=${`entry t-${tone}`} data-kind=${entry.events[0].kind} data-seq=${entry.seq}>
