@@ -91,6 +91,7 @@ export {
 } from './core/events.js';
 export { InterruptResult, isInterrupt, type WorkflowResult } from './core/interrupt-result.js';
 export type { Logger } from './core/log.js';
+export { type ModelCall, type ModelCallRecording, modelCallsOf } from './core/model-calls.js';
 export { MODEL_PRICES, type ModelPrice } from './core/prices.js';
 export type {
   ConversationSession,

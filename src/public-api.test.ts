@@ -44,6 +44,7 @@ describe('the public surface', () => {
         'interrupt',
         'isDeckError',
         'isInterrupt',
+        'modelCallsOf',
         'needsContext',
         'oneOf',
         'protocol',

@@ -45,11 +45,13 @@ describe('agent turns', () => {
     }
     expect(kinds(events)).toEqual([
       'run.started',
+      'model.call.started',
       'text.delta',
       'text.delta',
       'text.delta',
       'text.delta',
       'usage.reported',
+      'model.call.completed',
       'message.completed',
       'run.completed',
     ]);
@@ -150,8 +152,14 @@ describe('agent turns', () => {
     const { deck, eventStore } = await openTestDeck({ agents: [new Agent({ name: 'A', model })] });
     await expect(deck.run('A', 'hi', { runId: 'r-fail' })).rejects.toThrow('model overloaded');
     const events = await eventStore.read('r-fail');
-    expect(kinds(events)).toEqual(['run.started', 'run.failed']);
-    expect(events[1]).toMatchObject({
+    expect(kinds(events)).toEqual([
+      'run.started',
+      'model.call.started',
+      'model.call.completed',
+      'run.failed',
+    ]);
+    expect(events[2]).toMatchObject({ payload: { error: 'model overloaded', output: null } });
+    expect(events[3]).toMatchObject({
       payload: { errorType: 'Error', message: 'model overloaded' },
     });
     expect(await deck.status('r-fail')).toBe('failed');

@@ -154,3 +154,133 @@ describe.each([
     expect(completed?.kind).toBe('run.completed');
   });
 });
+
+describe('model calls, by setting and outcome', () => {
+  it('stores each value once per run, and a second turn of the session only what it sends anew', async () => {
+    const { deck, eventStore } = await openTestDeck({ agents: [forecaster()] });
+    toolThenAnswer();
+    modelServer().push({ text: 'Still sunny.' });
+    const first = await deck.run('Forecaster', 'Weather in Oslo?', { sessionId: 's-two' });
+    const second = await deck.run('Forecaster', 'And tomorrow?', { sessionId: 's-two' });
+    const firstEvents = await eventStore.read(first.runId);
+    const secondEvents = await eventStore.read(second.runId);
+    const [again] = modelCallsOf(secondEvents);
+    // The second turn's request carries the first turn's history, rebuilt from its own run.
+    expect(again?.messages).toEqual(modelServer().requests[2]?.body.input);
+    expect(again?.messages.length).toBeGreaterThan(4);
+    // Each value stored once in each run; the second run stores only the values it sends.
+    for (const events of [firstEvents, secondEvents]) {
+      expect([...storedDigests(events).values()].every((n) => n === 1)).toBe(true);
+    }
+    const sent = new Set([
+      again?.digests.instructions,
+      ...(again?.digests.tools ?? []),
+      ...(again?.digests.messages ?? []),
+    ]);
+    expect(new Set(storedDigests(secondEvents).keys())).toEqual(sent);
+  });
+
+  it('keeps no bodies under metadata, and records nothing when off', async () => {
+    const { deck, eventStore } = await openTestDeck({
+      agents: [forecaster()],
+      recordModelCalls: 'metadata',
+    });
+    toolThenAnswer();
+    const { runId } = await deck.run('Forecaster', 'Weather in Oslo?');
+    const events = await eventStore.read(runId);
+    const started = events.filter((e) => e.kind === 'model.call.started');
+    expect(started).toHaveLength(2);
+    for (const event of started) {
+      expect(event.payload).toMatchObject({
+        detail: 'metadata',
+        values: {},
+        model: modelServer().requests[0]?.body.model,
+      });
+      expect(event.kind === 'model.call.started' && event.payload.messages.length).toBeGreaterThan(
+        0,
+      );
+    }
+    const calls = modelCallsOf(events);
+    expect(calls.map((c) => [c.output, c.instructions, c.inputTokens])).toEqual([
+      [null, null, 40],
+      [null, null, 60],
+    ]);
+    expect(calls[0]?.settings).toMatchObject({ temperature: 0.3, max_output_tokens: 200 });
+    expect(calls[0]?.providerRequestId).toBe('req_1');
+
+    await deck.close();
+    const off = await openTestDeck({ agents: [forecaster()], recordModelCalls: 'off' });
+    toolThenAnswer();
+    const quiet = await off.deck.run('Forecaster', 'Weather in Oslo?');
+    const kinds = (await off.eventStore.read(quiet.runId)).map((e) => e.kind);
+    expect(kinds).not.toContain('model.call.started');
+    expect(kinds).not.toContain('model.call.completed');
+    expect(quiet.output).toBe('Sunny in Oslo.');
+  });
+
+  it('refuses a setting it does not know, naming it', async () => {
+    vi.stubEnv('SERVICE_RECORD_MODEL_CALLS', 'all');
+    await expect(openTestDeck({ agents: [forecaster()] })).rejects.toThrow(
+      /SERVICE_RECORD_MODEL_CALLS=all is not one of on, metadata, off/,
+    );
+    await expect(openTestDeck({ recordModelCalls: 'bodies' as unknown as 'on' })).rejects.toThrow(
+      /recordModelCalls.*'on', 'metadata', 'off'/,
+    );
+  });
+
+  it.each([
+    ['plain loop (deck.run)', false],
+    ['streamed loop (deck.stream)', true],
+  ])('records a failed request with its error, on the %s', async (_loop, live) => {
+    const { deck, eventStore } = await openTestDeck({ agents: [forecaster()] });
+    modelServer().push({ error: 'upstream overloaded' });
+    const runId = 'r-500';
+    if (live) await collect(deck.stream('Forecaster', 'Weather?', { runId }));
+    else await expect(deck.run('Forecaster', 'Weather?', { runId })).rejects.toThrow();
+    const events = await eventStore.read(runId);
+    expect(events.map((e) => e.kind)).toEqual([
+      'run.started',
+      'model.call.started',
+      'model.call.completed',
+      'run.failed',
+    ]);
+    const [call] = modelCallsOf(events);
+    expect(call?.error).toMatch(/upstream overloaded/);
+    expect(call).toMatchObject({ output: null, providerRequestId: 'req_1', finishReason: null });
+    expect(call?.messages).toEqual(modelServer().requests[0]?.body.input);
+  });
+
+  it('serves each request rebuilt at GET /runs/{run_id}/model-calls', async () => {
+    const { deck } = await openTestDeck({ agents: [forecaster()] });
+    toolThenAnswer();
+    const { runId } = await deck.run('Forecaster', 'Weather in Oslo?');
+    const app = deck.app();
+    const response = await app.request(`/runs/${runId}/model-calls`);
+    expect(response.status).toBe(200);
+    const { model_calls } = (await response.json()) as {
+      model_calls: Array<Record<string, unknown>>;
+    };
+    expect(model_calls).toHaveLength(2);
+    const [, second] = model_calls;
+    const body = modelServer().requests[1]?.body;
+    expect(second).toMatchObject({
+      call_id: `${runId}:c1`,
+      model: body.model,
+      instructions: body.instructions,
+      messages: body.input,
+      tools: body.tools,
+      settings: { temperature: 0.3, max_output_tokens: 200 },
+      finish_reason: 'completed',
+      input_tokens: 60,
+      output_tokens: 5,
+      provider_request_id: 'req_2',
+      error: null,
+    });
+    expect(second?.latency_ms).toEqual(expect.any(Number));
+    expect(Date.parse(String(second?.ended_at))).toBeGreaterThanOrEqual(
+      Date.parse(String(second?.started_at)),
+    );
+    const missing = await app.request('/runs/no-such-run/model-calls');
+    expect(missing.status).toBe(404);
+  });
+});

@@ -132,15 +132,19 @@ describe('agent turns over the OpenAI HTTP API', () => {
       expect(deltas.join('')).toBe('Friday 10am.');
       expect(events.map((e) => e.kind).filter((kind) => kind !== 'text.delta')).toEqual([
         'run.started',
+        'model.call.started',
         'usage.reported',
+        'model.call.completed',
         'tool.call.started',
         'tool.call.completed',
+        'model.call.started',
         'usage.reported',
+        'model.call.completed',
         'message.completed',
         'run.completed',
       ]);
-      expect(events.findIndex((e) => e.kind === 'text.delta')).toBe(4);
-      expect(events[3]).toMatchObject({
+      expect(events.findIndex((e) => e.kind === 'text.delta')).toBe(7);
+      expect(events[5]).toMatchObject({
         payload: { callId: 'call_fs', output: { day: 'friday', slots: ['10am'] }, error: null },
       });
       const toolSchema = JSON.stringify(modelServer().requests[0]?.body.tools);

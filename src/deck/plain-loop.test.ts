@@ -10,14 +10,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { kinds, openTestDeck } from '../../test/support/decks.js';
 import { Day, slots, steps } from '../../test/support/slot-turn.js';
+import { modelCallsOf } from '../core/model-calls.js';
 import { Agent, type Event, tool } from '../index.js';
 import { ScriptedModel } from '../testing/index.js';
 
-/** What a run recorded, without what differs between two runs (ids, times). */
+/** What a run recorded, without what differs between two runs (ids, times, latencies). */
 function comparable(events: readonly Event[]) {
   return events.map((e) => ({
     kind: e.kind,
-    payload: JSON.parse(JSON.stringify(e.payload).replaceAll(e.runId, '<run>')),
+    payload: JSON.parse(
+      JSON.stringify(e.payload)
+        .replaceAll(e.runId, '<run>')
+        .replace(/"latencyMs":[0-9.]+/, '"latencyMs":0'),
+    ),
   }));
 }
 
@@ -52,15 +57,19 @@ describe('turns on the plain loop', () => {
     const streamedLog = await eventStore.read(streamed.runId);
     expect(kinds(plainLog)).toEqual([
       'run.started',
+      'model.call.started',
       'text.delta',
       'usage.reported',
+      'model.call.completed',
       'message.completed',
       'tool.call.started',
       'tool.call.started',
       'tool.call.completed',
       'tool.call.completed',
+      'model.call.started',
       'text.delta',
       'usage.reported',
+      'model.call.completed',
       'message.completed',
       'run.completed',
     ]);
@@ -102,11 +111,15 @@ describe('turns on the plain loop', () => {
     const log = await eventStore.read(result.runId);
     expect(kinds(log)).toEqual([
       'run.started',
+      'model.call.started',
       'usage.reported',
+      'model.call.completed',
       'tool.call.started',
       'tool.call.completed',
+      'model.call.started',
       'text.delta',
       'usage.reported',
+      'model.call.completed',
       'message.completed',
       'run.completed',
     ]);
@@ -152,11 +165,27 @@ describe('turns on the plain loop', () => {
     const continued = await deck.resume('r-plain');
     expect(kinds(continued)).toEqual([
       'run.resumed',
+      'model.call.started',
       'text.delta',
       'usage.reported',
+      'model.call.completed',
       'message.completed',
       'run.completed',
     ]);
+    // The continued segment goes on numbering the run's model calls, and stores only values
+    // the run had not: its request is rebuilt from both segments.
+    const resumedCall = continued.find((e) => e.kind === 'model.call.started');
+    expect(resumedCall?.kind === 'model.call.started' && resumedCall.payload).toMatchObject({
+      callId: 'r-plain:c1',
+      instructions: expect.stringMatching(/^v:[0-9a-f]{12}$/),
+    });
+    const stored = (await eventStore.read('r-plain')).flatMap((e) =>
+      e.kind === 'model.call.started' ? Object.keys(e.payload.values) : [],
+    );
+    expect(new Set(stored).size).toBe(stored.length);
+    const [, again] = modelCallsOf(await eventStore.read('r-plain'));
+    expect(again?.instructions).toBe('Book.');
+    expect(JSON.stringify(again?.messages)).toContain('Book room 4');
     expect(seen.calls).toBe(1);
     model.assertConsumed();
     const completed = continued.at(-1);

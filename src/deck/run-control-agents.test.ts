@@ -192,6 +192,8 @@ describe('pausing an agent turn', () => {
     ]);
     const { deck, eventStore } = await openTestDeck({
       agents: [new Agent({ name: 'Par', model, tools: [quick, slow] })],
+      // Timed for the events a turn has without model call records: the reader's lag is the point.
+      recordModelCalls: 'off',
     });
     const stream = deck.stream('Par', 'go', { runId: 'r-par' });
     for await (const event of stream) {

@@ -211,6 +211,7 @@ describe('GET /openapi.json', () => {
         'get /runs',
         'get /runs/{run_id}',
         'get /runs/{run_id}/events',
+        'get /runs/{run_id}/model-calls',
         'post /timers/tick',
         'get /schedules',
         'post /schedules/{name}/pause',

@@ -21,6 +21,7 @@ import { EventsTokens } from './events-token.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
+import { modelCallRoutes } from './model-calls.js';
 import type { AppOptions } from './options.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
@@ -59,6 +60,7 @@ export function createApp<C>(
       ...controlRoutes(deps),
       ...inboxRoutes(deps),
       ...runRoutes(deps),
+      ...modelCallRoutes(deps),
       ...backgroundRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),

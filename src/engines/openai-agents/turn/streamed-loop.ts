@@ -58,11 +58,12 @@ export class StreamedLoop implements TurnLoop {
           yield* transcript.map(event);
           gate.betweenItems(event, calls);
         }
-        await result.completed.catch(() => undefined);
       } catch (error) {
         failure = { error };
       }
-      // What the engine dropped of its model calls' records (a failed or aborted stream).
+      // What the engine dropped of its model calls' records (a failed or aborted stream), once
+      // it let go of the model's stream (`completed`: its loop is over).
+      await result.completed.catch(() => undefined);
       if (unread && unread.size > 0) yield* takeAll(unread);
       if (failure) throw failure.error;
       await result.completed;

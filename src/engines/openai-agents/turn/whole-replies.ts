@@ -49,7 +49,10 @@ export class ReplyModeModel implements Model {
     const calls = currentTurnCalls();
     calls?.beforeCall?.(request);
     const sent = withHistory(request, calls);
-    if (calls?.modelCalls) return this.#recordedResponse(request, sent, calls, calls.modelCalls);
+    // A request whose signal already aborted never leaves: nothing to record.
+    if (calls?.modelCalls && !request.signal?.aborted) {
+      return this.#recordedResponse(request, sent, calls, calls.modelCalls);
+    }
     const answered = await this.inner.getResponse(sent).catch((error: unknown) => {
       throw asAbortError(error, request.signal);
     });
@@ -90,7 +93,8 @@ export class ReplyModeModel implements Model {
       calls.whole
         ? replay(this.inner, sent)
         : offeredNamesIn(this.inner.getStreamedResponse(sent), request);
-    const log = calls.modelCalls;
+    // A request whose signal already aborted never leaves: nothing to record.
+    const log = request.signal?.aborted ? undefined : calls.modelCalls;
     return tracked(log ? recorded(source, sent, calls, log) : source(), calls, request.signal);
   }
 
