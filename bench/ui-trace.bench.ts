@@ -122,6 +122,9 @@ async function fill(path: string): Promise<string> {
 }
 
 interface Load {
+  whoamiMs: number;
+  firstByteMs: number;
+  streamEndMs: number;
   drawnMs: number;
   completeMs: number;
   clickMs: number;
@@ -159,7 +162,12 @@ const MEASURE = `(async () => {
   await until(() => box.querySelector('.trace-line:last-child .trace-row') !== lastId
     && box.querySelector('.trace-line:last-child .trace-row')?.dataset.bar !== lastId?.dataset.bar);
   await frame();
+  const read = (part) => performance.getEntriesByType('resource').find((r) => r.name.includes(part));
+  const events = read('/events');
   return {
+    whoamiMs: read('/whoami').responseEnd,
+    firstByteMs: events.responseStart,
+    streamEndMs: events.responseEnd,
     drawnMs: mark('agentdeck:trace-drawn'),
     completeMs: mark('agentdeck:trace-complete'),
     clickMs,
@@ -213,12 +221,17 @@ async function main() {
       'context. "Waterfall drawn" is the page\'s mark when the first bars are in the document, ' +
       '"all events drawn" when the last event is folded into the timeline and the waterfall ' +
       '(the page is interactive: the stream is read to its end), both from navigation start ' +
-      '(goal: under 1 s); "open a model request" is a click on its bar until its messages are ' +
+      '(goal: under 1 s); where the time goes: when the page had run its modules and read ' +
+      "`/whoami`, and the event stream's first and last bytes. " +
+      '"Open a model request" is a click on its bar until its messages are ' +
       'on screen, "scroll to the end" the waterfall scrolled to its last row until it is drawn.',
     '',
     ...table(
       ['measure', 'median', 'max'],
       [
+        ['modules run (`/whoami` read)', ...ms((l) => l.whoamiMs)],
+        ['events: first byte', ...ms((l) => l.firstByteMs)],
+        ['events: last byte', ...ms((l) => l.streamEndMs)],
         ['waterfall drawn', ...ms((l) => l.drawnMs)],
         ['all events drawn', ...ms((l) => l.completeMs)],
         ['open a model request', ...ms((l) => l.clickMs)],

@@ -3,7 +3,7 @@
  * `service-serve` processes and the scripted model server: a run appears in the list without
  * a reload, its timeline fills while it streams and a reload mid-run loses nothing, filters
  * and paging, pause then resume, cancel, the inbox answering a waiting workflow, queued runs
- * (ui-queue-tests.ts), the API-key
+ * (ui-queue-tests.ts), the trace waterfall (ui-trace-tests.ts), the API-key
  * prompt, and read-only mode. Every test fails on a console error it did not expect.
  * Screenshots of each page go to build/screenshots/ui-*.png (docs/ under
  * `npm run docs:screenshots`).
@@ -26,6 +26,7 @@ import { killServers, type ServerProcess, startServer } from '../support/server-
 import { runStatus, waitFor } from '../support/studio-pages.js';
 import { inboxTests } from './ui-inbox-tests.js';
 import { queueTests } from './ui-queue-tests.js';
+import { traceTests } from './ui-trace-tests.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PROJECT = join(ROOT, 'test/fixtures/ui/.agentdeck');
@@ -44,6 +45,7 @@ let readOnlyServer: ServerProcess;
 let keyed: ServerProcess; // SERVICE_API_KEYS set
 let readOnly: string; // SERVICE_UI=read-only
 let bookerLog: string;
+const dirs = new Map<ServerProcess, string>(); // each server's directory: its SQLite log
 
 async function serve(env: Record<string, string>): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-ui-'));
@@ -58,6 +60,7 @@ async function serve(env: Record<string, string>): Promise<ServerProcess> {
     dir,
   );
   servers.push(server);
+  dirs.set(server, dir);
   await server.url;
   return server;
 }
@@ -427,6 +430,14 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
 
   inboxTests(() => ({ page, model, url, startApproval, unexpectedErrors }));
   queueTests(() => ({ page, url, unexpectedErrors }));
+  traceTests(() => ({
+    page,
+    model,
+    url,
+    storePath: join(dirs.get(served) ?? '', '.agentdeck/state.db'),
+    chat,
+    unexpectedErrors,
+  }));
 
   it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
     const server = await keyed.url;

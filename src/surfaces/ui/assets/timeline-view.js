@@ -175,6 +175,21 @@ function describe(e) {
         'muted',
         html`<p>${p.progress}${p.total === null ? '' : ` / ${p.total}`} ${p.message ?? ''}</p>`,
       ];
+    case 'model.call.started':
+      // The request in full is one click away on its bar in the trace above.
+      return [
+        html`Model request <code>${p.model ?? 'default model'}</code>`,
+        'muted',
+        html`<p class="muted">${p.messages?.length ?? 0} messages, ${p.tools?.length ?? 0} tools offered${p.detail === 'metadata' ? ' (metadata only)' : ''}</p>`,
+      ];
+    case 'model.call.completed':
+      return [
+        p.error ? html`Model request failed` : 'Model response',
+        p.error ? 'bad' : 'muted',
+        p.error
+          ? html`<pre class="json bad">${p.error}</pre>`
+          : html`<p class="muted">${p.finish_reason ?? 'no finish reason'}, ${p.input_tokens ?? '–'} tokens in, ${p.output_tokens ?? '–'} out, ${Math.round(p.latency_ms)} ms</p>`,
+      ];
     case 'artifact.created':
       return [html`Artifact <code>${p.name}</code>`, 'muted', json(p.block)];
     default:

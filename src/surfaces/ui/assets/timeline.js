@@ -108,6 +108,8 @@ const KNOWN = new Set([
   'status.reported',
   'progress.reported',
   'artifact.created',
+  'model.call.started',
+  'model.call.completed',
 ]);
 
 /** The text of content blocks (text blocks joined; other blocks are shown as JSON). */

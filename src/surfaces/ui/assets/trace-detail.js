@@ -79,6 +79,13 @@ function body(bar, events) {
   }
 }
 
+/** A cost in dollars, a small one to two significant digits (a request costs fractions of a cent). */
+export function usdText(usd) {
+  if (usd === 0) return '$0';
+  if (usd < 0.0001) return `$${usd.toPrecision(2)}`;
+  return `$${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
 /** A bar drawn from a usage report (a run recorded without its model requests). */
 function inferred(bar) {
   return html`<p class="muted">This run recorded no model requests (before they were recorded, or with the
@@ -95,7 +102,7 @@ function ModelCall({ bar, events }) {
       ${field('Model', html`<code>${request.model ?? 'default'}</code>`)}
       ${field('Finish reason', r?.finish_reason)}
       ${field('Tokens', r ? `${r.input_tokens ?? '–'} in, ${r.output_tokens ?? '–'} out` : null)}
-      ${field('Cost', typeof bar.usd === 'number' ? `$${bar.usd.toFixed(6)}` : null)}
+      ${field('Cost', typeof bar.usd === 'number' ? usdText(bar.usd) : null)}
       ${field('Latency', r ? duration(r.latency_ms) : null)}
       ${field('Provider request id', r?.provider_request_id ? html`<code>${r.provider_request_id}</code>` : null)}
     </dl>

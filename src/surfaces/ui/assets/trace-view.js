@@ -8,7 +8,7 @@
 import { snakeCase } from './child-runs.js';
 import { duration } from './format.js';
 import { linkChildRuns, traceBars } from './trace-bars.js';
-import { BarDetail } from './trace-detail.js';
+import { BarDetail, usdText } from './trace-detail.js';
 import { html, useEffect, useMemo, useRef, useState } from './vendor/preact-htm.mjs';
 
 /** Each row's height in px (trace.css `.trace-row` says the same). */
@@ -136,8 +136,7 @@ const KIND_LABELS = {
 function meta(bar, took) {
   const parts = [bar.kind === 'failure' ? bar.where : took];
   if (bar.tokens) parts.push(`${bar.tokens.input + bar.tokens.output} tok`);
-  if (typeof bar.usd === 'number')
-    parts.push(`$${bar.usd < 0.01 ? bar.usd.toFixed(4) : bar.usd.toFixed(2)}`);
+  if (typeof bar.usd === 'number') parts.push(usdText(bar.usd));
   if (bar.status === 'error' && bar.kind !== 'failure') parts.push('error');
   if (bar.status === 'cut') parts.push('stopped');
   if (bar.status === 'open') parts.push('running');
