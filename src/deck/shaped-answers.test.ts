@@ -4,16 +4,20 @@
  * and listed by `pending()` and `GET /pending`; a malformed answer is refused naming the field
  * (InvalidInputError embedded, 422 over `POST /runs/{id}/answer` and
  * `POST /workflows/{name}/{thread}/resume`), nothing is recorded, and the run still waits and
- * takes a good answer afterwards. `GET /workflows/{name}/pending` keeps its 1.2.1 body.
+ * takes a good answer afterwards; MCP's `answer_run` too (it answers through `deck.answer`).
+ * `GET /workflows/{name}/pending` keeps its 1.2.1 body.
  */
 import { END, START, StateGraph } from '@langchain/langgraph';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { openTestDeck } from '../../test/support/decks.js';
+import { openTestDeck, testDeck } from '../../test/support/decks.js';
 import { postJson } from '../../test/support/http.js';
 import { useScriptedModelServer } from '../../test/support/model-server.js';
 import { toWire } from '../core/events.js';
 import { Agent, InterruptResult, InvalidInputError, interrupt, tool, Workflow } from '../index.js';
+import { serve } from '../surfaces/http/serve.js';
 
 const modelServer = useScriptedModelServer();
 
@@ -237,5 +241,36 @@ describe('a tool approval with a reason schema', () => {
     expect(resumed?.payload).toMatchObject({
       answer: { approved: false, reason: JSON.stringify(reason) },
     });
+  });
+});
+
+describe('answer_run, the MCP surface', () => {
+  it('is refused naming the field, through deck.answer, and the run still waits', async () => {
+    const { deck } = testDeck({ workflows: [expense('expense', Decision)] });
+    await using server = await serve(deck, { host: '127.0.0.1', port: 0, handleSignals: false });
+    const first = (await deck.run(
+      'expense',
+      { amount: 7 },
+      { sessionId: 'mcp-1' },
+    )) as InterruptResult;
+    const client = new Client({ name: 'shaped-answers', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.url)));
+    try {
+      const listed = await client.callTool({ name: 'list_pending', arguments: {} });
+      expect(JSON.stringify(listed.structuredContent)).toContain('"answer_schema"');
+      const refused = await client
+        .callTool({
+          name: 'answer_run',
+          arguments: { run_id: first.runId, value: { approved: true, amount: 'seven' } },
+        })
+        .then(
+          (result) => JSON.stringify(result.content),
+          (error: Error) => error.message,
+        );
+      expect(refused).toMatch(/answer\.amount: expected number, got string/);
+      expect(await deck.status(first.runId ?? '')).toBe('waiting_human');
+    } finally {
+      await client.close();
+    }
   });
 });

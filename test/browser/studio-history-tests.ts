@@ -30,7 +30,7 @@ export function timerTests(the: () => HistoryContext) {
     const runId = response.headers.get('x-run-id') ?? '';
     await page.goto(`${example}/ui/inbox`);
     const card = page.locator(`article.card[data-run-id="${runId}"]`);
-    await card.getByLabel('Answer (JSON)').fill('{"approved": true}');
+    await card.locator('select[name="approved"]').selectOption('true');
     await card.getByRole('button', { name: 'Answer' }).click();
     const outcome = page.locator(`article.answered[data-run-id="${runId}"]`);
     await outcome.locator('.timer').waitFor();

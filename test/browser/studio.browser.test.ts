@@ -282,7 +282,8 @@ describe.skipIf(skip !== null)(`the studio ${skip ?? ''}`, () => {
         'Approve 420 EUR for Ada?',
       );
       await run.locator('g.node[data-node="approve"][data-mark="waiting"]').waitFor();
-      await run.locator('#workflow-answer').fill('{"approved": true}');
+      // A form from the question's answer schema (#41), not a JSON editor.
+      await run.locator('select[name="approved"]').selectOption('true');
       await run.getByRole('button', { name: 'Answer' }).click();
       // It sleeps on a timer until its payment time (now), then the served deck wakes it.
       await page.locator('section.followed-run[data-stands="completed"]').waitFor();

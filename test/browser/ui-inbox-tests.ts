@@ -94,6 +94,39 @@ export function inboxTests(the: () => InboxContext) {
     expect(unexpectedErrors()).toEqual([]);
   }, 40_000);
 
+  it('rejects a held call through the form of its reason schema, which a rejection must fill', async () => {
+    const { page, model, url, unexpectedErrors } = the();
+    model.push(
+      { toolCalls: [{ name: 'wire', arguments: { payee: 'eve', amount: 900 }, callId: 'call_w' }] },
+      { text: 'Not wired.' },
+    );
+    const started = await fetch(
+      `${url}/agents/wirer/chat`,
+      postJson({ session_id: 'wire-1', message: 'Wire 900 to eve' }),
+    );
+    const runId = started.headers.get('x-run-id') ?? '';
+    await started.text();
+    await page.goto(`${url}/ui/inbox`);
+    const card = page.locator(`article.card[data-run-id="${runId}"][data-call-id="call_w"]`);
+    const reason = card.getByRole('group', { name: 'Reason to reject' });
+    await reason.waitFor();
+    await card.getByRole('button', { name: 'Approve' }).waitFor();
+    // Rejecting without the required code names it, and sends nothing.
+    await card.getByRole('button', { name: 'Reject' }).click();
+    await reason.getByText('code: required').waitFor();
+    expect(await runStatus(url, runId)).toBe('waiting_human');
+    await reason.locator('select[name="code"]').selectOption({ label: 'fraud' });
+    await reason.locator('input[name="note"]').fill('unknown payee');
+    await card.getByRole('button', { name: 'Reject' }).click();
+    const outcome = page.locator(
+      `article.answered[data-run-id="${runId}"][data-outcome="completed"]`,
+    );
+    await outcome.waitFor({ timeout: 15_000 });
+    expect(await outcome.textContent()).toContain('You rejected wire');
+    expect(JSON.stringify(model.requests.at(-1)?.body)).toContain('unknown payee');
+    expect(unexpectedErrors()).toEqual([]);
+  }, 40_000);
+
   it('approves a held call and rejects the next with a reason from the inbox, with buttons', async () => {
     const { page, model, url, unexpectedErrors } = the();
     const refund = (order: string, amount: number, callId: string) => ({

@@ -1,6 +1,6 @@
 /**
  * A human-approval workflow with a timer: an expense above 100 EUR waits for a manager's
- * answer (`interrupt`); once approved, payment is scheduled `payInSeconds` later
+ * answer (`interrupt`, whose answer must be `{ approved: boolean }`); once approved, payment is scheduled `payInSeconds` later
  * (`sleepUntil`: a served deck wakes it at its time; an embedded one on `deck.tick()`), then
  * marked paid.
  */
@@ -18,6 +18,8 @@ const Expense = z.object({
 });
 type Expense = z.infer<typeof Expense>;
 
+const Decision = z.object({ approved: z.boolean().describe('Pay the expense?') });
+
 export default new Workflow({
   name: 'expense-approval',
   state: Expense,
@@ -26,10 +28,12 @@ export default new Workflow({
     new StateGraph(state)
       .addNode('approve', (s: Expense) => {
         if (s.amount <= 100) return { approved: true };
-        // Runs again when the answer comes: nothing above this line has side effects.
-        const answer = interrupt<{ approved: boolean }>({
-          question: `Approve ${s.amount} EUR for ${s.employee}?`,
-        });
+        // Runs again when the answer comes: nothing above this line has side effects. The
+        // answer's shape is checked (a 422 names a wrong field) and the inbox shows it as a form.
+        const answer = interrupt<{ approved: boolean }>(
+          { question: `Approve ${s.amount} EUR for ${s.employee}?` },
+          { answer: Decision },
+        );
         return { approved: answer.approved };
       })
       .addNode('schedule', (s: Expense) => ({
