@@ -114,6 +114,7 @@ export function evalsTests(the: () => EvalsContext) {
     await form.getByRole('alert').filter({ hasText: 'Settings are not JSON' }).waitFor();
     await form.getByLabel('Model settings (JSON)').fill('{"temperature": 0}');
     await form.getByRole('checkbox', { name: /exact/ }).check();
+    await form.getByLabel('Concurrency (optional)').fill('2');
     await form.getByRole('button', { name: 'Start experiment' }).click();
     await form.getByRole('status').filter({ hasText: 'Started baseline' }).waitFor();
     // The list follows it until it completes.
@@ -184,8 +185,21 @@ export function evalsTests(the: () => EvalsContext) {
     await page.screenshot({ path: screenshotPath('ui-evals-compare.png'), fullPage: true });
 
     // An item's run is an ordinary run: its link opens it, with its score among its events.
+    const runB = (i: number) => b.results[i]?.run_id ?? '';
     await items.nth(0).locator('td[data-side="b"] a[href^="/ui/runs/"]').click();
     await page.locator('[data-kind="score.recorded"]').waitFor();
+
+    // Deleted after a confirmation: the list no longer has it; the runs stay.
+    await page.goto(`${url}/ui/evals/datasets/${dataset}`);
+    await page.getByRole('button', { name: 'Delete dataset' }).click();
+    await page
+      .getByRole('dialog', { name: `Delete the dataset ${dataset}?` })
+      .getByRole('button', { name: 'Delete dataset' })
+      .click();
+    await page.waitForURL(`${url}/ui/evals`);
+    await page.getByText('No datasets yet.').waitFor();
+    expect((await fetch(`${url}/evals/datasets/${dataset}`)).status).toBe(404);
+    expect((await fetch(`${url}/runs/${runB(0)}`)).status).toBe(200);
     expect(unexpectedErrors()).toEqual([]);
   }, 60_000);
 }

@@ -1,7 +1,8 @@
 /**
  * The evals pages' plain module (assets/evals-compare.js, run by the browser as is): two
  * experiments paired item by item, the summary's deltas and which side did better, the body
- * a "Run experiment" form sends, and how inputs and outputs read.
+ * a "Run experiment" form sends, how inputs and outputs read; and the evals pages' addresses
+ * (assets/evals-routes.js).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -17,6 +18,7 @@ import {
   variantText,
   versus,
 } from './assets/evals-compare.js';
+import { datasetHref, evalsRoute } from './assets/evals-routes.js';
 
 const result = (item: string, output: string, scores: ItemResult['scores'], extra = {}) =>
   ({
@@ -216,6 +218,14 @@ describe('experimentBody', () => {
       field: 'settings',
       message: 'Settings must be a JSON object, like {"temperature": 0}.',
     });
+    for (const concurrency of ['0', '1.5', 'two']) {
+      expect(experimentBody({ ...form, concurrency }).error).toEqual({
+        field: 'concurrency',
+        message: 'Concurrency is a whole number of runs, 1 or more.',
+      });
+    }
+    expect(experimentBody({ ...form, concurrency: '4' }).body?.concurrency).toBe(4);
+    expect(experimentBody({ ...form, concurrency: '' }).body).not.toHaveProperty('concurrency');
   });
 });
 
@@ -257,5 +267,19 @@ describe('how values read', () => {
     ).toBe(
       'model gpt-b · instructions “Answer every question in French, briefl…” · settings {"temperature":0}',
     );
+  });
+});
+
+describe('the evals pages’ addresses', () => {
+  it('routes the datasets, a dataset and a comparison, names decoded', () => {
+    expect(evalsRoute('/ui/evals')).toEqual({ page: 'evals' });
+    expect(evalsRoute('/ui/evals/')).toEqual({ page: 'evals' });
+    const href = datasetHref('sums / v2');
+    expect(href).toBe('/ui/evals/datasets/sums%20%2F%20v2');
+    expect(evalsRoute(href)).toEqual({ page: 'dataset', dataset: 'sums / v2' });
+    expect(evalsRoute(`${href}/compare`)).toEqual({ page: 'compare', dataset: 'sums / v2' });
+    expect(evalsRoute('/ui/evals/datasets/')).toBeNull();
+    expect(evalsRoute('/ui/evals/datasets/a/b')).toBeNull();
+    expect(evalsRoute('/ui/runs')).toBeNull();
   });
 });

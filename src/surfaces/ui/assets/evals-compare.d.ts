@@ -69,6 +69,7 @@ export interface ExperimentForm {
   instructions?: string;
   settings?: string;
   scorers?: string[];
+  concurrency?: string | number;
 }
 
 export function pairResults(
@@ -94,7 +95,9 @@ export function itemScores(
 }[];
 export function experimentBody(
   form: ExperimentForm,
-): { body: Record<string, unknown>; error?: never } | { error: { field: string; message: string } };
+):
+  | { body: Record<string, unknown>; error?: never }
+  | { error: { field: string; message: string }; body?: never };
 export function shown(value: unknown): string;
 export function scoreText(value: unknown): string;
 export function deltaText(delta: number | null, unit?: (size: number) => string): string;

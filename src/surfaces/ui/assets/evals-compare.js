@@ -99,11 +99,13 @@ export function itemScores(row, names) {
 
 /**
  * The body of `POST /evals/experiments` from the form's fields, or `{ error: { field,
- * message } }` naming what to fix: a target is needed, and the settings must be a JSON object.
+ * message } }` naming what to fix: a target is needed, the settings must be a JSON object and
+ * the concurrency a whole number of runs.
  * Empty fields are left out (the agent's own model, instructions and settings apply).
  */
 export function experimentBody(form) {
-  const { dataset, targetType, target, name, model, instructions, settings, scorers } = form;
+  const { dataset, targetType, target, name, model, instructions, settings, scorers, concurrency } =
+    form;
   if (!target) {
     return { error: { field: 'target', message: `Choose the ${targetType} to run.` } };
   }
@@ -131,6 +133,18 @@ export function experimentBody(form) {
   }
   if (Object.keys(variant).length > 0) body.variant = variant;
   if (scorers?.length) body.scorers = [...scorers];
+  if (concurrency !== undefined && String(concurrency).trim() !== '') {
+    const n = Number(concurrency);
+    if (!Number.isInteger(n) || n < 1) {
+      return {
+        error: {
+          field: 'concurrency',
+          message: 'Concurrency is a whole number of runs, 1 or more.',
+        },
+      };
+    }
+    body.concurrency = n;
+  }
   return { body };
 }
 

@@ -116,6 +116,7 @@ function RunExperiment({ dataset, onStarted }) {
     instructions: '',
     settings: '',
     scorers: [],
+    concurrency: '',
   });
   const [problem, setProblem] = useState(null); // { field, message }
   const [started, setStarted] = useState(null);
@@ -197,6 +198,11 @@ function RunExperiment({ dataset, onStarted }) {
           <textarea name="settings" rows="2" class="mono" value=${form.settings} onInput=${set('settings')}
             placeholder='{"temperature": 0}' aria-invalid=${problem?.field === 'settings'}
             aria-describedby=${described('settings')}></textarea>${error('settings')}</label>
+        <label class="field">Concurrency (optional)
+          <input name="concurrency" type="number" min="1" step="1" value=${form.concurrency}
+            onInput=${set('concurrency')} placeholder="the service's default"
+            aria-invalid=${problem?.field === 'concurrency'} aria-describedby=${described('concurrency')} />
+          ${error('concurrency')}</label>
         <fieldset class="scorers"><legend>Scorers</legend>
           ${
             scorers === null

@@ -2,14 +2,16 @@
  * The datasets (`/ui/evals`: `GET /evals/datasets`) and one dataset's page
  * (`/ui/evals/datasets/<name>`): its experiments with "Run experiment" and "Compare"
  * (evals-experiments.js), then its items, each with its input, its reference and the run it
- * was made from. Datasets are made from runs on the runs page (dataset-picker.js).
+ * was made from; "Delete dataset" after a confirmation. Datasets are made from runs on the
+ * runs page (dataset-picker.js).
  */
-import { api } from './api.js';
+import { api, can } from './api.js';
 import { shown } from './evals-compare.js';
 import { ExperimentsSection } from './evals-experiments.js';
 import { datasetHref } from './evals-routes.js';
 import { shortId, when } from './format.js';
-import { html, useEffect, useState } from './vendor/preact-htm.mjs';
+import { navigate } from './nav.js';
+import { html, useEffect, useRef, useState } from './vendor/preact-htm.mjs';
 
 export function DatasetsPage() {
   const [datasets, setDatasets] = useState(null);
@@ -73,7 +75,8 @@ export function DatasetPage({ dataset }) {
   return html`
     <section class="page evals dataset">
       <p class="crumbs"><a href="/ui/evals">Datasets</a> /</p>
-      <h1>${dataset}</h1>
+      <div class="page-head"><h1>${dataset}</h1>
+        ${detail && can('run') ? html`<${DeleteDataset} dataset=${dataset} items=${detail.items.length} />` : null}</div>
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       ${
         detail
@@ -115,6 +118,52 @@ function Items({ items }) {
           }</td></tr>`,
       )}</tbody>
     </table></div>`
+    }
+  `;
+}
+
+/** "Delete dataset", after a confirmation: its items go; its experiments' runs stay recorded. */
+function DeleteDataset({ dataset, items }) {
+  const [asking, setAsking] = useState(false);
+  const [problem, setProblem] = useState(null);
+  const dialog = useRef(null);
+  useEffect(() => {
+    if (asking) dialog.current?.showModal();
+  }, [asking]);
+  const remove = async (event) => {
+    event.preventDefault();
+    try {
+      await api(`/evals/datasets/${encodeURIComponent(dataset)}`, { method: 'DELETE' });
+      navigate('/ui/evals');
+    } catch (error) {
+      setProblem(error.message);
+    }
+  };
+  const back = () => {
+    setAsking(false);
+    setProblem(null);
+  };
+  return html`
+    <button type="button" class="danger" onClick=${() => setAsking(true)}>Delete dataset</button>
+    ${
+      asking
+        ? html`<dialog ref=${dialog} class="confirm" aria-labelledby="delete-title"
+        onCancel=${(event) => {
+          event.preventDefault();
+          back();
+        }}>
+        <form method="dialog" onSubmit=${remove}>
+          <h2 id="delete-title">Delete the dataset ${dataset}?</h2>
+          <p class="muted">Its ${items} item${items === 1 ? '' : 's'} go with it. The runs it was
+            made from, and its experiments' runs, stay recorded.</p>
+          ${problem ? html`<p class="error" role="alert">${problem}</p>` : null}
+          <div class="buttons">
+            <button type="button" onClick=${back}>Back</button>
+            <button type="submit" class="danger" autofocus>Delete dataset</button>
+          </div>
+        </form>
+      </dialog>`
+        : null
     }
   `;
 }

@@ -63,6 +63,7 @@ export function RunsPage({ search }) {
   const [, tick] = useState(0);
   const details = useRef(new Map()); // run_id -> last_seq whose detail was read
   const [selected, setSelected] = useState([]); // run ids ticked for a dataset
+  useEffect(() => setSelected([]), [key]); // another filter: the ticks were for the old list
   const toggle = (runId) =>
     setSelected((ids) =>
       ids.includes(runId) ? ids.filter((id) => id !== runId) : [...ids, runId],
