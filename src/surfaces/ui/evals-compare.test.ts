@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   deltaText,
+  differs,
   type ExperimentDetail,
   experimentBody,
   type ItemResult,
@@ -171,6 +172,30 @@ describe('itemScores', () => {
         delta: null,
         better: null,
       },
+    ]);
+  });
+});
+
+describe('differs', () => {
+  it('keeps an item whose value or pass/fail differs, or that one side lacks', () => {
+    const rows = pairResults(
+      experiment('a', [
+        result('same', 'x', { exact: pass(1), judge: pass(0.5) }),
+        result('value', 'x', { exact: pass(1), judge: pass(0.5) }),
+        result('verdict', 'x', { exact: { value: 1, passed: true, comment: null } }),
+        result('only-a', 'x', { exact: pass(1) }),
+      ]),
+      experiment('b', [
+        result('same', 'y', { exact: pass(1), judge: pass(0.5) }),
+        result('value', 'y', { exact: pass(1), judge: pass(0.6) }),
+        result('verdict', 'y', { exact: { value: 1, passed: false, comment: null } }),
+      ]),
+    );
+    const names = ['exact', 'judge'];
+    expect(rows.filter((row) => differs(row, names)).map((row) => row.item_id)).toEqual([
+      'value',
+      'verdict',
+      'only-a',
     ]);
   });
 });

@@ -10,6 +10,7 @@
 import { api } from './api.js';
 import {
   deltaText,
+  differs,
   itemScores,
   pairResults,
   scorerNames,
@@ -126,8 +127,8 @@ function Summary({ a, b }) {
     <div class="table-wrap"><table class="run-table eval-table compare-summary" aria-labelledby="summary-title">
       <caption id="summary-title">Summary</caption>
       <thead><tr><th scope="col">Measure</th>
-        <th scope="col" class="num">A: ${a.name}<br /><span class="muted variant">${a.target.name} · ${variantText(a.variant)}</span></th>
-        <th scope="col" class="num">B: ${b.name}<br /><span class="muted variant">${b.target.name} · ${variantText(b.variant)}</span></th>
+        <th scope="col" class="num">A: ${a.name}<br /><span class="muted variant">${a.target?.name} · ${variantText(a.variant)}</span></th>
+        <th scope="col" class="num">B: ${b.name}<br /><span class="muted variant">${b.target?.name} · ${variantText(b.variant)}</span></th>
         <th scope="col" class="num">B − A</th></tr></thead>
       <tbody>
         ${summary.scorers.map((s) =>
@@ -161,17 +162,21 @@ function Summary({ a, b }) {
 }
 
 function Items({ a, b }) {
-  const rows = pairResults(a, b);
+  const [onlyDiffering, setOnlyDiffering] = useState(false);
+  const all = pairResults(a, b);
   const names = scorerNames(a, b);
+  const rows = onlyDiffering ? all.filter((row) => differs(row, names)) : all;
   return html`
-    <h2 id="items">Items <span class="muted count">${rows.length}</span></h2>
+    <div class="page-head"><h2 id="items">Items <span class="muted count">${onlyDiffering ? `${rows.length} of ${all.length}` : all.length}</span></h2>
+      <label class="find"><input type="checkbox" checked=${onlyDiffering}
+        onChange=${(e) => setOnlyDiffering(e.currentTarget.checked)} /> Only the items whose scores differ</label></div>
     <div class="table-wrap"><table class="run-table eval-table compare-items" aria-labelledby="items">
       <thead><tr><th scope="col" class="num">#</th><th scope="col">Input and reference</th>
         <th scope="col">A: ${a.name}</th><th scope="col">B: ${b.name}</th></tr></thead>
-      <tbody>${rows.map((row, index) => {
+      <tbody>${rows.map((row) => {
         const scores = itemScores(row, names);
         return html`<tr key=${row.item_id} data-item-id=${row.item_id}>
-          <td class="num">${index + 1}</td>
+          <td class="num">${all.indexOf(row) + 1}</td>
           <td><pre class="value">${shown(row.input)}</pre>
             <div class="muted small">reference</div>
             <pre class="value reference">${shown(row.reference) || '–'}</pre></td>

@@ -93,6 +93,7 @@ export function itemScores(
   delta: number | null;
   better: 'a' | 'b' | null;
 }[];
+export function differs(row: Pair, names: string[]): boolean;
 export function experimentBody(
   form: ExperimentForm,
 ):

@@ -98,6 +98,19 @@ export function itemScores(row, names) {
 }
 
 /**
+ * Whether an item came out differently on the two sides: a scorer's value or pass/fail
+ * differs, or one side has no result for it. What "only the items that differ" keeps.
+ */
+export function differs(row, names) {
+  if (!row.a || !row.b) return true;
+  return names.some((name) => {
+    const a = row.a.scores?.[name];
+    const b = row.b.scores?.[name];
+    return (a?.value ?? null) !== (b?.value ?? null) || (a?.passed ?? null) !== (b?.passed ?? null);
+  });
+}
+
+/**
  * The body of `POST /evals/experiments` from the form's fields, or `{ error: { field,
  * message } }` naming what to fix: a target is needed, the settings must be a JSON object and
  * the concurrency a whole number of runs.

@@ -71,7 +71,7 @@ export function ExperimentsSection({ dataset }) {
             <td><input type="checkbox" checked=${picked.includes(e.id)}
               aria-label=${`Compare ${e.name}`} onChange=${() => toggle(e.id)} /></td>
             <td>${e.name}</td>
-            <td>${e.target.name} <span class="muted">${e.target.type}</span></td>
+            <td>${e.target?.name} <span class="muted">${e.target?.type}</span></td>
             <td class="variant">${variantText(e.variant)}</td>
             <td><span class=${`status s-${e.status}`}>${e.status}</span></td>
             <td class="num"><${Progress} experiment=${e} /></td>
