@@ -2,7 +2,7 @@
  * A dataset's experiments (`GET /evals/experiments?dataset=`), newest first: name, target,
  * variant, status, progress (done of items), the mean of each scorer, cost and median
  * latency; read again every 2 s while one is running, so a started experiment's progress
- * moves until it completes. Two ticked experiments open the comparison. "Run experiment"
+ * moves until it completes (every 10 s otherwise). Two ticked experiments open the comparison. "Run experiment"
  * (for a caller who may start runs) sends `POST /evals/experiments` with the variant and
  * the scorers `GET /evals/scorers` lists.
  */
@@ -14,6 +14,8 @@ import { navigate } from './nav.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
 const REFRESH_MS = 2000;
+/** With none running, read now and then: an experiment started elsewhere (the CLI) shows up. */
+const IDLE_REFRESH_MS = 10_000;
 
 export function ExperimentsSection({ dataset }) {
   const [experiments, setExperiments] = useState(null);
@@ -33,10 +35,11 @@ export function ExperimentsSection({ dataset }) {
         })
         .catch((e) => live && e.status !== 401 && setError(e.message));
     load();
-    const timer = running ? setInterval(() => document.hidden || load(), REFRESH_MS) : null;
+    const every = running ? REFRESH_MS : IDLE_REFRESH_MS;
+    const timer = setInterval(() => document.hidden || load(), every);
     return () => {
       live = false;
-      if (timer) clearInterval(timer);
+      clearInterval(timer);
     };
   }, [dataset, running, reads]);
 
