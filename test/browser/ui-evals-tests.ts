@@ -74,10 +74,16 @@ export function evalsTests(the: () => EvalsContext) {
     await tick(source[2] as string);
     await page.getByRole('button', { name: 'Add to dataset' }).click();
     const more = page.getByRole('dialog', { name: 'Add 1 run to a dataset' });
+    // A name already taken is refused (409): the dialog stays, with the API's reason.
+    await more.getByLabel('Name').fill(dataset);
+    await more.getByRole('button', { name: 'Add to dataset' }).click();
+    await more.getByRole('alert').waitFor();
+    expect(await more.getByRole('alert').textContent()).toContain(dataset);
     await more.getByLabel('An existing dataset').check();
     await more.locator('select[name="dataset"]').selectOption(dataset);
     await more.getByRole('button', { name: 'Add to dataset' }).click();
     await added.filter({ hasText: `Added 1 item to ${dataset} (3 in all).` }).waitFor();
+    expect(unexpectedErrors([/status of 409/])).toEqual([]);
 
     const detail = (await (await fetch(`${url}/evals/datasets/${dataset}`)).json()) as {
       items: { input: unknown; reference: unknown; run_id: string }[];
