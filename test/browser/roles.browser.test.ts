@@ -94,6 +94,9 @@ describe.skipIf(skip !== null)(`the inspector by role ${skip ?? ''}`, () => {
     await signIn(READER);
     await page.locator(`a[href="/ui/runs/${runId}"]`).first().waitFor();
     expect(await page.locator('header .mode').textContent()).toBe('read-only');
+    // No run can be ticked into a dataset (that needs `run`).
+    expect(await page.getByRole('checkbox').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Add to dataset' }).count()).toBe(0);
     await page.goto(`${url}/ui/runs/${runId}`);
     await page.locator('[data-kind="run.interrupted"]').waitFor();
     for (const name of ['Cancel', 'Pause', 'Resume']) {

@@ -3,7 +3,8 @@
  * `service-serve` processes and the scripted model server: a run appears in the list without
  * a reload, its timeline fills while it streams and a reload mid-run loses nothing, filters
  * and paging, pause then resume, cancel, the inbox answering a waiting workflow, queued runs
- * (ui-queue-tests.ts), the trace waterfall (ui-trace-tests.ts), the API-key
+ * (ui-queue-tests.ts), the trace waterfall (ui-trace-tests.ts), datasets from selected
+ * runs and two experiments compared (ui-evals-tests.ts), the API-key
  * prompt, and read-only mode. Every test fails on a console error it did not expect.
  * Screenshots of each page go to build/screenshots/ui-*.png (docs/ under
  * `npm run docs:screenshots`).
@@ -24,6 +25,7 @@ import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
 import { runStatus, waitFor } from '../support/studio-pages.js';
+import { evalsTests } from './ui-evals-tests.js';
 import { inboxTests } from './ui-inbox-tests.js';
 import { queueTests } from './ui-queue-tests.js';
 import { traceTests } from './ui-trace-tests.js';
@@ -168,10 +170,10 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     await page.locator(`tr[data-run-id="${runId}"][data-status="running"]`).waitFor();
     await ended;
     await page.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
-    expect(await row(runId).locator('td').nth(2).textContent()).toBe('helper');
-    expect(await row(runId).locator('td').nth(3).textContent()).toBe('live-list');
+    expect(await row(runId).locator('td').nth(3).textContent()).toBe('helper');
+    expect(await row(runId).locator('td').nth(4).textContent()).toBe('live-list');
     // Tokens come from the run's detail (the scripted usage: 10 in, 5 out).
-    await waitFor(async () => (await row(runId).locator('td').nth(6).textContent()) === '15');
+    await waitFor(async () => (await row(runId).locator('td').nth(7).textContent()) === '15');
     expect(
       await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument),
     ).toBe(true);
@@ -438,6 +440,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     chat,
     unexpectedErrors,
   }));
+  evalsTests(() => ({ page, model, url, chat, unexpectedErrors }));
 
   it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
     const server = await keyed.url;

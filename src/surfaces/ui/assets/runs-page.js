@@ -6,7 +6,8 @@
  * Filters (status, origin, session) live in the URL, so a reload or a shared link keeps
  * them. Tokens and cost come from each run's detail, read again only when its `last_seq` moved.
  */
-import { api, query } from './api.js';
+import { api, can, query } from './api.js';
+import { AddToDataset } from './dataset-picker.js';
 import { cost, runDuration, STATUSES, shortId, statusLabel, tokens, when } from './format.js';
 import { navigate } from './nav.js';
 import { html, useEffect, useLayoutEffect, useRef, useState } from './vendor/preact-htm.mjs';
@@ -61,6 +62,12 @@ export function RunsPage({ search }) {
   useEffect(() => setSessionDraft(filters.session_id), [filters.session_id]);
   const [, tick] = useState(0);
   const details = useRef(new Map()); // run_id -> last_seq whose detail was read
+  const [selected, setSelected] = useState([]); // run ids ticked for a dataset
+  useEffect(() => setSelected([]), [key]); // another filter: the ticks were for the old list
+  const toggle = (runId) =>
+    setSelected((ids) =>
+      ids.includes(runId) ? ids.filter((id) => id !== runId) : [...ids, runId],
+    );
 
   useEffect(() => {
     read('/health')
@@ -169,7 +176,9 @@ export function RunsPage({ search }) {
         </label>
       </form>
       ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : null}
-      <${RunTable} rows=${rows} usage=${usage} loading=${state.rows === null} />
+      ${can('run') && rows.length > 0 ? html`<${AddToDataset} runIds=${selected} onClear=${() => setSelected([])} />` : null}
+      <${RunTable} rows=${rows} usage=${usage} loading=${state.rows === null}
+        selected=${can('run') ? selected : null} onToggle=${toggle} />
       <div class="pager">
         ${
           state.next
@@ -211,7 +220,7 @@ function RunSearch() {
   `;
 }
 
-function RunTable({ rows, usage, loading }) {
+function RunTable({ rows, usage, loading, selected, onToggle }) {
   if (loading) return html`<p class="muted table-placeholder">Loading runs…</p>`;
   if (rows.length === 0) return html`<p class="muted table-placeholder">No runs yet.</p>`;
   return html`
@@ -219,6 +228,7 @@ function RunTable({ rows, usage, loading }) {
       <table class="run-table">
         <thead>
           <tr>
+            ${selected ? html`<th class="c-pick"><span class="visually-hidden">Select</span></th>` : null}
             <th class="c-status">Status</th><th class="c-id">Run</th><th>Origin</th>
             <th class="opt">Session / thread</th><th class="c-time opt">Started</th>
             <th class="num">Duration</th><th class="num opt">Tokens</th><th class="num opt">Cost</th>
@@ -228,6 +238,12 @@ function RunTable({ rows, usage, loading }) {
           ${rows.map(
             (run) => html`
             <tr key=${run.run_id} data-run-id=${run.run_id} data-status=${run.status}>
+              ${
+                selected
+                  ? html`<td class="c-pick"><input type="checkbox" checked=${selected.includes(run.run_id)}
+                  aria-label=${`Select run ${shortId(run.run_id)}`} onChange=${() => onToggle(run.run_id)} /></td>`
+                  : null
+              }
               <td><span class="status s-${run.status}">${statusLabel(run.status)}</span></td>
               <td class="mono"><a href=${`/ui/runs/${encodeURIComponent(run.run_id)}`}
                 title=${run.run_id}>${shortId(run.run_id)}</a></td>
