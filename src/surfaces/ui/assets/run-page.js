@@ -70,7 +70,9 @@ export function RunPage({ runId }) {
         entries: events.reduce(fold, t.entries),
         events: t.events.concat(events),
       }));
-      if (events.some((event) => CHANGES_HEADER.test(event.kind))) readHeader();
+      // A catch-up's usage reports change nothing the first read of the header did not see.
+      const changes = catchingUp ? /^run\./ : CHANGES_HEADER;
+      if (events.some((event) => changes.test(event.kind))) readHeader();
     };
     const stop = followEvents(
       runId,
