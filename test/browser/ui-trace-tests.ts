@@ -6,7 +6,9 @@
  * settings) and received. That second part reads a run whose `model.call.*` events this file
  * appends to the server's SQLite log itself, each value stored once per run as the recording
  * does: the turns the engine plays record no model request yet (another change of #41 adds
- * that recording, and then this part can read the first run's own requests).
+ * that recording, and then this part can read the first run's own requests). Last, a long run
+ * (appended too): only the waterfall's rows in view are in the document, and the timeline
+ * shows its first and last entries, the rest a click away.
  */
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import { SqliteEventStore } from '../../src/stores/sqlite/index.js';
 import { run, sleep } from '../../src/testing/event-store-events.js';
 import type { ScriptedModelServer } from '../../src/testing/index.js';
 import { screenshotPath } from '../support/browser.js';
+import { waitFor } from '../support/studio-pages.js';
 
 export interface TraceContext {
   page: Page;
@@ -243,6 +246,50 @@ export function traceTests(the: () => TraceContext) {
       JSON.stringify({ city: 'Paris' }, null, 2),
       '"sunny"',
     ]);
+    expect(unexpectedErrors()).toEqual([]);
+  }, 30_000);
+
+  it('opens a long run with only the rows in view: the waterfall virtualised, the timeline by its ends', async () => {
+    const { page, url, storePath, unexpectedErrors } = the();
+    const r = run({ origin: 'helper', sessionId: 'trace-long' });
+    const e = (kind: string, payload: unknown) => ({ ...r, kind, payload }) as NewEvent;
+    const store = new SqliteEventStore({ path: storePath });
+    try {
+      await store.append([
+        e('run.started', { invocableType: 'agent', input: [new TextBlock('Book 300 rooms')] }),
+        ...Array.from({ length: 300 }, (_, i) => [
+          e('tool.call.started', { callId: `c${i}`, name: 'book', arguments: { room: i } }),
+          e('tool.call.completed', {
+            callId: `c${i}`,
+            name: 'book',
+            output: `room ${i}`,
+            error: null,
+          }),
+        ]).flat(),
+        e('run.completed', { output: [new TextBlock('Booked.')], usage: null }),
+      ]);
+    } finally {
+      await store.close();
+    }
+    await page.goto(`${url}/ui/runs/${r.runId}`);
+    await page.locator('[data-kind="run.completed"]').waitFor();
+    const box = page.locator('.trace-rows');
+    expect(await box.getAttribute('data-rows')).toBe('301');
+    expect(await box.locator('.trace-row').count()).toBeLessThan(30);
+    await box.evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
+    await page.locator('.trace-row[data-bar="tool-c299"]').waitFor();
+    expect(await page.locator('.trace-row[data-bar="tool-c0"]').count()).toBe(0);
+    // 302 entries: the first 150 and the last 100, the 52 between a click away.
+    expect(await page.locator('.timeline > li.entry').count()).toBe(250);
+    await page.getByRole('button', { name: 'Show 52 more of the 52 entries in between' }).click();
+    await waitFor(async () => (await page.locator('.timeline > li.entry').count()) === 302);
+    expect(await page.locator('.entry-gap').count()).toBe(0);
+    const seqs = await page
+      .locator('.timeline > li.entry')
+      .evaluateAll((entries) => entries.map((entry) => Number((entry as HTMLElement).dataset.seq)));
+    expect(seqs).toEqual([0, ...Array.from({ length: 300 }, (_, i) => 1 + 2 * i), 601]);
     expect(unexpectedErrors()).toEqual([]);
   }, 30_000);
 }

@@ -112,4 +112,13 @@ describe('the timeline fold', () => {
     expect(entries[1]?.payload).toEqual({ anything: [1, 2] });
     expect(entries.flatMap((e) => e.events)).toEqual(events);
   });
+
+  it('knows a model request and its response (#41): entries of their own, their payloads kept', () => {
+    const entries = foldAll([
+      event('model.call.started', { call_id: 'mc-1', model: 'gpt-4o-mini', messages: ['v:1'] }),
+      event('model.call.completed', { call_id: 'mc-1', finish_reason: 'stop', error: null }),
+    ]);
+    expect(entries.map((e) => e.type)).toEqual(['model.call.started', 'model.call.completed']);
+    expect(entries[0]?.payload).toMatchObject({ model: 'gpt-4o-mini' });
+  });
 });

@@ -70,7 +70,9 @@ export function RunPage({ runId }) {
         entries: events.reduce(fold, t.entries),
         events: t.events.concat(events),
       }));
-      if (events.some((event) => CHANGES_HEADER.test(event.kind))) readHeader();
+      // A catch-up's usage reports change nothing the first read of the header did not see.
+      const changes = catchingUp ? /^run\./ : CHANGES_HEADER;
+      if (events.some((event) => changes.test(event.kind))) readHeader();
     };
     const stop = followEvents(
       runId,
@@ -101,7 +103,7 @@ export function RunPage({ runId }) {
       <${RunHeader} run=${run} started=${started} stream=${stream} children=${children} />
       ${run ? html`<${RunActions} run=${run} events=${timeline.events} />` : null}
       ${run && started.invocable_type === 'workflow' ? html`<h2>Graph</h2><${WorkflowGraph} workflow=${run.origin} events=${timeline.events} />` : null}
-      <h2>Trace</h2><${Trace} events=${timeline.events} children=${children} />
+      <h2>Trace</h2><${Trace} key=${runId} events=${timeline.events} children=${children} />
       <h2>Timeline <span class="muted count">${timeline.events.length} events</span></h2>
       <${Timeline} entries=${timeline.entries} />
     </section>
