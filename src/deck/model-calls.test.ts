@@ -282,5 +282,9 @@ describe('model calls, by setting and outcome', () => {
     );
     const missing = await app.request('/runs/no-such-run/model-calls');
     expect(missing.status).toBe(404);
+    // Pruned with the run: its events were all there was.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await deck.prune({ olderThanMs: 0 });
+    expect((await app.request(`/runs/${runId}/model-calls`)).status).toBe(404);
   });
 });

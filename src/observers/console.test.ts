@@ -32,6 +32,13 @@ describe('ConsoleObserver', () => {
     expect(quiet.lines.some((l) => l.includes('usage.reported ScriptedModel in=10 out=5'))).toBe(
       true,
     );
+    // What the model saw, in a line each: the request's size, then how it ended.
+    expect(
+      quiet.lines.some((l) => l.includes('model.call.started ScriptedModel messages=1 tools=0')),
+    ).toBe(true);
+    expect(quiet.lines.some((l) => /model\.call\.completed - in=10 out=5 [\d.]+ms/.test(l))).toBe(
+      true,
+    );
     expect(quiet.lines.at(-1)).toMatch(/#\d+ run.completed\n$/);
     expect(quiet.lines.some((l) => l.includes('text.delta'))).toBe(false);
     // deck.run asks the model for the whole reply: one delta ('Hello'), not one per chunk.

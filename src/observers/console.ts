@@ -75,6 +75,16 @@ function summary(event: Event): string {
       return event.payload.reason ?? '';
     case 'status.reported':
       return `${event.payload.level}: ${event.payload.message}`;
+    case 'model.call.started': {
+      const { model, messages, tools } = event.payload;
+      return `${model ?? '?'} messages=${messages.length} tools=${tools.length}`;
+    }
+    case 'model.call.completed': {
+      const { error, finishReason, inputTokens, outputTokens, latencyMs } = event.payload;
+      return error
+        ? `error: ${error} (${latencyMs}ms)`
+        : `${finishReason ?? '-'} in=${inputTokens ?? '?'} out=${outputTokens ?? '?'} ${latencyMs}ms`;
+    }
     default:
       return '';
   }

@@ -75,13 +75,16 @@ export class ModelCallLog {
     const callId = `${this.runId}:c${this.#calls}`;
     this.#calls += 1;
     const parts = sent ? wireParts(sent, request) : engineParts(request);
+    // The engine's items of a session's history are the same objects from request to request
+    // (and turn to turn, where the session keeps them parsed): their digests are kept. A body
+    // the client was handed is built anew for each request, so its items are digested afresh.
+    const known = sent ? undefined : KNOWN_DIGESTS;
     const values: Record<string, unknown> = {};
     const digestOf = (value: unknown): string => {
-      const json = canonicalJson(value);
-      const digest = `v:${createHash('sha256').update(json).digest('hex').slice(0, 12)}`;
+      const digest = digestOfValue(value, known);
       if (this.#full && !this.#stored.has(digest)) {
         this.#stored.add(digest);
-        values[digest] = JSON.parse(json);
+        values[digest] = JSON.parse(JSON.stringify(value) ?? 'null');
       }
       return digest;
     };
@@ -196,6 +199,19 @@ function engineParts(request: ModelRequest): RequestParts {
 /** `value` as JSON would keep it (no `undefined`, no functions), a copy. */
 function plain(value: object): Record<string, unknown> {
   return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+}
+
+/** Digests of objects the engine shares between requests (its history items), by identity. */
+const KNOWN_DIGESTS = new WeakMap<object, string>();
+
+/** `v:` and the first 12 hex of the SHA-256 of `value`'s canonical JSON. */
+export function digestOfValue(value: unknown, known?: WeakMap<object, string>): string {
+  const shared = known && typeof value === 'object' && value !== null ? value : null;
+  const cached = shared ? known?.get(shared) : undefined;
+  if (cached) return cached;
+  const digest = `v:${createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 12)}`;
+  if (shared) known?.set(shared, digest);
+  return digest;
 }
 
 /**
