@@ -93,6 +93,11 @@ describe('a failed run over HTTP', () => {
     expect(runId).toBe(waiting);
     expect(failed).toMatchObject({ node: 'settle', input: { amount: 500, approved: true } });
     expect(logged.join('\n')).toMatch(/settleClaim \(.*failed-runs\.test\.ts/);
+    // The same through POST /runs/{run_id}/answer.
+    const again = await app.request('/workflows/claims?thread_id=c-2', postJson({ amount: 700 }));
+    const second = again.headers.get('x-run-id') ?? '';
+    const viaRuns = await app.request(`/runs/${second}/answer`, postJson({ value: false }));
+    expect((await expectNamedFailure(viaRuns, eventStore)).runId).toBe(second);
   });
 
   it('a JSON agent turn ended by a tool: 500 naming the run, the tool and stack in the log', async () => {
