@@ -23,7 +23,7 @@ import {
 import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
-import { runStatus, waitFor } from '../support/studio-pages.js';
+import { runStatus, screenshotFromTop, waitFor } from '../support/studio-pages.js';
 import { inboxTests } from './ui-inbox-tests.js';
 import { queueTests } from './ui-queue-tests.js';
 
@@ -371,6 +371,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(await stack.locator('pre').textContent()).toMatch(
       /RangeError: cannot post a negative amount[\s\S]*postEntry[\s\S]*ledger/,
     );
+    await screenshotFromTop(page, screenshotPath('ui-run-failure.png'));
     expect(unexpectedErrors([/status of 500/])).toEqual([]);
   }, 30_000);
 
