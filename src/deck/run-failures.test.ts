@@ -2,8 +2,9 @@
  * Failures that explain themselves (#41), through the deck and the real engines: a workflow
  * node that throws records the node, the state it was given and a stack naming the node's
  * file, on a thread or not; an agent turn ended by a tool (its approval policy threw, or the
- * model called a tool the agent does not have) names the tool and the call's arguments, over
- * the real OpenAI client path (the scripted model server).
+ * model called a tool the agent does not have, a workflow tool whose child run failed on its
+ * context) names the tool and the call's arguments, over the real OpenAI client path (the
+ * scripted model server).
  */
 import { END, START, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { z } from 'zod';
 import { openTestDeck } from '../../test/support/decks.js';
 import { useScriptedModelServer } from '../../test/support/model-server.js';
 import type { EventOf } from '../core/events.js';
-import { Agent, tool, Workflow } from '../index.js';
+import { Agent, tool, typeParameter, Workflow, withContext } from '../index.js';
 
 const modelServer = useScriptedModelServer();
 
@@ -113,5 +114,44 @@ describe('an agent turn ended by a tool', () => {
       input: { order: 'A1' },
     });
     expect(failed.stack).toMatch(/^ModelBehaviorError: Tool refund not found/);
+  });
+
+  it('names a workflow tool whose child run failed the turn, the child naming its node', async () => {
+    class Calendar {}
+    class Clock {}
+    const Plan = z.object({ day: z.string() });
+    const plan = new Workflow({
+      name: 'plan',
+      state: Plan,
+      graph: (state) =>
+        new StateGraph(state)
+          .addNode(
+            'book',
+            withContext(typeParameter('T', Calendar), () => ({})),
+          )
+          .addEdge(START, 'book')
+          .addEdge('book', END),
+    });
+    const planner = new Agent({ name: 'Planner', instructions: 'Plan.', tools: [plan] });
+    const { deck, eventStore } = await openTestDeck({
+      context: Clock,
+      agents: [planner],
+      workflows: [plan],
+    });
+    modelServer().push({ toolCalls: [{ name: 'plan', arguments: { day: 'friday' } }] });
+    await expect(
+      deck.run('Planner', 'Plan Friday', { runId: 'r-child', context: new Clock() }),
+    ).rejects.toThrow(/requires a context of type parameter T extends Calendar/);
+    const failed = await failedEvent((id) => eventStore.read(id), 'r-child');
+    expect(failed).toMatchObject({
+      errorType: 'ContextTypeError',
+      tool: 'plan',
+      input: { day: 'friday' },
+    });
+    expect(failed.node).toBeUndefined();
+    const [child] = await eventStore.listRuns({ origin: 'plan' });
+    const childFailed = await failedEvent((id) => eventStore.read(id), child?.runId ?? '');
+    expect(childFailed).toMatchObject({ errorType: 'ContextTypeError', node: 'book' });
+    expect(childFailed.tool).toBeUndefined();
   });
 });

@@ -68,8 +68,12 @@ function summary(event: Event): string {
       const { model, inputTokens, outputTokens, usd } = event.payload;
       return `${model ?? '?'} in=${inputTokens} out=${outputTokens}${usd === null ? '' : ` $${usd}`}`;
     }
-    case 'run.failed':
-      return `${event.payload.errorType}: ${event.payload.message}`;
+    case 'run.failed': {
+      const { errorType, message, node, tool } = event.payload;
+      const where =
+        node !== undefined ? ` (node ${node})` : tool !== undefined ? ` (tool ${tool})` : '';
+      return `${errorType}${where}: ${message}`;
+    }
     case 'run.cancelled':
     case 'run.paused':
       return event.payload.reason ?? '';

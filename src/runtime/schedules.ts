@@ -16,6 +16,7 @@ import type { AgentDefinition } from '../authoring/agent-definition.js';
 import type { Schedule } from '../authoring/schedule.js';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { ConflictError, errorMessage, NotFoundError } from '../core/errors.js';
+import { stackOf } from '../core/failure-details.js';
 import { log } from '../core/log.js';
 import type { RunStatus } from '../core/status.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
@@ -298,7 +299,10 @@ export function scheduleParts(deps: {
         try {
           while (!step.done) step = await events.next();
         } catch (error) {
-          log.error(`[agentdeck] scheduled run '${runId}' failed: ${errorMessage(error)}`);
+          const stack = stackOf(error);
+          log.error(
+            `[agentdeck] scheduled run '${runId}' failed: ${errorMessage(error)}${stack ? `\n${stack}` : ''}`,
+          );
         }
       })();
     },

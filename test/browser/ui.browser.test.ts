@@ -2,9 +2,9 @@
  * The run inspector (`/ui`) in a real Chromium (Playwright, Debian's `chromium`) against real
  * `service-serve` processes and the scripted model server: a run appears in the list without
  * a reload, its timeline fills while it streams and a reload mid-run loses nothing, filters
- * and paging, pause then resume, cancel, the inbox answering a waiting workflow, queued runs
- * (ui-queue-tests.ts), the trace waterfall (ui-trace-tests.ts), datasets from selected
- * runs and two experiments compared (ui-evals-tests.ts), the API-key
+ * and paging, pause then resume, cancel, why a run failed (#41), the inbox answering a waiting
+ * workflow, queued runs (ui-queue-tests.ts), the trace waterfall (ui-trace-tests.ts),
+ * datasets from selected runs and two experiments compared (ui-evals-tests.ts), the API-key
  * prompt, and read-only mode. Every test fails on a console error it did not expect.
  * Screenshots of each page go to build/screenshots/ui-*.png (docs/ under
  * `npm run docs:screenshots`).
@@ -24,7 +24,7 @@ import {
 import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
-import { runStatus, waitFor } from '../support/studio-pages.js';
+import { runStatus, screenshotFromTop, waitFor } from '../support/studio-pages.js';
 import { evalsTests } from './ui-evals-tests.js';
 import { inboxTests } from './ui-inbox-tests.js';
 import { queueTests } from './ui-queue-tests.js';
@@ -349,6 +349,35 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
       '"total": 270',
     );
     expect(unexpectedErrors()).toEqual([]);
+  }, 30_000);
+
+  it('shows why a workflow run without a thread failed: the node marked on its graph, its input, the stack', async () => {
+    const response = await fetch(`${url}/workflows/ledger`, postJson({ amount: -4 }));
+    expect(response.status).toBe(500);
+    const runId = response.headers.get('x-run-id') ?? '';
+    expect(await response.json()).toEqual({ detail: 'internal error', run_id: runId });
+    await page.goto(`${url}/ui/runs/${runId}`);
+    const graph = page.locator('svg.graph[data-workflow="ledger"]');
+    await graph.locator('g.node[data-node="post"][data-mark="failed"]').waitFor();
+    expect(await graph.locator('g.node[data-node="open"]').getAttribute('data-mark')).toBe('done');
+    const failure = page.getByTestId('run-failure');
+    expect(await failure.getByTestId('failure-type').textContent()).toBe('RangeError');
+    expect(await failure.getByTestId('failure-where').textContent()).toBe('post');
+    expect(await failure.getByTestId('failure-message').textContent()).toBe(
+      'cannot post a negative amount (-4)',
+    );
+    expect(JSON.parse((await failure.getByTestId('failure-input').textContent()) ?? '')).toEqual({
+      amount: -4,
+      account: 'main',
+    });
+    const stack = failure.getByTestId('failure-stack');
+    expect(await stack.locator('pre').isVisible()).toBe(false); // folded until asked for
+    await stack.locator('summary').click();
+    expect(await stack.locator('pre').textContent()).toMatch(
+      /RangeError: cannot post a negative amount[\s\S]*postEntry[\s\S]*ledger/,
+    );
+    await screenshotFromTop(page, screenshotPath('ui-run-failure.png'));
+    expect(unexpectedErrors([/status of 500/])).toEqual([]);
   }, 30_000);
 
   it('cancels a running turn after confirmation (and Back changes nothing)', async () => {

@@ -96,7 +96,7 @@ describe('POST /agents/{name}/chat', () => {
     expect(log.mock.calls.join('\n')).toContain('sk-secret-123');
   });
 
-  it('answers 500 {"detail":"internal error"} when a JSON turn fails, the message only in the log', async () => {
+  it('answers 500 {"detail":"internal error","run_id"} when a JSON turn fails, the message only in the log', async () => {
     const log = vi.fn();
     const model = new ScriptedModel([{ error: 'db password hunter2 rejected' }]);
     const { deck } = await openTestDeck({ agents: [booker(model)] });
@@ -104,7 +104,10 @@ describe('POST /agents/{name}/chat', () => {
       .app({ log })
       .request('/agents/Greeter/chat', postJson({ session_id: 's-1', message: 'x' }));
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ detail: 'internal error' });
+    // 1.2.1's body, to which #41 adds the failed run's id (and its X-Run-Id header).
+    const runId = response.headers.get('x-run-id');
+    expect(runId).toMatch(RUN_ID);
+    expect(await response.json()).toEqual({ detail: 'internal error', run_id: runId });
     expect(log.mock.calls.join('\n')).toContain('hunter2');
   });
 

@@ -13,7 +13,7 @@ import { failedRunResponse, HttpError, logRunFailure, runIdHeader, withRunId } f
 import { approvalItem, pendingToWire } from './inbox.js';
 import { route } from './routes.js';
 import { answerOf, chatUsage, drainToEnd, failureLine } from './run-results.js';
-import { ChatAnswer, ChatBody, Detail, StreamQuery } from './schemas.js';
+import { ChatAnswer, ChatBody, Detail, FailedRunDetail, StreamQuery } from './schemas.js';
 import { formatPythonFrame } from './sse.js';
 import { type FrameRenderer, streamedRun } from './stream-buffer.js';
 
@@ -54,7 +54,13 @@ export function agentRoutes(deps: HttpDeps) {
           description: 'A malformed body, `stream` or `multitask` parameter.',
           schema: Detail,
         },
-        500: { description: 'The turn failed (details in the server log).', schema: Detail },
+        500: {
+          description:
+            'The turn failed: `internal error` and its `run_id` (#41); why it failed is in the ' +
+            "server log and the run's `run.failed` event, never in this body.",
+          schema: FailedRunDetail,
+          headers: ['X-Run-Id'],
+        },
       },
       async handle({ params, body, query, request }) {
         const { deck } = deps;
@@ -85,7 +91,7 @@ export function agentRoutes(deps: HttpDeps) {
           end?.kind === 'run.completed'
             ? Response.json({ output: answerOf(end) })
             : end?.kind === 'run.failed'
-              ? failedRunResponse(end.payload, failureLine(end), deps.log)
+              ? failedRunResponse(end.payload, failureLine(end), deps.log, end.runId)
               : end?.kind === 'run.interrupted'
                 ? Response.json({ output: null, ...pendingToWire(approvalItem(end)) })
                 : Response.json({ output: null });

@@ -16,6 +16,7 @@ import {
   type StorageFullError,
   type StoreUnavailableError,
 } from '../../core/errors.js';
+import { stackOf } from '../../core/failure-details.js';
 
 /** The status of each DeckError code, when it reaches a handler before a run began. */
 const STATUS: Record<DeckErrorCode, number> = {
@@ -143,12 +144,15 @@ export function logRunFailure(
 /**
  * The JSON answer for a run that ended with `run.failed`: 503/507 with the recorded message
  * when a backend was out (a session server down mid-turn), else 500 `internal error` with
- * the failure logged (its message may hold secrets).
+ * the failure logged (its message and stack may hold secrets). With the run's id, the 500
+ * names the run (#41): `{"detail": "internal error", "run_id": "<id>"}` and `X-Run-Id`, so a
+ * caller can open the run and read why it failed (its `run.failed`) where its role allows.
  */
 export function failedRunResponse(
   failed: { errorType: string; message: string },
   logLine: string,
   log: ErrorLog,
+  runId?: string,
 ): Response {
   const outage = OUTAGE_TYPES[failed.errorType];
   logRunFailure(failed, logLine, log);
@@ -157,7 +161,28 @@ export function failedRunResponse(
       'retry-after': String(outage.retryAfter),
     });
   }
-  return detailResponse(500, INTERNAL_ERROR);
+  if (runId === undefined) return detailResponse(500, INTERNAL_ERROR);
+  return Response.json(
+    { detail: INTERNAL_ERROR, run_id: runId },
+    { status: 500, headers: { [RUN_ID_HEADER]: runId } },
+  );
+}
+
+/**
+ * The response for an error a run threw (`deck.answer()` continuing run `runId`): as
+ * {@link errorResponse}, but a 500 names the run, as {@link failedRunResponse} does, and the
+ * log line has the error's stack.
+ */
+export function runErrorResponse(error: unknown, log: ErrorLog, runId: string): Response {
+  const internal =
+    !(error instanceof HttpError) &&
+    !isBackendOutage(error) &&
+    (!isDeckError(error) || STATUS[error.code] === 500);
+  if (!internal) return errorResponse(error, log);
+  const failed = { errorType: errorTypeName(error), message: errorMessage(error) };
+  const stack = stackOf(error);
+  const line = `[agentdeck] run '${runId}' failed with ${failed.errorType}: ${failed.message}`;
+  return failedRunResponse(failed, stack ? `${line}\n${stack}` : line, log, runId);
 }
 
 /** 503 (unreachable) or 507 (full) for a backend's failure, with `Retry-After`. */

@@ -10,9 +10,9 @@ import type { Event } from '../../core/events.js';
 import { isInterrupt, type WorkflowResult } from '../../core/interrupt-result.js';
 import { answerIdOf, replayedAnswer } from '../../runtime/answer-replay.js';
 import type { HttpDeps } from './deps.js';
-import { HttpError, withRunId } from './errors.js';
+import { HttpError, runErrorResponse, withRunId } from './errors.js';
 import { route } from './routes.js';
-import { AnswerBody, Answered, Detail, Inbox } from './schemas.js';
+import { AnswerBody, Answered, Detail, FailedRunDetail, Inbox } from './schemas.js';
 import type { PendingItem, ServedDeck } from './served-deck.js';
 
 /** The wire form of an inbox item. */
@@ -83,6 +83,13 @@ export function inboxRoutes(deps: HttpDeps) {
           schema: Detail,
         },
         422: { description: 'A malformed body or answer.', schema: Detail },
+        500: {
+          description:
+            'The run failed as it went on: `internal error` and its `run_id` (#41); why is in ' +
+            "the server log and the run's `run.failed` event.",
+          schema: FailedRunDetail,
+          headers: ['X-Run-Id'],
+        },
       },
       async handle({ params, body, request }) {
         const runId = params.run_id ?? '';
@@ -119,7 +126,8 @@ export function inboxRoutes(deps: HttpDeps) {
           } catch (error) {
             // It waited a moment ago: another caller answered it meanwhile.
             if (error instanceof NotFoundError) throw new HttpError(409, errorMessage(error));
-            throw error;
+            // A failure inside the run it continued: 500 naming the run (#41), logged.
+            return runErrorResponse(error, deps.log, runId);
           }
         }
         const status = await statusAfter(deck, runId, result);

@@ -71,7 +71,14 @@ export function interruptBody(event: EventOf<'run.interrupted'> | EventOf<'run.p
   };
 }
 
-/** A run's failure, for the server log (the client sees only its type, or `internal error`). */
+/**
+ * A run's failure, for the server log (the client sees only its type, or `internal error`):
+ * the node or tool that failed, then the recorded stack on the lines after it (#41).
+ */
 export function failureLine(event: EventOf<'run.failed'>): string {
-  return `[agentdeck] run '${event.runId}' of '${event.origin}' failed with ${event.payload.errorType}: ${event.payload.message}`;
+  const { errorType, message, node, tool, stack } = event.payload;
+  const where =
+    node !== undefined ? ` in node '${node}'` : tool !== undefined ? ` in tool '${tool}'` : '';
+  const line = `[agentdeck] run '${event.runId}' of '${event.origin}' failed${where} with ${errorType}: ${message}`;
+  return stack ? `${line}\n${stack}` : line;
 }

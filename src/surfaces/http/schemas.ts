@@ -28,6 +28,13 @@ export const Detail = z
   .object({ detail: z.string() })
   .meta({ id: 'Detail', description: 'Every error body: what was wrong.' });
 
+export const FailedRunDetail = z
+  .object({ detail: z.string(), run_id: z.string().describe('The run that failed (#41).') })
+  .meta({
+    id: 'FailedRunDetail',
+    description: 'A run that failed: `internal error`, and which run.',
+  });
+
 export const ChatBody = z
   .object({
     session_id: callerId().describe(`The conversation: the same id keeps the history. ${ID_LIMIT}`),

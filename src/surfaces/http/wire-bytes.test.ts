@@ -172,3 +172,15 @@ describe('POST /workflows/{name}?stream=true, byte for byte', () => {
     expect(text).toBe('event: error\ndata: {"error": "TypeError"}\n\n');
   });
 });
+
+describe('POST /workflows/{name} of a run that fails, byte for byte', () => {
+  it("answers 500 with 1.2.1's body, to which #41 adds run_id (the X-Run-Id of the response)", async () => {
+    const { deck } = await openTestDeck({ workflows: [broken] });
+    const response = await deck
+      .app({ log: () => {} })
+      .request('/workflows/broken', postJson({ text: 'x' }));
+    expect(response.status).toBe(500);
+    const runId = response.headers.get('x-run-id');
+    expect(await response.text()).toBe(`{"detail":"internal error","run_id":"${runId}"}`);
+  });
+});

@@ -187,7 +187,10 @@ describe('POST /workflows/{name}', () => {
     const app = deck.app({ log });
     const json = await app.request('/workflows/broken', postJson({ text: 'x' }));
     expect(json.status).toBe(500);
-    expect(await json.json()).toEqual({ detail: 'internal error' });
+    // 1.2.1's body, to which #41 adds the failed run's id (and its X-Run-Id header).
+    const runId = json.headers.get('x-run-id');
+    expect(runId).toMatch(RUN_ID);
+    expect(await json.json()).toEqual({ detail: 'internal error', run_id: runId });
     const sse = await app.request('/workflows/broken?stream=true', postJson({ text: 'x' }));
     const text = await sse.text();
     expect(parseSse(text)).toEqual([{ event: 'error', data: { error: 'TypeError' } }]);

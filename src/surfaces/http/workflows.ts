@@ -15,6 +15,7 @@ import {
   HttpError,
   INTERNAL_ERROR,
   logRunFailure,
+  runErrorResponse,
   runIdHeader,
   withRunId,
 } from './errors.js';
@@ -23,6 +24,7 @@ import { route } from './routes.js';
 import { answerOf, drainToEnd, failureLine, interruptBody } from './run-results.js';
 import {
   Detail,
+  FailedRunDetail,
   InitialState,
   Interrupt,
   ResumeBody,
@@ -43,7 +45,13 @@ const errors = {
     description: 'A malformed body or state; a durable workflow without `thread_id`.',
     schema: Detail,
   },
-  500: { description: 'The run failed (details in the server log).', schema: Detail },
+  500: {
+    description:
+      'The run failed: `internal error` and its `run_id` (#41); why it failed is in the server ' +
+      "log and the run's `run.failed` event, never in this body.",
+    schema: FailedRunDetail,
+    headers: ['X-Run-Id'] as const,
+  },
 };
 
 export function workflowRoutes(deps: HttpDeps) {
@@ -104,7 +112,7 @@ export function workflowRoutes(deps: HttpDeps) {
           return Response.json(interruptBody(end), { headers: runId });
         }
         if (end?.kind === 'run.failed') {
-          return withRunId(failedRunResponse(end.payload, failureLine(end), deps.log), runId);
+          return failedRunResponse(end.payload, failureLine(end), deps.log, end.runId);
         }
         deps.log(
           `[agentdeck] workflow '${name}' ended without a result (${end?.kind ?? 'no events'})`,
@@ -175,9 +183,9 @@ export function workflowRoutes(deps: HttpDeps) {
           result = await deck.answer(item.runId, body.value, options);
         } catch (error) {
           // Refused before it continued: it stopped waiting meanwhile (404), or another caller
-          // is answering it (409). Anything else failed inside the run: 500, logged.
+          // is answering it (409). Anything else failed inside the run: 500 naming it, logged.
           if (error instanceof NotFoundError) throw notPaused;
-          throw error;
+          return runErrorResponse(error, deps.log, item.runId);
         }
         return withRunId(Response.json(resultBody(result)), item.runId);
       },

@@ -3,8 +3,9 @@
  * arrows, conditional edges dashed, and the targets LangGraph guessed (a conditional edge
  * without a path map) dotted and faint, with a note that says so. `WorkflowGraph` draws a run's workflow with where the run
  * is: nodes done (their `node.updated` events), the node waiting for an answer or a timer
- * (the thread's `next` once the run is interrupted or paused), the node that failed (the
- * thread's `next` when the run failed), updated as the run's events arrive.
+ * (the thread's `next` once the run is interrupted or paused), the node that failed (named by
+ * `run.failed`, #41, with or without a thread; else the thread's `next`), updated as the
+ * run's events arrive.
  */
 import { api } from './api.js';
 import { END, layoutGraph, START } from './graph-layout.js';
@@ -82,16 +83,18 @@ export function catalogOnce() {
 /**
  * Where a run is, from its events: the nodes it finished, and how it stands now
  * (`running`, `interrupted`, `paused`, `failed`, `completed`, `cancelled`), with the thread
- * it runs on.
+ * it runs on, and the node its `run.failed` names.
  */
 export function runProgress(events) {
   const done = new Set();
   let stands = 'running';
   let thread = null;
   let lifecycleSeq = -1;
+  let failedNode = null;
   for (const event of events) {
     const p = event.payload ?? {};
     if (event.kind === 'node.updated' && p.node) done.add(p.node);
+    if (event.kind === 'run.failed') failedNode = p.node ?? null;
     const now = {
       'run.interrupted': 'interrupted',
       'run.paused': 'paused',
@@ -107,7 +110,7 @@ export function runProgress(events) {
     if (event.kind === 'run.interrupted' && p.thread_id) thread = p.thread_id;
     if (event.kind === 'run.started') thread ??= event.session_id ?? null;
   }
-  return { done, stands, thread, lifecycleSeq };
+  return { done, stands, thread, lifecycleSeq, failedNode };
 }
 
 /**
@@ -153,7 +156,9 @@ export function WorkflowGraph({ workflow, events, threadLink = true }) {
   for (const node of progress.done) marks[node] = 'done';
   if (progress.stands === 'completed') marks[END] = 'done';
   if (progress.done.size > 0 || progress.stands !== 'running') marks[START] = 'done';
-  if (stopped && next.seq === progress.lifecycleSeq) {
+  if (progress.stands === 'failed' && progress.failedNode) {
+    marks[progress.failedNode] = 'failed';
+  } else if (stopped && next.seq === progress.lifecycleSeq) {
     for (const node of next.nodes)
       marks[node] = progress.stands === 'failed' ? 'failed' : 'waiting';
   }

@@ -12,6 +12,7 @@ import { followEvents } from './event-stream.js';
 import { cost, ENDED, runDuration, statusLabel, when } from './format.js';
 import { WorkflowGraph } from './graph-view.js';
 import { RunActions } from './run-actions.js';
+import { RunFailure } from './run-failure.js';
 import { fold } from './timeline.js';
 import { Timeline } from './timeline-view.js';
 import { Trace } from './trace-view.js';
@@ -103,6 +104,7 @@ export function RunPage({ runId }) {
       <${RunHeader} run=${run} started=${started} stream=${stream} children=${children} />
       ${run ? html`<${RunActions} run=${run} events=${timeline.events} />` : null}
       ${run && started.invocable_type === 'workflow' ? html`<h2>Graph</h2><${WorkflowGraph} workflow=${run.origin} events=${timeline.events} />` : null}
+      <${RunFailure} events=${timeline.events} />
       <h2>Trace</h2><${Trace} key=${runId} events=${timeline.events} children=${children} />
       <h2>Timeline <span class="muted count">${timeline.events.length} events</span></h2>
       <${Timeline} entries=${timeline.entries} />
