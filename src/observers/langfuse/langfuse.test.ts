@@ -149,6 +149,12 @@ describe('the Langfuse tracing observer', () => {
     }
     const outputs = generations.map((g) => g.attributes['langfuse.observation.output']);
     expect(outputs).toContain('Tuesday 9am is free.');
+    // Each generation's input is the request the model saw (its model.call.started).
+    const inputs = generations.map((g) =>
+      json(g.attributes['langfuse.observation.input'] ?? 'null'),
+    ) as Array<{ instructions: unknown; messages: unknown[] } | null>;
+    expect(inputs.map((input) => input?.messages.length)).toEqual([1, 3]);
+    expect(JSON.stringify(inputs[0]?.messages)).toContain('Book me Tuesday');
   });
 
   it('never puts the run context in a trace', async () => {

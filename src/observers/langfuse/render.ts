@@ -6,7 +6,8 @@
  *   from `run.started` to the event that ends or pauses it; a resumed segment
  *   (`run.resumed`, perhaps in another process) is a child of that root, found by id;
  * - tool calls are `tool` observations, workflow nodes `chain` observations, and each
- *   `usage.reported` a `generation` with its model, token counts and cost;
+ *   `usage.reported` a `generation` with its model, token counts and cost, and as its input
+ *   the request the model saw (`model.call.started`, when recorded with its bodies);
  * - a failed run sets level ERROR, a cancelled one WARNING, with the reason as status message.
  *
  * Times come from the events' own timestamps, so a backlog in the observer's queue does not
@@ -42,6 +43,10 @@ interface Segment {
   generation: PendingGeneration | null;
   /** Where the next generation or node starts: the last step's end. */
   boundary: Date;
+  /** The values this segment's model calls stored (`model.call.started`), by digest. */
+  values: Map<string, unknown>;
+  /** The model request whose usage comes next, rebuilt: the next generation's input. */
+  request: { instructions: unknown; messages: unknown[] } | null;
 }
 
 /** Open segments kept at most; past it the oldest (a run whose end was never seen) is closed. */
@@ -65,10 +70,27 @@ export class TraceRenderer {
     const segment = this.#segments.get(event.runId) ?? this.#open(event);
     const at = new Date(event.ts);
     switch (event.kind) {
+      case 'model.call.started': {
+        // What the model saw becomes the input of the generation its usage opens.
+        const { values, instructions, messages, detail } = event.payload;
+        for (const [digest, value] of Object.entries(values)) segment.values.set(digest, value);
+        const resolve = (digest: string) => segment.values.get(digest) ?? null;
+        segment.request =
+          detail === 'full'
+            ? {
+                instructions: instructions === null ? null : resolve(instructions),
+                messages: messages.map(resolve),
+              }
+            : null;
+        return;
+      }
       case 'usage.reported': {
         this.#settleGeneration(segment);
         const { model, inputTokens, outputTokens, totalTokens, usd } = event.payload;
+        const request = segment.request;
+        segment.request = null;
         const span = this.#child(segment, 'generation', model ?? 'model', segment.boundary, {
+          ...(request ? { input: request } : {}),
           ...(model ? { model } : {}),
           usageDetails: { input: inputTokens, output: outputTokens, total: totalTokens },
           ...(usd !== null ? { costDetails: { total: usd } } : {}),
@@ -183,6 +205,8 @@ export class TraceRenderer {
       tools: new Map(),
       generation: null,
       boundary: at,
+      values: new Map(),
+      request: null,
     };
     this.#segments.set(event.runId, segment);
     if (this.#segments.size > MAX_OPEN_SEGMENTS) {
