@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { openTestDeck } from '../../test/support/decks.js';
 import { heldShipping } from '../../test/support/held-tool.js';
 import { useScriptedModelServer } from '../../test/support/model-server.js';
-import { Agent, InterruptResult, tool, Workflow } from '../index.js';
+import { Agent, InterruptResult, modelCallsOf, tool, Workflow } from '../index.js';
 
 const modelServer = useScriptedModelServer();
 
@@ -91,6 +91,15 @@ describe.each([
     expect(kinds.at(-1)).toBe('run.completed');
     const resumed = (await eventStore.read(first.runId)).find((e) => e.kind === 'run.resumed');
     expect(resumed?.payload).toMatchObject({ answer: { approved: true, reason: null } });
+    // What the model saw, across the approval: the continued segment's request is recorded
+    // as sent, numbered after the first, its values resolved from the first segment's events.
+    const calls = modelCallsOf(await eventStore.read(first.runId));
+    expect(calls.map((c) => c.callId)).toEqual([`${first.runId}:c0`, `${first.runId}:c1`]);
+    const body = modelServer().requests[1]?.body;
+    expect(calls[1]?.tools).toEqual(body.tools);
+    expect(calls[1]?.messages).toEqual(
+      useResponses === 'true' ? body.input : body.messages.slice(1),
+    );
     modelServer().assertConsumed();
   });
 
