@@ -363,6 +363,7 @@ export class Runtime implements RunPlayer {
         : options.queued?.continueThread
           ? { continue: true }
           : { input: state },
+      ...(options.fromCheckpoint ? { begins: state } : {}),
       ...(options.queued?.retry ? { retry: options.queued.retry } : {}),
       settings,
       context: options.context,
