@@ -22,6 +22,7 @@ import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
 import type { AppOptions } from './options.js';
+import { replayRoutes } from './replays.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
@@ -59,6 +60,7 @@ export function createApp<C>(
       ...controlRoutes(deps),
       ...inboxRoutes(deps),
       ...runRoutes(deps),
+      ...replayRoutes(deps),
       ...backgroundRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
