@@ -26,6 +26,7 @@ import { killServers, type ServerProcess, startServer } from '../support/server-
 import { runStatus, waitFor } from '../support/studio-pages.js';
 import { inboxTests } from './ui-inbox-tests.js';
 import { queueTests } from './ui-queue-tests.js';
+import { replayTests } from './ui-replay-tests.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PROJECT = join(ROOT, 'test/fixtures/ui/.agentdeck');
@@ -427,6 +428,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
 
   inboxTests(() => ({ page, model, url, startApproval, unexpectedErrors }));
   queueTests(() => ({ page, url, unexpectedErrors }));
+  replayTests(() => ({ page, model, url, unexpectedErrors }));
 
   it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
     const server = await keyed.url;
