@@ -3,7 +3,9 @@
  * session a replay plays on is seeded with it, so the model is sent the same history. Two
  * sources, the most faithful first:
  * - the turn's first recorded model request (`model.call.started`, with `detail: 'full'`):
- *   the exact input items the model saw (after the history policy), up to the turn's message;
+ *   the input items the model saw (after the history policy) up to the turn's message, as
+ *   the session keeps them (the instructions and reasoning items left out; a request holding
+ *   an item of another shape falls back to the log);
  * - else the session's earlier agent runs in the event log, oldest first: each run's input as
  *   a user message, then its replies (`message.completed`) and its tool calls and results in
  *   the order they were recorded. Reasoning items, provider item ids and anything the engine
@@ -44,21 +46,84 @@ export async function historyBefore(
 
 /**
  * The items of the turn's first model request before its own message, when that request was
- * recorded with its bodies (every value of a run's first request is in its own `values`).
+ * recorded with its bodies (every value of a run's first request is in its own `values`) and
+ * each item is one this module can give the session again; `null` sends the caller to the log.
  */
 function requestedHistory(events: readonly Event[]): AgentInputItem[] | null {
   const first = events.find((e) => e.kind === 'model.call.started');
   if (first?.kind !== 'model.call.started') return null;
   const request: ModelCallStarted = first.payload;
   if (request.detail !== 'full') return null;
-  const items: AgentInputItem[] = [];
+  const sent: unknown[] = [];
   for (const digest of request.messages) {
     if (!(digest in request.values)) return null;
-    items.push(request.values[digest] as AgentInputItem);
+    sent.push(request.values[digest]);
   }
   // The turn's message is the last user item; everything before it is history.
-  const lastUser = items.findLastIndex((item) => (item as { role?: unknown }).role === 'user');
-  return lastUser < 0 ? null : items.slice(0, lastUser);
+  const lastUser = sent.findLastIndex((item) => (item as { role?: unknown }).role === 'user');
+  if (lastUser < 0) return null;
+  const names = new Map<string, string>();
+  const items: AgentInputItem[] = [];
+  for (const item of sent.slice(0, lastUser)) {
+    const known = sessionItemOf(item as Record<string, unknown>, names);
+    if (known === null) return null;
+    if (known !== 'skip') items.push(known);
+  }
+  return items;
+}
+
+/**
+ * A sent input item as the session keeps it: messages, and function calls and their results
+ * in either the engine's form (`callId`) or the Responses API's (`call_id`). System and
+ * developer messages are the instructions (a variant replaces them) and reasoning items are
+ * the provider's own: both `skip`. Anything else: `null`.
+ */
+function sessionItemOf(
+  item: Record<string, unknown>,
+  names: Map<string, string>,
+): AgentInputItem | 'skip' | null {
+  const { type, role } = item;
+  if (type === 'reasoning' || role === 'system' || role === 'developer') return 'skip';
+  if ((type === undefined || type === 'message') && role === 'user') {
+    return { type: 'message', role: 'user', content: item.content } as AgentInputItem;
+  }
+  if ((type === undefined || type === 'message') && role === 'assistant') {
+    const { content } = item;
+    const parts = typeof content === 'string' ? [{ type: 'output_text', text: content }] : content;
+    if (!Array.isArray(parts)) return null;
+    return {
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: parts,
+    } as AgentInputItem;
+  }
+  const callId = item.callId ?? item.call_id;
+  if (typeof callId !== 'string') return null;
+  if (type === 'function_call' && typeof item.name === 'string') {
+    names.set(callId, item.name);
+    const args =
+      typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {});
+    return { type: 'function_call', callId, name: item.name, arguments: args, status: 'completed' };
+  }
+  if (type === 'function_call_result' || type === 'function_call_output') {
+    const output = item.output as { type?: unknown; text?: unknown } | unknown;
+    const text =
+      typeof output === 'object' &&
+      output !== null &&
+      (output as { type?: unknown }).type === 'text'
+        ? String((output as { text?: unknown }).text ?? '')
+        : outputText(output);
+    const name = typeof item.name === 'string' ? item.name : (names.get(callId) ?? '');
+    return {
+      type: 'function_call_result',
+      callId,
+      name,
+      status: 'completed',
+      output: { type: 'text', text },
+    };
+  }
+  return null;
 }
 
 /** The agent runs of the source's session recorded before it, oldest first. */

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { collect, openTestDeck } from '../../test/support/decks.js';
 import { useScriptedModelServer } from '../../test/support/model-server.js';
-import { Agent, tool, Workflow } from '../index.js';
+import { Agent, TextBlock, tool, Workflow } from '../index.js';
 
 const modelServer = useScriptedModelServer();
 
@@ -107,6 +107,62 @@ describe('deck.replay()', () => {
     // The source's session is as it was; the replay's holds the history, the turn and its reply.
     expect(await session.getItems()).toEqual(before);
     expect(await deck.sessionFor(replay.sessionId as string).getItems()).toHaveLength(6);
+  });
+
+  it("sends the history the source turn's recorded model request held, when it was recorded", async () => {
+    const { deck, eventStore } = await openTestDeck({ agents: [clerk()], workflows: [noop] });
+    // A turn as the model-request recording keeps it: its first request's items, by digest.
+    const sent = [
+      { role: 'system', content: 'Count.' },
+      { role: 'user', content: 'What is 2+2?' },
+      { type: 'function_call', call_id: 'c1', name: 'add', arguments: '{"a":2,"b":2}' },
+      { type: 'function_call_output', call_id: 'c1', output: '4' },
+      { role: 'assistant', content: 'It is 4.' },
+      { role: 'user', content: 'And 3+3?' },
+    ];
+    const values = Object.fromEntries(sent.map((item, i) => [`v:${i}`, item]));
+    const identity = {
+      runId: 'run-recorded',
+      sessionId: 's-rec',
+      namespace: null,
+      origin: 'Clerk',
+    };
+    await eventStore.append([
+      {
+        ...identity,
+        kind: 'run.started',
+        payload: { invocableType: 'agent', input: [new TextBlock('And 3+3?')] },
+      },
+      {
+        ...identity,
+        kind: 'model.call.started',
+        payload: {
+          callId: 'm1',
+          model: 'gpt-source',
+          settings: {},
+          instructions: null,
+          tools: [],
+          messages: Object.keys(values),
+          values,
+          detail: 'full',
+        },
+      },
+      {
+        ...identity,
+        kind: 'run.completed',
+        payload: { output: [new TextBlock('6')], usage: null },
+      },
+    ]);
+    modelServer().push({ text: 'six' });
+    const replay = await deck.replay('run-recorded', { variant: { model: 'gpt-other' } });
+    expect(replay).toMatchObject({ status: 'completed', output: 'six', history: 'model-request' });
+    expect(inputTexts(modelServer().requests.at(-1)?.body)).toEqual([
+      'What is 2+2?',
+      'call add',
+      'result "4"',
+      'It is 4.',
+      'And 3+3?',
+    ]);
   });
 
   it('replays a failed turn, and refuses what it cannot replay, naming why', async () => {
