@@ -101,6 +101,12 @@ describe('deck.fork()', () => {
     await refused(deck.fork('nope', 'cats'), 'not_found', /no workflow 'nope'/);
     await refused(deck.fork('scratch', 'cats'), 'conflict', /'scratch' is not durable/);
     await refused(deck.checkpoints('article', 'mice'), 'not_found', /no thread 'mice'/);
+    // Another tenant's thread reads as an unknown one.
+    await refused(
+      deck.fork('article', 'cats', { namespace: 'acme' }),
+      'not_found',
+      /no thread 'cats'/,
+    );
     await refused(
       deck.fork('article', 'cats', { checkpointId: 'nope' }),
       'not_found',

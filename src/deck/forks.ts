@@ -19,7 +19,7 @@ import { InterruptResult } from '../core/interrupt-result.js';
 import type { RunStatus } from '../core/status.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import type { RunPlayer } from '../runtime/run-player.js';
-import { checkSessionTenant } from '../runtime/tenant-scope.js';
+import { sessionIsElsewhere } from '../runtime/tenant-scope.js';
 import type {
   ThreadCheckpoint,
   WorkflowEngine,
@@ -72,8 +72,13 @@ export async function listCheckpoints(
   { namespace }: { namespace?: string | undefined } = {},
 ): Promise<ThreadCheckpoint[]> {
   const workflow = forkable(parts, workflows, name);
-  await checkSessionTenant(parts.store, checkId('threadId', threadId), namespace);
-  const listed = await (parts.workflowEngine.checkpoints?.(workflow, threadId) ?? []);
+  // Another tenant's thread reads as an unknown one.
+  const elsewhere =
+    namespace !== undefined &&
+    (await sessionIsElsewhere(parts.store, checkId('threadId', threadId), namespace));
+  const listed = elsewhere
+    ? []
+    : await (parts.workflowEngine.checkpoints?.(workflow, threadId) ?? []);
   if (listed.length === 0) {
     throw new NotFoundError(`workflow '${name}' has no thread '${threadId}' with checkpoints`);
   }
