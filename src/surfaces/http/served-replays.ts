@@ -7,9 +7,13 @@ import type { DerivedFrom } from '../../core/event-kinds.js';
 import type { InterruptResult } from '../../core/interrupt-result.js';
 import type { RunStatus } from '../../core/status.js';
 import type { ThreadCheckpoint } from '../../runtime/workflow-engine.js';
-import type { Scoped } from './served-deck.js';
 
 export type { ThreadCheckpoint };
+
+/** Whose runs a call reaches (served-deck.ts's `Scoped`, repeated: that file imports this one). */
+interface Scoped {
+  namespace?: string;
+}
 
 /** A replay's changes: another model, other instructions, other model settings. */
 export interface ServedVariant {
