@@ -123,6 +123,7 @@ export type {
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
 export { Deck, type DeckState } from './deck/deck.js';
+export type { ForkOptions, ForkResult } from './deck/forks.js';
 export type {
   AnswerOptions,
   ControlOptions,
@@ -134,6 +135,7 @@ export type {
   TenantOption,
 } from './deck/options.js';
 export type { PendingItem } from './deck/pending.js';
+export type { ReplayOptions, ReplayResult } from './deck/replays.js';
 export type { ScheduleHandle } from './deck/schedule-ops.js';
 export {
   type InterruptOptions,
@@ -164,4 +166,4 @@ export type { RunOptions } from './runtime/run-player.js';
 export type { FireOutcome, ScheduleStatus } from './runtime/schedules.js';
 export type { TickOutcome } from './runtime/timers.js';
 export type { TurnResult } from './runtime/turn-result.js';
-export type { DueThread, WorkflowState } from './runtime/workflow-engine.js';
+export type { DueThread, ThreadCheckpoint, WorkflowState } from './runtime/workflow-engine.js';

@@ -43,9 +43,11 @@ import { answerRun, dropReturn, turnOf } from './answers.js';
 import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
+import { closeParts } from './close-parts.js';
 import { checkCatalogContext } from './context-check.js';
 import { closedError, drainDeck } from './drain.js';
 import { type DeckEnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
+import { type ForkOptions, type ForkResult, forkThread, listCheckpoints } from './forks.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { whenFree } from './multitask.js';
 import { type OpenParts, openParts } from './open-parts.js';
@@ -60,6 +62,7 @@ import type {
 } from './options.js';
 import { type PendingItem, pendingRuns } from './pending.js';
 import { projectDeckOptions } from './project.js';
+import { type ReplayOptions, type ReplayResult, replayRun } from './replays.js';
 import {
   checkSchedules,
   checkScheduleTargets,
@@ -245,27 +248,7 @@ export class Deck<C = unknown> {
       await Promise.all([this.#engine?.close(), this.#workflowEngine?.close(), this.#mcp?.close()]);
       return;
     }
-    try {
-      await this.#closeParts(parts);
-    } finally {
-      this.#restoreLogger?.();
-    }
-  }
-
-  async #closeParts(parts: OpenParts): Promise<void> {
-    // Stops the background work, and records the cancelled turns' ends, which observers still get.
-    await parts.runtime.close();
-    const results = await Promise.allSettled([
-      parts.engine.close(),
-      this.#workflowEngine?.close(),
-      parts.checkpointer.close(),
-      this.#mcp?.close(),
-      parts.observers.close(),
-      parts.sessions?.close(),
-      parts.ownsStore ? parts.store.close() : undefined,
-    ]);
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    await closeParts(parts, this.#workflowEngine, this.#mcp).finally(() => this.#restoreLogger?.());
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -477,6 +460,21 @@ export class Deck<C = unknown> {
     const unknown = `no run '${runId}' in the event log; nothing to ${verb}`;
     await mustReach(store, runId, options.namespace, unknown);
     return runtime.requestControl(checkId('runId', runId), verb, options.reason ?? null);
+  }
+
+  /** Play agent run `runId`'s turn again as a new, linked run with a variant (deck/replays.ts). */
+  replay(runId: string, options: ReplayOptions<C> = {}): Promise<ReplayResult> {
+    return replayRun({ ...this.#parts('replay'), agents: this.agents }, runId, options);
+  }
+
+  /** A durable workflow thread's checkpoints, newest first (deck/forks.ts). */
+  checkpoints(name: string, threadId: string, options: TenantOption = {}) {
+    return listCheckpoints(this.#parts('checkpoints'), this.workflows, name, threadId, options);
+  }
+
+  /** A new thread from a checkpoint of `threadId`, its state maybe edited, played on (forks.ts). */
+  fork(name: string, threadId: string, options: ForkOptions<C> = {}): Promise<ForkResult> {
+    return forkThread(this.#parts('fork'), this.workflows, name, threadId, options);
   }
 
   /** Let the runs playing here end until `deadlineMs` (epoch ms), then hand the rest over (drain.ts). */

@@ -39,6 +39,8 @@ export interface OpenParts {
   ownsStore: boolean;
   sessions: SessionBackend | null;
   engine: OpenAIAgentsEngine;
+  /** The workflow engine (its checkpoints, for a fork: deck/forks.ts). */
+  workflowEngine: LangGraphEngine;
   checkpointer: OpenCheckpointer;
   observers: ObserverSet;
   /** This open deck's metrics (`GET /metrics`). */
@@ -139,6 +141,7 @@ export async function openParts(request: OpenRequest): Promise<OpenParts> {
     ownsStore,
     sessions,
     engine,
+    workflowEngine,
     checkpointer,
     observers,
     sessionFor,

@@ -59,6 +59,11 @@ export interface StartOptions<C = unknown> extends RunOptions<C> {
    * workflow goes on from its thread's last checkpoint rather than its initial state.
    */
   queued?: { retry?: { attempt: number; reason: string }; continueThread?: boolean };
+  /**
+   * A workflow run that goes on from its thread's latest checkpoint (a fork's copy, #41),
+   * with this state update applied first, rather than from its input (still recorded).
+   */
+  fromCheckpoint?: { update?: Record<string, unknown> };
 }
 
 /** How a paused run is continued: the context is passed again; the resume request it answers. */

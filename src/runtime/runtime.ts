@@ -359,7 +359,12 @@ export class Runtime implements RunPlayer {
     const outcome = yield* playWorkflowSegment(this.#workflowDeps(), {
       workflow,
       threadId: sessionId ?? runId,
-      start: options.queued?.continueThread ? { continue: true } : { input: state },
+      start: options.fromCheckpoint
+        ? { continue: true, ...options.fromCheckpoint }
+        : options.queued?.continueThread
+          ? { continue: true }
+          : { input: state },
+      ...(options.fromCheckpoint ? { begins: state } : {}),
       ...(options.queued?.retry ? { retry: options.queued.retry } : {}),
       settings,
       context: options.context,

@@ -91,6 +91,22 @@ interface KnownPauses {
   open?: readonly OpenPause[];
 }
 
+/** One checkpoint of a durable thread (#41): where a fork or a re-run may start from. */
+export interface ThreadCheckpoint {
+  /** The engine's id of the checkpoint. */
+  id: string;
+  /** Its step: 0 before the thread's first node ran, one more per step after. */
+  step: number;
+  /** The nodes whose step wrote it (the previous checkpoint's next ones); `[]` for the first. */
+  writtenBy: string[];
+  /** The nodes that run when the thread goes on from it; `[]` where the graph ended. */
+  next: string[];
+  /** When it was written (ISO 8601 UTC). */
+  createdAt: string;
+  /** The state's values at this checkpoint. */
+  values: WorkflowState;
+}
+
 /** A thread whose timer is due. */
 export interface DueThread {
   workflow: string;
@@ -132,6 +148,23 @@ export interface WorkflowEngine {
    * plays again from its initial state).
    */
   canContinue?(workflow: WorkflowDefinition, threadId: string): Promise<boolean>;
+  /**
+   * A durable workflow's thread's checkpoints (#41), newest first; `[]` for an unknown thread.
+   * Absent: the engine keeps no history (a fork is refused).
+   */
+  checkpoints?(workflow: WorkflowDefinition, threadId: string): Promise<ThreadCheckpoint[]>;
+  /**
+   * Copy checkpoint `checkpointId` of a durable workflow's thread `threadId` to the new thread
+   * `toThreadId` (#41), as its only checkpoint: a `{ continue: true }` segment on that thread
+   * then runs the checkpoint's next nodes. The source thread is not changed. NotFoundError for
+   * an unknown checkpoint; ConflictError when `toThreadId` has a checkpoint already.
+   */
+  copyCheckpoint?(
+    workflow: WorkflowDefinition,
+    threadId: string,
+    checkpointId: string,
+    toThreadId: string,
+  ): Promise<ThreadCheckpoint>;
   /** Threads of durable workflows whose `sleepUntil()` time is at or before `now`. */
   dueThreads(now: Date): Promise<DueThread[]>;
   /** The earliest wake-up time of a durable workflow's sleeping thread (ISO 8601 UTC), or `null`. */

@@ -68,6 +68,11 @@ export interface WorkflowSegmentRequest {
    * refused; see workflow-resume.ts): the segment records its completion without the engine.
    */
   ended?: WorkflowState;
+  /**
+   * A fork's run (#41): it continues its thread's copied checkpoint, yet begins the run with
+   * `run.started` recording this state as its input.
+   */
+  begins?: WorkflowState;
   /** The thread's graph changed since it paused (#42): recorded on `run.resumed`. */
   graphChange?: GraphChange | null;
 }
@@ -178,13 +183,14 @@ export async function* playWorkflowSegment(
   request: WorkflowSegmentRequest,
 ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
   const { identity, workflow, threadId, start } = request;
+  const initial = 'input' in start ? start.input : request.begins;
   const first: EventDraft =
-    'input' in start && !request.retry
+    initial !== undefined && !request.retry
       ? {
           kind: 'run.started',
           payload: {
             invocableType: 'workflow',
-            input: [new DataBlock(start.input)],
+            input: [new DataBlock(initial)],
             ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
             ...request.trigger,
           },

@@ -30,7 +30,8 @@ describeAgentEngineContract('ScriptedAgentEngine', {
 
 describeWorkflowEngineContract('ScriptedWorkflowEngine', {
   create: (scenario) => {
-    const workflow = scriptedWorkflow('contract', { durable: scenario === 'timer' });
+    const durable = scenario === 'timer' || scenario === 'checkpoints';
+    const workflow = scriptedWorkflow('contract', { durable });
     const engine = new ScriptedWorkflowEngine({
       contract: {
         steps: [
@@ -41,6 +42,13 @@ describeWorkflowEngineContract('ScriptedWorkflowEngine', {
         timer: [{ node: 'wait', sleepUntil: WORKFLOW_CONTRACT.wakeAt, update: { woke: true } }],
         hang: [{ node: 'wait', hang: true }],
         fail: [{ node: 'boom', fail: new Error(WORKFLOW_CONTRACT.failure) }],
+        checkpoints: [
+          { node: 'first', update: { a: 1 } },
+          {
+            node: 'second',
+            updateFrom: (state: Record<string, unknown>) => ({ b: Number(state.a) * 10 }),
+          },
+        ],
       }[scenario],
     });
     engine.compile(workflow);

@@ -9,7 +9,7 @@
  * `agentdeck/testing`.
  */
 import type { GraphBuilder, WorkflowDefinition } from '../authoring/workflow-definition.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, ConflictError, NotFoundError } from '../core/errors.js';
 import type { EventDraft } from '../core/events.js';
 import { timerPayload } from '../core/wakeups.js';
 import type {
@@ -17,6 +17,7 @@ import type {
   OpenPause,
   SegmentEnd,
   SegmentRequest,
+  ThreadCheckpoint,
   WorkflowEngine,
   WorkflowState,
 } from '../runtime/workflow-engine.js';
@@ -45,6 +46,8 @@ export interface ScriptedNode {
   custom?: unknown;
   /** What the node writes to the state, recorded as its `node.updated`. @default {} */
   update?: WorkflowState;
+  /** What the node writes, worked out from the state it is given (after `update`). */
+  updateFrom?: (state: WorkflowState) => WorkflowState;
 }
 
 /** A node stopped before it ran, for a pause request (the real engine's NodeBoundaryPause). */
@@ -61,6 +64,8 @@ interface Thread {
   endedAt?: string;
   /** Resume values received for pauses of the node at `next`, by pause id. */
   answers: Map<string, unknown>;
+  /** Its checkpoints, oldest first: one before its first node, one after each node (#41). */
+  history: ThreadCheckpoint[];
 }
 
 /** A workflow definition for the scripted engine (no graph: the script is the engine's). */
@@ -87,6 +92,8 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
   readonly #definitions = new Map<string, WorkflowDefinition>();
   readonly #threads = new Map<string, Thread>();
   #closed = false;
+  /** Checkpoints made so far, for their ids. */
+  #checkpoints = 0;
 
   constructor(scripts: Record<string, readonly ScriptedNode[]>) {
     this.#scripts = new Map(Object.entries(scripts));
@@ -120,13 +127,18 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
         next: 0,
         open: [],
         answers: new Map(),
+        history: thread?.history ?? [],
       };
       this.#threads.set(key, thread);
+      this.#checkpoint(thread, nodes, []);
     } else if (!thread || thread.next >= nodes.length) {
       throw new Error(
         `ScriptedWorkflowEngine: thread '${threadId}' of '${workflow.name}' has nothing to continue`,
       );
+    } else if ('continue' in start) {
+      Object.assign(thread.state, start.update);
     } else if ('resume' in start) {
+      Object.assign(thread.state, start.update);
       for (const [id, value] of Object.entries(start.resume)) {
         if (!thread.open.some((pause) => pause.id === id)) continue;
         thread.answers.set(id, value);
@@ -143,7 +155,10 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
       if (node.fail !== undefined) {
         throw node.fail instanceof Error ? node.fail : new Error(String(node.fail));
       }
-      const update: WorkflowState = { ...node.update };
+      const update: WorkflowState = {
+        ...node.update,
+        ...node.updateFrom?.({ ...thread.state, ...node.update }),
+      };
       if (node.interrupt !== undefined) {
         const id = `${key}#${index}:ask`;
         if (!thread.answers.has(id)) {
@@ -169,6 +184,7 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
       Object.assign(thread.state, update);
       thread.next = index + 1;
       thread.answers.clear();
+      this.#checkpoint(thread, nodes, [node.node]);
       yield { kind: 'node.updated', payload: { node: node.node, delta: update } };
     }
     thread.endedAt = new Date().toISOString();
@@ -190,6 +206,39 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
     return thread ? thread.open.map((pause) => ({ ...pause })) : [];
   }
 
+  async checkpoints(workflow: WorkflowDefinition, threadId: string): Promise<ThreadCheckpoint[]> {
+    this.#mustBeDurable(workflow);
+    const thread = this.#threads.get(threadKey(workflow.name, threadId));
+    return thread ? thread.history.map(copyOf).reverse() : [];
+  }
+
+  async copyCheckpoint(
+    workflow: WorkflowDefinition,
+    threadId: string,
+    checkpointId: string,
+    toThreadId: string,
+  ): Promise<ThreadCheckpoint> {
+    this.#mustBeDurable(workflow);
+    const nodes = this.#script(workflow);
+    const source = this.#threads.get(threadKey(workflow.name, threadId));
+    const chosen = source?.history.find((checkpoint) => checkpoint.id === checkpointId);
+    if (!chosen) {
+      throw new NotFoundError(`thread '${threadId}' has no checkpoint '${checkpointId}'`);
+    }
+    const key = threadKey(workflow.name, toThreadId);
+    if (this.#threads.has(key)) throw new ConflictError(`thread '${toThreadId}' exists already`);
+    const next =
+      chosen.next.length === 0 ? nodes.length : nodes.findIndex((n) => n.node === chosen.next[0]);
+    this.#threads.set(key, {
+      state: { ...chosen.values },
+      next,
+      open: [],
+      answers: new Map(),
+      history: [copyOf(chosen)],
+    });
+    return copyOf(chosen);
+  }
+
   async dueThreads(now: Date): Promise<DueThread[]> {
     return this.#timers()
       .filter((timer) => Date.parse(timer.wakeAt) <= now.getTime())
@@ -207,6 +256,27 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
 
   async close(): Promise<void> {
     this.#closed = true;
+  }
+
+  /** Record the thread's state as a checkpoint, written by `writtenBy`. */
+  #checkpoint(thread: Thread, nodes: readonly ScriptedNode[], writtenBy: string[]): void {
+    const next = nodes[thread.next];
+    thread.history.push({
+      id: `checkpoint-${++this.#checkpoints}`,
+      step: thread.history.length,
+      writtenBy,
+      next: next ? [next.node] : [],
+      createdAt: new Date().toISOString(),
+      values: structuredClone(thread.state),
+    });
+  }
+
+  #mustBeDurable(workflow: WorkflowDefinition): void {
+    if (!workflow.durable) {
+      throw new ConflictError(
+        `workflow '${workflow.name}' is not durable: its threads keep no checkpoints to list or fork from`,
+      );
+    }
   }
 
   /** The open timers of durable workflows' threads. */
@@ -229,6 +299,15 @@ export class ScriptedWorkflowEngine implements WorkflowEngine {
     }
     return nodes;
   }
+}
+
+function copyOf(checkpoint: ThreadCheckpoint): ThreadCheckpoint {
+  return {
+    ...checkpoint,
+    writtenBy: [...checkpoint.writtenBy],
+    next: [...checkpoint.next],
+    values: structuredClone(checkpoint.values),
+  };
 }
 
 function threadKey(workflow: string, threadId: string): string {

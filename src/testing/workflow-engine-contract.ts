@@ -6,7 +6,9 @@
  * a resume addresses) until it is answered or woken; a timer is listed by `dueThreads` from
  * its time on and by `nextWakeup`; a pause request stops the segment before a node runs, and
  * `{ continue: true }` runs exactly the nodes left; a deleted thread is forgotten; a failure is
- * thrown; an aborted signal stops the segment within a bounded time.
+ * thrown; an aborted signal stops the segment within a bounded time; a durable thread lists
+ * its checkpoints, and one copied to a new thread goes on from there with a state update,
+ * the source thread unchanged (#41).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
@@ -32,9 +34,17 @@ export const WORKFLOW_CONTRACT = {
  * - `timer`: a durable workflow whose node `wait` sleeps until `WORKFLOW_CONTRACT.wakeAt`,
  *   then writes `{ woke: true }`;
  * - `hang`: node `wait` does not end until the run's signal aborts;
- * - `fail`: node `boom` throws `new Error(WORKFLOW_CONTRACT.failure)`.
+ * - `fail`: node `boom` throws `new Error(WORKFLOW_CONTRACT.failure)`;
+ * - `checkpoints`: a durable workflow, with a checkpoint per step, whose node `first` writes `{ a: 1 }`, then node
+ *   `second` writes `{ b: a * 10 }` from the state it is given (#41's forks).
  */
-export type WorkflowContractScenario = 'steps' | 'question' | 'timer' | 'hang' | 'fail';
+export type WorkflowContractScenario =
+  | 'steps'
+  | 'question'
+  | 'timer'
+  | 'hang'
+  | 'fail'
+  | 'checkpoints';
 
 export interface WorkflowEngineSubject {
   engine: WorkflowEngine;
@@ -183,6 +193,51 @@ export function describeWorkflowEngineContract(
         WORKFLOW_CONTRACT.failure,
       );
       expect(failed.end).toBeUndefined();
+    });
+
+    it("lists a durable thread's checkpoints, newest first, each with its state and next nodes", async () => {
+      const { engine, workflow, threadId } = await open('checkpoints');
+      await drain(engine.playSegment(request(workflow, threadId, { input: { a: 0 } })));
+      const listed = (await engine.checkpoints?.(workflow, threadId)) ?? [];
+      expect(listed.map((c) => [c.writtenBy, c.next])).toEqual([
+        [['second'], []],
+        [['first'], ['second']],
+        [[], ['first']],
+      ]);
+      expect(listed.map((c) => c.values)).toEqual([
+        expect.objectContaining({ a: 1, b: 10 }),
+        expect.objectContaining({ a: 1 }),
+        expect.objectContaining({ a: 0 }),
+      ]);
+      expect(listed.map((c) => c.step)).toEqual([2, 1, 0]);
+      expect(new Set(listed.map((c) => c.id)).size).toBe(3);
+      expect(await engine.checkpoints?.(workflow, `never-${threadId}`)).toEqual([]);
+    });
+
+    it('copies a checkpoint to a new thread, which goes on from it with an update; the source is unchanged', async () => {
+      const { engine, workflow, threadId } = await open('checkpoints');
+      await drain(engine.playSegment(request(workflow, threadId, { input: { a: 0 } })));
+      const before = (await engine.checkpoints?.(workflow, threadId)) ?? [];
+      const middle = before[1];
+      const copy = `${threadId}-copy`;
+      const copied = await engine.copyCheckpoint?.(workflow, threadId, middle?.id ?? '', copy);
+      expect(copied).toMatchObject({ id: middle?.id, next: ['second'] });
+      const played = await drain(
+        engine.playSegment(request(workflow, copy, { continue: true, update: { a: 5 } })),
+      );
+      expect(played.error).toBeUndefined();
+      expect(nodesOf(played.drafts)).toEqual(['second']);
+      expect(played.end).toEqual({
+        type: 'completed',
+        state: expect.objectContaining({ a: 5, b: 50 }),
+      });
+      expect(await engine.checkpoints?.(workflow, threadId)).toEqual(before);
+      await expect(
+        engine.copyCheckpoint?.(workflow, threadId, middle?.id ?? '', copy),
+      ).rejects.toMatchObject({ code: 'conflict' });
+      await expect(
+        engine.copyCheckpoint?.(workflow, threadId, 'no-such-checkpoint', `${copy}-2`),
+      ).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it(`stops within ${STOP_WITHIN_MS} ms once its signal aborts`, async () => {

@@ -28,6 +28,7 @@ import { runStatus, screenshotFromTop, waitFor } from '../support/studio-pages.j
 import { evalsTests } from './ui-evals-tests.js';
 import { inboxTests } from './ui-inbox-tests.js';
 import { queueTests } from './ui-queue-tests.js';
+import { replayTests } from './ui-replay-tests.js';
 import { traceTests } from './ui-trace-tests.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -470,6 +471,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     unexpectedErrors,
   }));
   evalsTests(() => ({ page, model, url, chat, unexpectedErrors }));
+  replayTests(() => ({ page, model, url, unexpectedErrors }));
 
   it('asks for the API key once, keeps it for the tab, never in a URL', async () => {
     const server = await keyed.url;

@@ -46,6 +46,10 @@ const nodes: Record<WorkflowContractScenario, Node[]> = {
         }),
     ],
   ],
+  checkpoints: [
+    ['first', () => ({ a: 1 })],
+    ['second', (state) => ({ b: ((state as { a?: number }).a ?? 0) * 10 })],
+  ],
   fail: [
     [
       'boom',
@@ -61,7 +65,9 @@ function workflowOf(scenario: WorkflowContractScenario): Workflow {
   return new Workflow({
     name: `contract-${scenario}`,
     state: State,
-    durable: scenario === 'timer',
+    durable: scenario === 'timer' || scenario === 'checkpoints',
+    // A checkpoint per step, not only where a segment stops: the history a fork starts from.
+    ...(scenario === 'checkpoints' ? { durability: 'sync' as const } : {}),
     graph: (state) => {
       // biome-ignore lint/suspicious/noExplicitAny: node names are only known at run time here
       let graph: any = new StateGraph(state);

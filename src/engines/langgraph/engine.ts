@@ -10,7 +10,7 @@ import {
   DEFAULT_DURABILITY,
   type WorkflowDefinition,
 } from '../../authoring/workflow-definition.js';
-import { ConfigError } from '../../core/errors.js';
+import { ConfigError, ConflictError } from '../../core/errors.js';
 import type { EventDraft } from '../../core/events.js';
 import {
   type DueThread,
@@ -19,9 +19,11 @@ import {
   type ResumePoint,
   type SegmentEnd,
   type SegmentRequest,
+  type ThreadCheckpoint,
   type WorkflowEngine,
   type WorkflowState,
 } from '../../runtime/workflow-engine.js';
+import { checkpointsOf, copyCheckpoint } from './checkpoints.js';
 import { dueThreads, nextWakeup } from './due.js';
 import {
   type GraphIdentity,
@@ -263,6 +265,33 @@ export class LangGraphEngine implements WorkflowEngine {
     const recorded = recordedFingerprint(tuple.metadata);
     if (recorded?.hash === this.#identity(workflow.name).hash) return null;
     return (await this.resumePoint(workflow, threadId)).blocked;
+  }
+
+  async checkpoints(workflow: WorkflowDefinition, threadId: string): Promise<ThreadCheckpoint[]> {
+    this.#durableSaver(workflow);
+    return checkpointsOf(this.#graph(workflow.name), storedThreadId(workflow.name, threadId));
+  }
+
+  async copyCheckpoint(
+    workflow: WorkflowDefinition,
+    threadId: string,
+    checkpointId: string,
+    toThreadId: string,
+  ): Promise<ThreadCheckpoint> {
+    const saver = this.#durableSaver(workflow);
+    const from = { stored: storedThreadId(workflow.name, threadId), threadId };
+    const to = storedThreadId(workflow.name, toThreadId);
+    return copyCheckpoint(this.#graph(workflow.name), saver, from, checkpointId, to);
+  }
+
+  /** The checkpointer of a durable workflow; a non-durable one keeps no history to fork. */
+  #durableSaver(workflow: WorkflowDefinition): BaseCheckpointSaver {
+    if (!workflow.durable || !this.#durable) {
+      throw new ConflictError(
+        `workflow '${workflow.name}' is not durable: its threads keep no checkpoints to list or fork from; declare it with durable: true`,
+      );
+    }
+    return this.#durable;
   }
 
   async dueThreads(now: Date): Promise<DueThread[]> {

@@ -23,6 +23,7 @@ import { inboxRoutes } from './inbox.js';
 import { metricsRoute } from './metrics.js';
 import { modelCallRoutes } from './model-calls.js';
 import type { AppOptions } from './options.js';
+import { replayRoutes } from './replays.js';
 import { runRoutes } from './runs.js';
 import { scheduleRoutes } from './schedules.js';
 import type { DeckGrants, ServedDeck } from './served-deck.js';
@@ -61,6 +62,7 @@ export function createApp<C>(
       ...inboxRoutes(deps),
       ...runRoutes(deps),
       ...modelCallRoutes(deps),
+      ...replayRoutes(deps),
       ...backgroundRoutes(deps),
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),

@@ -16,6 +16,7 @@ import type { AppendNotifier, EventStore, StoreLayout } from '../../core/store.j
 import type { ScheduleStatus } from '../../runtime/schedules.js';
 import type { TickOutcome } from '../../runtime/timers.js';
 import type { AppOptions } from './options.js';
+import type { ReplayingDeck } from './served-replays.js';
 
 /** A run as the routes start it: its session (a workflow's thread) and the request's context. */
 export interface ServedRunOptions<C = unknown> {
@@ -64,7 +65,7 @@ export interface ServedTurnOptions<C = unknown> extends ServedRunOptions<C> {
  * The deck as its HTTP surface sees it; a `Deck` is one.
  * @example const server = await serve(new Deck({ agents: [greeter] }));
  */
-export interface ServedDeck<C = unknown> {
+export interface ServedDeck<C = unknown> extends ReplayingDeck<C> {
   readonly name: string;
   /** Every route but the public ones answers 503 until it is `open`. */
   readonly state: 'new' | 'built' | 'open' | 'closed';

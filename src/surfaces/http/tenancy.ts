@@ -68,6 +68,9 @@ export function scopeByTenant<C>(
     cancel: (runId, options) => deck.cancel(runId, as(options)),
     enqueue: (name, input, options) => deck.enqueue(name, input, as(options)),
     resume: (runId, options) => deck.resume(runId, as(options)),
+    replay: (runId, options) => deck.replay(runId, as(options)),
+    checkpoints: (name, threadId, options = {}) => deck.checkpoints(name, threadId, as(options)),
+    fork: (name, threadId, options) => deck.fork(name, threadId, as(options)),
     async listSchedules() {
       return requestTenant() === undefined ? deck.listSchedules() : [];
     },

@@ -11,6 +11,7 @@ import { childRuns } from './child-runs.js';
 import { followEvents } from './event-stream.js';
 import { cost, ENDED, runDuration, statusLabel, when } from './format.js';
 import { WorkflowGraph } from './graph-view.js';
+import { DerivedFrom, ReplayForm } from './replay-form.js';
 import { RunActions } from './run-actions.js';
 import { RunFailure } from './run-failure.js';
 import { fold } from './timeline.js';
@@ -103,6 +104,7 @@ export function RunPage({ runId }) {
       <p class="crumbs"><a href="/ui">Runs</a> / <span class="mono">${runId}</span></p>
       <${RunHeader} run=${run} started=${started} stream=${stream} children=${children} />
       ${run ? html`<${RunActions} run=${run} events=${timeline.events} />` : null}
+      ${run ? html`<${ReplayForm} run=${run} started=${started} />` : null}
       ${run && started.invocable_type === 'workflow' ? html`<h2>Graph</h2><${WorkflowGraph} workflow=${run.origin} events=${timeline.events} />` : null}
       <${RunFailure} events=${timeline.events} />
       <h2>Trace</h2><${Trace} key=${runId} events=${timeline.events} children=${children} />
@@ -162,6 +164,7 @@ function RunHeader({ run, started, stream, children }) {
               )}</dd></div>`
             : null
         }
+        ${started.derived_from ? html`<${DerivedFrom} from=${started.derived_from} />` : null}
         ${started.schedule ? html`<div><dt>Schedule</dt><dd><code>${started.schedule}</code> <span class="muted">fired ${when(started.fired_at)}</span></dd></div>` : null}
         ${run.queue ? html`<${QueuePlace} queue=${run.queue} />` : null}
         ${run.namespace ? html`<div><dt>Namespace</dt><dd class="mono">${run.namespace}</dd></div>` : null}

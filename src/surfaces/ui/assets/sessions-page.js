@@ -7,6 +7,7 @@
 import { api, query } from './api.js';
 import { pretty, runDuration, shortId, statusLabel, when } from './format.js';
 import { catalogOnce, GraphSvg } from './graph-view.js';
+import { ThreadCheckpoints } from './thread-checkpoints.js';
 import { SleepingUntil, wakeAtOf } from './timer.js';
 import { html, useEffect, useState } from './vendor/preact-htm.mjs';
 
@@ -176,6 +177,7 @@ export function ThreadPage({ workflow, threadId }) {
           : null
       }
       ${graph ? html`<h2>Graph</h2><div class="graph-box"><${GraphSvg} name=${workflow} graph=${graph} marks=${marks} /></div>` : null}
+      <${ThreadCheckpoints} workflow=${workflow} threadId=${threadId} />
       <h2>Runs on this thread</h2>
       ${runList && !runList.failed ? html`<${RunsTable} runs=${runList.runs} />` : null}
     </section>
