@@ -7,7 +7,7 @@
  * Reported: the median wall-clock time of `deck.run` over a window of turns around turn 1
  * and turn 100, the CPU time per turn there, and the ratio to `off`.
  *
- * Run: `npx tsx bench/model-calls.bench.ts [rounds]`. It rewrites its own section of
+ * Run: `npm run bench:model-calls -- [rounds]`. It rewrites its own section of
  * bench/RESULTS.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     return [`\`${setting}\``, ...cells, ...ratios];
   });
   writeSection('model-calls.bench', [
-    '## Recording model calls (`npx tsx bench/model-calls.bench.ts`)',
+    '## Recording model calls (`npm run bench:model-calls`)',
     '',
     `One session, ${TURNS} turns of two model requests each (a tool call, then the answer),`,
     'scripted model in process, SQLite event store on a file; ms per turn, wall clock (CPU),',

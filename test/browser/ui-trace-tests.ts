@@ -3,10 +3,9 @@
  * browser and servers: the bars of a real agent turn that calls a workflow as a tool (played
  * by the engine against the scripted model server), in order, the tool's bar linked to its
  * child run; and a model request's bar opening what was sent (instructions, messages, tools,
- * settings) and received. That second part reads a run whose `model.call.*` events this file
- * appends to the server's SQLite log itself, each value stored once per run as the recording
- * does: the turns the engine plays record no model request yet (another change of #41 adds
- * that recording, and then this part can read the first run's own requests). Last, a long run
+ * settings) and received. The real turn's first model bar opens on the request the engine recorded;
+ * a second run, appended to the server's SQLite log by this file with its values stored once
+ * per run as the recording does, pins every field of the request and response panel. Last, a long run
  * (appended too): only the waterfall's rows in view are in the document, and the timeline
  * shows its first and last entries, the rest a click away.
  */
@@ -199,6 +198,18 @@ export function traceTests(the: () => TraceContext) {
     expect(await page.locator('.entry.t-message .message-text').last().textContent()).toBe(
       'Two nights: 180.',
     );
+    // The model's bars are the engine's own recorded requests: the first one opens on what the
+    // model server received, the user's message and the tool offered.
+    await page.locator('.trace-row[data-kind="model"]').first().click();
+    const request = page.getByTestId('model-request');
+    await request.waitFor();
+    const sent = JSON.stringify(model.requests.at(-2)?.body);
+    expect(sent).toContain('Quote 2 nights');
+    expect(await request.locator('.trace-messages > li').last().textContent()).toContain(
+      'Quote 2 nights',
+    );
+    expect(await request.locator('.trace-tools summary').allTextContents()).toContain('quote');
+    expect(await page.getByTestId('model-response').textContent()).toContain('call_t2');
     expect(unexpectedErrors()).toEqual([]);
   }, 30_000);
 
