@@ -36,6 +36,15 @@ export {
   Schedule,
   type ScheduleOptions,
 } from './authoring/schedule.js';
+export {
+  type JudgeScorerOptions,
+  judgeScorer,
+  type Score,
+  type ScoreInput,
+  Scorer,
+  type ScorerOptions,
+  type ScoreValue,
+} from './authoring/scorer.js';
 export { type Skill, Skills, type SkillsOption } from './authoring/skills.js';
 export {
   type AgentTool,
@@ -121,6 +130,15 @@ export type {
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
 export { Deck, type DeckState } from './deck/deck.js';
+export type {
+  DeckEvals,
+  EvalsTenant,
+  ExperimentOptions,
+  ExperimentResult,
+  ExperimentSummary,
+  ExperimentView,
+  NewDataset,
+} from './deck/evals.js';
 export type {
   AnswerOptions,
   ControlOptions,

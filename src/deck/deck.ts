@@ -43,9 +43,11 @@ import { answerRun, dropReturn, turnOf } from './answers.js';
 import { deckGrants } from './app-grants.js';
 import { CatalogMap, invocableOf } from './catalog.js';
 import { checkCatalogRefs } from './catalog-refs.js';
+import { closeParts } from './close-parts.js';
 import { checkCatalogContext } from './context-check.js';
 import { closedError, drainDeck } from './drain.js';
 import { type DeckEnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
+import { DeckEvals, type EvalsTenant, type ExperimentOptions } from './evals.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { whenFree } from './multitask.js';
 import { type OpenParts, openParts } from './open-parts.js';
@@ -87,6 +89,8 @@ export class Deck<C = unknown> {
   readonly workflows: ReadonlyMap<string, Workflow>;
   /** Schedules by name; read-only. */
   readonly schedules: ReadonlyMap<string, Schedule>;
+  /** Datasets, scorers and experiments on the deck's event store (deck/evals.ts, docs/evals.md). */
+  readonly evals: DeckEvals;
   #state: DeckState = 'new';
   #engine: OpenAIAgentsEngine | null = null;
   #workflowEngine: LangGraphEngine | null = null;
@@ -118,6 +122,8 @@ export class Deck<C = unknown> {
       schedules.map((s) => [s.name, s] as const),
     );
     this.#options = options;
+    const catalog = { agents: this.agents, workflows: this.workflows };
+    this.evals = new DeckEvals({ ...catalog, parts: (m) => this.#parts(m) }, options.scorers);
     registerLiveDeck(this);
   }
 
@@ -246,26 +252,10 @@ export class Deck<C = unknown> {
       return;
     }
     try {
-      await this.#closeParts(parts);
+      await closeParts(parts, [this.#workflowEngine, this.#mcp]);
     } finally {
       this.#restoreLogger?.();
     }
-  }
-
-  async #closeParts(parts: OpenParts): Promise<void> {
-    // Stops the background work, and records the cancelled turns' ends, which observers still get.
-    await parts.runtime.close();
-    const results = await Promise.allSettled([
-      parts.engine.close(),
-      this.#workflowEngine?.close(),
-      parts.checkpointer.close(),
-      this.#mcp?.close(),
-      parts.observers.close(),
-      parts.sessions?.close(),
-      parts.ownsStore ? parts.store.close() : undefined,
-    ]);
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -334,6 +324,11 @@ export class Deck<C = unknown> {
       options,
       played,
     );
+  }
+
+  /** Play `agent` or `workflow` over a dataset, scoring each run; its results (deck/evals.ts). */
+  experiment(options: ExperimentOptions, tenant: EvalsTenant = {}) {
+    return this.evals.experiment(options, tenant);
   }
 
   /** Queue a run of `name` for a worker of any deck on this event store (checked as `run()` is). */
@@ -458,6 +453,7 @@ export class Deck<C = unknown> {
         const agent = this.agents.get(name);
         return agent && this.#engine ? this.#engine.missingModel(agent) : null;
       },
+      evals: () => (this.#open ? this.evals : null),
       play: (name, input, runOptions, live) =>
         this.#play(name, input, runOptions as StartOptions<C>, live),
       studio: () =>
