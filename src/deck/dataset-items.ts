@@ -59,11 +59,11 @@ export async function itemsFromRuns(
   for (const runId of runIds as string[]) {
     const events = await log.read(runId);
     const started = events.find((e) => e.kind === 'run.started');
-    if (!started || started.kind !== 'run.started') {
+    if (started?.kind !== 'run.started') {
       throw new NotFoundError(`${field}: no run '${runId}' in the event log`);
     }
     const ended = events.find((e) => e.kind === 'run.completed');
-    if (!ended || ended.kind !== 'run.completed') {
+    if (ended?.kind !== 'run.completed') {
       throw new InvalidInputError(
         `${field}: run '${runId}' has not completed, so it has no output to keep as the reference; pick completed runs`,
       );
