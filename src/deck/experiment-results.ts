@@ -70,7 +70,11 @@ function resultOf(
     input: item?.input ?? null,
     reference: item?.reference ?? null,
     runId,
-    status: !runId ? 'pending' : (ended?.kind.slice('run.'.length) ?? 'running'),
+    status: !runId
+      ? record.status === 'running'
+        ? 'pending'
+        : 'not_started'
+      : (ended?.kind.slice('run.'.length) ?? 'running'),
     output: ended?.kind === 'run.completed' ? outputOf(ended.payload.output, workflow) : null,
     scores,
     usd,

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { openTestDeck } from '../../test/support/decks.js';
 import { useScriptedModelServer } from '../../test/support/model-server.js';
+import { threeSteps } from '../../test/support/workflows.js';
 import { Agent, judgeScorer, Scorer } from '../index.js';
 
 const modelServer = useScriptedModelServer();
@@ -161,5 +162,47 @@ describe('an experiment over a dataset of recorded runs', () => {
     });
     expect(view.scores.exact).toEqual({ mean: 0.5, passed: 1, failed: 1 });
     expect(view.results.map((r) => r.reference)).toEqual(['hello', null]);
+  });
+
+  it('plays a workflow over a dataset of its runs: initial states in, final states as references', async () => {
+    const steps = new Scorer({
+      name: 'steps',
+      score: ({ output, reference }) => ({
+        value: JSON.stringify(output) === JSON.stringify(reference) ? 1 : 0,
+        comment: `n=${(output as { n: number }).n}`,
+      }),
+    });
+    const { deck, eventStore } = await openTestDeck({
+      workflows: [threeSteps()],
+      scorers: [steps],
+    });
+    await deck.run('three-steps', { n: 1 });
+    await deck.run('three-steps', { n: 10 });
+    const runs = (await eventStore.listRuns({ origin: 'three-steps' }))
+      .map((r) => r.runId)
+      .reverse();
+    expect(runs).toHaveLength(2);
+    await deck.evals.createDataset({ name: 'counts', runs });
+    const { items } = await deck.evals.getDataset('counts');
+    expect(items.map((i) => [i.input, i.reference])).toEqual([
+      [{ n: 1 }, { n: 4, steps: ['one', 'two', 'three'] }],
+      [{ n: 10 }, { n: 13, steps: ['one', 'two', 'three'] }],
+    ]);
+    const view = await deck.experiment({
+      dataset: 'counts',
+      workflow: 'three-steps',
+      variant: { label: 'same code' },
+    });
+    expect(view).toMatchObject({
+      target: { type: 'workflow', name: 'three-steps' },
+      variant: { label: 'same code' },
+      scores: { steps: { mean: 1, passed: 0, failed: 0 } },
+    });
+    expect(view.results.map((r) => r.scores.steps?.comment)).toEqual(['n=4', 'n=13']);
+    const started = (await eventStore.read(view.results[0]?.runId as string))[0];
+    expect(started?.payload).toMatchObject({ experiment: { id: view.id, item: items[0]?.id } });
+    await expect(deck.experiment({ dataset: 'counts', agent: 'nobody' })).rejects.toThrow(
+      /agent: no agent/,
+    );
   });
 });

@@ -22,7 +22,10 @@ export interface ExperimentResult {
   input: unknown;
   reference: unknown;
   runId: string | null;
-  /** The run's status (`completed`, `failed`, `cancelled`, `running`), or `pending` before it started. */
+  /**
+   * How its run ended (`completed`, `failed`, `cancelled`), `running`; `pending` before it
+   * started, `not_started` when the experiment ended without starting it (refused at its start).
+   */
   status: string;
   output: unknown;
   scores: Record<string, ItemScore>;
