@@ -157,13 +157,18 @@ export class DeckEvals {
       plan.items.map(({ item }) => item.id),
     );
     const { id } = plan.record;
-    const done = playExperiment({ runtime: parts.runtime, store: parts.store, evals }, plan).then(
-      () => evals.finishExperiment(id, 'completed', null),
-      async (error: unknown) => {
-        log.warn(`experiment '${id}' failed: ${errorMessage(error)}`);
-        await evals.finishExperiment(id, 'failed', errorMessage(error));
-      },
-    );
+    const done = playExperiment({ runtime: parts.runtime, store: parts.store, evals }, plan)
+      .then(
+        () => evals.finishExperiment(id, 'completed', null),
+        async (error: unknown) => {
+          log.warn(`experiment '${id}' failed: ${errorMessage(error)}`);
+          await evals.finishExperiment(id, 'failed', errorMessage(error));
+        },
+      )
+      // Nobody may be waiting (HTTP answers 202): a store closed meanwhile is logged, not thrown.
+      .catch((error: unknown) => {
+        log.warn(`experiment '${id}' could not record its end: ${errorMessage(error)}`);
+      });
     return { id, name: plan.record.name, status: 'running', done };
   }
 
