@@ -36,6 +36,15 @@ export {
   Schedule,
   type ScheduleOptions,
 } from './authoring/schedule.js';
+export {
+  type JudgeScorerOptions,
+  judgeScorer,
+  type Score,
+  type ScoreInput,
+  Scorer,
+  type ScorerOptions,
+  type ScoreValue,
+} from './authoring/scorer.js';
 export { type Skill, Skills, type SkillsOption } from './authoring/skills.js';
 export {
   type AgentTool,
@@ -124,6 +133,15 @@ export type {
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
 export { Deck, type DeckState } from './deck/deck.js';
 export type { ForkOptions, ForkResult } from './deck/forks.js';
+export type {
+  DeckEvals,
+  EvalsTenant,
+  ExperimentOptions,
+  ExperimentResult,
+  ExperimentSummary,
+  ExperimentView,
+  NewDataset,
+} from './deck/evals.js';
 export type {
   AnswerOptions,
   ControlOptions,

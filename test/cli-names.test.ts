@@ -81,6 +81,8 @@ describe('the command names', () => {
       'tick',
       'schedules',
       'status',
+      'eval datasets',
+      'eval run',
     ]) {
       expect(help).toMatch(new RegExp(`^  agentdeck ${command}( |$)`, 'm'));
     }

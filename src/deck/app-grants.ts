@@ -9,6 +9,7 @@ import { isPingable } from '../core/store.js';
 import type { LangGraphEngine } from '../engines/langgraph/index.js';
 import { popTurn } from '../runtime/session-turns.js';
 import type { DeckGrants, ServedTurnOptions } from '../surfaces/http/served-deck.js';
+import type { ServedEvals } from '../surfaces/http/served-evals.js';
 import { type CatalogSources, describeCatalog } from './catalog-description.js';
 import { queuePlaceOf } from './enqueue.js';
 import type { OpenParts } from './open-parts.js';
@@ -26,6 +27,8 @@ export interface GrantSources {
     options: ServedTurnOptions,
     live: boolean,
   ): AsyncGenerator<Event, unknown, undefined>;
+  /** The deck's datasets and experiments (deck/evals.ts); `null` before it opens. */
+  evals(): ServedEvals | null;
   /** What the studio routes read: the catalog and its engines; `null` before `build()`. */
   studio(): StudioSources | null;
 }
@@ -53,6 +56,7 @@ export function deckGrants(sources: GrantSources): DeckGrants {
       if (sessions && isPingable(sessions)) await sessions.ping();
     },
     missingModel: sources.missingModel,
+    evals: sources.evals,
     metrics: () => parts()?.metrics ?? null,
     // The JSON routes ignore the generator's return value: no layer to hide it.
     streamForResult: (name, input, options) =>

@@ -7,6 +7,14 @@ import { ConfigError, NotFoundError } from '../core/errors.js';
 export class CatalogMap<V> extends Map<string, V> implements ReadonlyMap<string, V> {
   #frozen = false;
 
+  /** The map of `items` by their `name`. */
+  static byName<V extends { readonly name: string }>(what: string, items: readonly V[]) {
+    return new CatalogMap<V>(
+      what,
+      items.map((item) => [item.name, item] as const),
+    );
+  }
+
   constructor(
     private readonly what: string,
     entries: Iterable<readonly [string, V]>,

@@ -47,6 +47,7 @@ import { closeParts } from './close-parts.js';
 import { checkCatalogContext } from './context-check.js';
 import { closedError, drainDeck } from './drain.js';
 import { type DeckEnqueueOptions, enqueueIn, type QueuedRun } from './enqueue.js';
+import { DeckEvals, type EvalsTenant, type ExperimentOptions } from './evals.js';
 import { type ForkOptions, type ForkResult, forkThread, listCheckpoints } from './forks.js';
 import { registerLiveDeck, unregisterLiveDeck } from './live-deck.js';
 import { whenFree } from './multitask.js';
@@ -90,6 +91,8 @@ export class Deck<C = unknown> {
   readonly workflows: ReadonlyMap<string, Workflow>;
   /** Schedules by name; read-only. */
   readonly schedules: ReadonlyMap<string, Schedule>;
+  /** Datasets, scorers and experiments on the deck's event store (deck/evals.ts, docs/evals.md). */
+  readonly evals: DeckEvals;
   #state: DeckState = 'new';
   #engine: OpenAIAgentsEngine | null = null;
   #workflowEngine: LangGraphEngine | null = null;
@@ -107,20 +110,12 @@ export class Deck<C = unknown> {
     this.name = options.name ?? 'agentdeck';
     const { agents, workflows } = checkCatalogKinds(options.agents ?? [], options.workflows ?? []);
     this.#catalog = { agents, workflows };
-    this.agents = new CatalogMap(
-      'agents',
-      agents.map((a) => [a.name, a] as const),
-    );
-    this.workflows = new CatalogMap(
-      'workflows',
-      workflows.map((w) => [w.name, w] as const),
-    );
-    const schedules = checkSchedules(options.schedules ?? []);
-    this.schedules = new CatalogMap(
-      'schedules',
-      schedules.map((s) => [s.name, s] as const),
-    );
+    this.agents = CatalogMap.byName('agents', agents);
+    this.workflows = CatalogMap.byName('workflows', workflows);
+    this.schedules = CatalogMap.byName('schedules', checkSchedules(options.schedules ?? []));
     this.#options = options;
+    const catalog = { agents: this.agents, workflows: this.workflows };
+    this.evals = new DeckEvals({ ...catalog, parts: (m) => this.#parts(m) }, options.scorers);
     registerLiveDeck(this);
   }
 
@@ -319,6 +314,11 @@ export class Deck<C = unknown> {
     );
   }
 
+  /** Play `agent` or `workflow` over a dataset, scoring each run; its results (deck/evals.ts). */
+  experiment(options: ExperimentOptions, tenant: EvalsTenant = {}) {
+    return this.evals.experiment(options, tenant);
+  }
+
   /** Queue a run of `name` for a worker of any deck on this event store (checked as `run()` is). */
   async enqueue(
     name: string,
@@ -441,6 +441,7 @@ export class Deck<C = unknown> {
         const agent = this.agents.get(name);
         return agent && this.#engine ? this.#engine.missingModel(agent) : null;
       },
+      evals: () => (this.#open ? this.evals : null),
       play: (name, input, runOptions, live) =>
         this.#play(name, input, runOptions as StartOptions<C>, live),
       studio: () =>

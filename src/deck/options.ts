@@ -5,6 +5,7 @@ import type { ContextClass } from '../authoring/context.js';
 import type { HistoryPolicy } from '../authoring/history-policy.js';
 import type { McpOption } from '../authoring/mcp.js';
 import type { Schedule } from '../authoring/schedule.js';
+import type { Scorer } from '../authoring/scorer.js';
 import type { SkillsOption } from '../authoring/skills.js';
 import type { Workflow } from '../authoring/workflow.js';
 import type { Logger } from '../core/log.js';
@@ -39,6 +40,11 @@ export interface DeckOptions<C = unknown> {
    * they fire in a deck opened with `wakeTimers` (as `serve()` opens it). @default []
    */
   schedules?: readonly Schedule[];
+  /**
+   * Scorers experiments grade runs with (`new Scorer({...})`, `judgeScorer({...})`); names are
+   * unique (docs/evals.md). @default []
+   */
+  scorers?: readonly Scorer[];
   /**
    * Skill roots: a path, a list of paths, or a `Skills` object; each `<root>/<name>/SKILL.md`
    * is a skill. Read and checked at `build()`. @default none

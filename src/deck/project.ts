@@ -6,6 +6,7 @@
  *   agents/<bundle>/agent.ts|.js        default export: an Agent
  *   workflows/<bundle>/workflow.ts|.js  default export: a Workflow
  *   schedules/<bundle>/schedule.ts|.js  default export: a Schedule
+ *   scorers/<bundle>/scorer.ts|.js      default export: a Scorer (docs/evals.md)
  *   skills/<name>/SKILL.md              the skills root, when present
  *   ../.mcp.json                        next to the project directory; absent means no servers
  *
@@ -19,6 +20,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { createJiti } from 'jiti';
 import { Agent } from '../authoring/agent.js';
 import { Schedule } from '../authoring/schedule.js';
+import { Scorer } from '../authoring/scorer.js';
 import { Workflow } from '../authoring/workflow.js';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import type { DeckOptions, ProjectOptions } from './options.js';
@@ -30,6 +32,7 @@ export interface ProjectCatalog {
   agents: Agent[];
   workflows: Workflow[];
   schedules: Schedule[];
+  scorers: Scorer[];
   skills?: string;
   mcp?: string;
 }
@@ -55,6 +58,7 @@ export async function discoverProject(
   const agents = await loadBundles(dir, 'agents', 'agent', load, Agent);
   const workflows = await loadBundles(dir, 'workflows', 'workflow', load, Workflow);
   const schedules = await loadBundles(dir, 'schedules', 'schedule', load, Schedule);
+  const scorers = await loadBundles(dir, 'scorers', 'scorer', load, Scorer);
   const skills = join(dir, 'skills');
   const mcp = join(dirname(dir), '.mcp.json');
   return {
@@ -62,6 +66,7 @@ export async function discoverProject(
     agents,
     workflows,
     schedules,
+    scorers,
     ...(existsSync(skills) ? { skills } : {}),
     ...(existsSync(mcp) ? { mcp } : {}),
   };
@@ -145,13 +150,15 @@ export async function projectDeckOptions<C>(
   options: ProjectOptions<C>,
 ): Promise<DeckOptions<C>> {
   const { modules, ...deckOptions } = options;
-  const { name, agents, workflows, schedules, skills, mcp } = await discoverProject(path, modules);
+  const found = await discoverProject(path, modules);
+  const { name, agents, workflows, schedules, scorers, skills, mcp } = found;
   const catalog: DeckOptions<C> = {
     name,
     ...deckOptions,
     agents: agents as NonNullable<DeckOptions<C>['agents']>,
     workflows,
     schedules,
+    scorers: [...scorers, ...(deckOptions.scorers ?? [])],
   };
   if (skills !== undefined) catalog.skills = skills;
   if (mcp !== undefined) catalog.mcp = mcp;

@@ -6,7 +6,7 @@
  * folded from lifecycle events, (in `event-store-coordination.ts`) claims, run boundaries,
  * control requests and continuations, (in `event-store-listing.ts`) paging a status with the
  * `after` cursor, (in `event-store-pruning.ts`) pruning, (in `event-store-notices.ts`)
- * append notices, and (in `event-store-queue.ts`) the run queue. Ids are random, and listings filter on a per-test origin, so a backend may
+ * append notices, and (in `event-store-queue.ts`) the run queue, and (in `event-store-evals.ts`) datasets and experiments. Ids are random, and listings filter on a per-test origin, so a backend may
  * share one database between tests.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { InvalidInputError } from '../core/errors.js';
 import { EVENT_SCHEMA_VERSION, type NewEvent } from '../core/events.js';
 import type { EventStore, RunSummary } from '../core/store.js';
 import { describeCoordinationContract } from './event-store-coordination.js';
+import { describeEvalsContract } from './event-store-evals.js';
 import { ev, ISO_MS_UTC, run, sleep, textsOf, uid } from './event-store-events.js';
 import { describeListingContract } from './event-store-listing.js';
 import { describeNoticesContract } from './event-store-notices.js';
@@ -329,6 +330,8 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
     describePruningContract(() => store, another ? () => another.call(factory, store) : null);
     describeNoticesContract(() => store, another ? () => another.call(factory, store) : null);
     describeQueueContract(() => store, another ? () => another.call(factory, store) : null);
+
+    describeEvalsContract(() => store);
 
     describe('close', () => {
       it('is idempotent, and the store refuses work afterwards', async () => {

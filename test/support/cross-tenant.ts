@@ -48,6 +48,9 @@ function ownedParam(path: string, param: string, a: Ids): { mine: string; unknow
 /** A catalog parameter (not owned by a tenant): the same for A and B. */
 function catalogParam(path: string, param: string): string {
   if (path.startsWith('/workflows/') || param === 'workflow') return 'approval';
+  // An experiment: tenants' datasets and experiments are kept apart by the store (the evals
+  // contract, src/testing/event-store-evals.ts); here it is probed as a listing is.
+  if (param === 'id' && path.startsWith('/evals/experiments/')) return 'exp_probe';
   if (param === 'name' || param === 'model') return 'Mailer'; // an agent (a model on /v1)
   throw new Error(`${path}: no value for {${param}}: add one here`);
 }

@@ -1,7 +1,8 @@
 /**
  * Test support for the rolling-upgrade check (CONTRIBUTING.md, "Migrations and rolling
  * upgrades"): a representative set of an event store's reads and writes (appending a run's
- * events, listing, claiming, control requests, continuations, the queue, pruning), and the
+ * events, listing, claiming, control requests, continuations, the queue, pruning, datasets
+ * and experiments), and the
  * recordings of the SQL a release's store issues for it, replayed later against a newer
  * schema. A recording is the statements and their parameters as the driver got them, so a
  * replay runs exactly what that release runs, whatever the code has become since.
@@ -9,6 +10,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextBlock } from '../../src/core/blocks.js';
+import { hasEvalStore } from '../../src/core/evals.js';
 import type { NewEvent } from '../../src/core/events.js';
 import type { RunQueue } from '../../src/core/queue.js';
 import type { EventStore, RunBoundaries, RunPruning } from '../../src/core/store.js';
@@ -119,6 +121,40 @@ export async function runWorkload(store: FullStore): Promise<void> {
   });
   await store.pruneRuns({ endedBefore: new Date(Date.now() + 60_000).toISOString(), limit: 10 });
   await store.getRun(a.runId);
+  if (hasEvalStore(store)) await evalsWorkload(store.evals);
+}
+
+/** Datasets and experiments (core/evals.ts), with fixed ids. */
+async function evalsWorkload(evals: import('../../src/core/evals.js').EvalStore): Promise<void> {
+  const createdAt = '2026-01-01T00:00:00.000Z';
+  const item = (id: string) => ({ id, input: 'hi', reference: 'hello', runId: 'run-upgrade-a' });
+  await evals.createDataset({ namespace: 'acme', name: 'qa', description: '', createdAt }, [
+    item('item-1'),
+  ]);
+  await evals.addDatasetItems('acme', 'qa', [item('item-2')]);
+  await evals.listDatasets('acme');
+  await evals.getDataset('acme', 'qa');
+  await evals.datasetItems('acme', 'qa');
+  const target = { type: 'agent' as const, name: 'upgrade' };
+  const experiment = { id: 'exp-upgrade', namespace: 'acme', name: 'baseline', dataset: 'qa' };
+  await evals.createExperiment(
+    {
+      ...experiment,
+      target,
+      variant: null,
+      scorers: ['exact'],
+      status: 'running',
+      error: null,
+      createdAt,
+    },
+    ['item-1', 'item-2'],
+  );
+  await evals.setExperimentRun('exp-upgrade', 'item-1', 'run-upgrade-a');
+  await evals.finishExperiment('exp-upgrade', 'completed', null);
+  await evals.getExperiment('acme', 'exp-upgrade');
+  await evals.listExperiments('acme', 'qa');
+  await evals.experimentItems('exp-upgrade');
+  await evals.deleteDataset('acme', 'qa');
 }
 
 /** The recordings kept in `dir` (`events-<layout>.json`), oldest layout first. */

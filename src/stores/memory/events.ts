@@ -6,6 +6,7 @@
  */
 
 import { ConflictError, StoreError } from '../../core/errors.js';
+import type { EvalStorage } from '../../core/evals.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import type {
@@ -50,6 +51,7 @@ import {
   stampPrepared,
   toStored,
 } from '../shared/stored-event.js';
+import { MemoryEvals } from './evals.js';
 import { MemoryQueue } from './queue.js';
 
 interface RunRecord {
@@ -78,8 +80,11 @@ export class MemoryEventStore
     RunIdSearch,
     AppendNotifier,
     NamespaceListing,
-    RunQueue
+    RunQueue,
+    EvalStorage
 {
+  /** Datasets and experiments (core/evals.ts). */
+  readonly evals: MemoryEvals = new MemoryEvals(() => this.#open());
   readonly #runs = new Map<string, RunRecord>();
   readonly #queue = new MemoryQueue();
   readonly #watchers = new RunWatchers();

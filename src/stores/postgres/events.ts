@@ -7,9 +7,8 @@
  * This class guards each call; durable appends are in `append.ts` (one statement per run,
  * the run row's counter keeping `seq` gap-free across processes), streamed deltas written
  * behind in `group-commit.ts`, claims and control requests in `claims.ts`, pruning in
- * `prune.ts`, the schema in `migrations.ts`. Every failure of the driver surfaces as a `StoreError` that says what
- * could not be done and names the server (password hidden), with the driver's error as
- * `cause`.
+ * `prune.ts`, datasets and experiments in `evals.ts`, the schema in `migrations.ts`. Every
+ * driver failure is a `StoreError` saying what failed, naming the server (password hidden).
  */
 import type pg from 'pg';
 import { ConfigError, StoreError } from '../../core/errors.js';
@@ -57,6 +56,7 @@ import {
 import { redactUrl } from '../shared/url.js';
 import { appendDurably, appendRun, endRun, stampAtTails, type Tail } from './append.js';
 import { claim, claimHolder, claimThen, readControl, recordControl, release } from './claims.js';
+import { PostgresEvals } from './evals.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, readLayout, SQL } from './migrations.js';
 import { Announcer, AppendNotices } from './notices.js';
@@ -95,6 +95,7 @@ export class PostgresEventStore
   readonly location: string;
   /** The schema of the tables, or `null` for the search path's. */
   readonly schema: string | null;
+  readonly evals: PostgresEvals; // datasets and experiments (EvalStore, core/evals.ts)
   readonly #pool: pg.Pool;
   readonly #writes: GroupCommit;
   readonly #notify: boolean;
@@ -123,6 +124,7 @@ export class PostgresEventStore
     // A connection that breaks (server restart) must not crash the process: the query on it
     // fails and is reported as a StoreUnavailableError; the next one opens a new connection.
     this.#pool = resilientPool({ ...connection, max: poolSize });
+    this.evals = new PostgresEvals(this.#pool, (what, body) => this.#query(what, body));
     this.#notify = notify;
     this.#announcer = new Announcer(this.#pool, notify);
     this.#notices = new AppendNotices(connection, this.#describe());

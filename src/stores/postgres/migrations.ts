@@ -19,6 +19,7 @@ import {
   SCHEMA_LAYOUT_TABLE,
   type StoreLayout,
 } from '../shared/migration.js';
+import { EVALS_TABLES } from './evals-schema.js';
 
 export type { Migration };
 
@@ -232,6 +233,17 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
         updated_ms BIGINT NOT NULL
       );
     `,
+  },
+  {
+    // Evals (evals.ts, #41): datasets and their items in order (`position` 0, 1, 2...), and
+    // experiments with the run each item played; `namespace` is the tenant, '' for none (a
+    // key column). Inputs, references, variants and scorer lists are JSON text; names and
+    // times sort by code point ("C"), as the other backends sort them.
+    version: 9,
+    name: 'evals: datasets, their items, experiments and their runs',
+    compatibility: 'expand',
+    release: '0.1.0',
+    sql: EVALS_TABLES,
   },
 ];
 

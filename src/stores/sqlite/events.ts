@@ -53,6 +53,7 @@ import {
   release,
 } from './claims.js';
 import { openDatabaseFile, prepareAll } from './database.js';
+import { SqliteEvals } from './evals.js';
 import { fileKey, flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
 import {
   EVENT_STORE_MIGRATIONS,
@@ -104,6 +105,8 @@ export class SqliteEventStore
   readonly #checkpoints: WalCheckpoints;
   readonly #watch: AppendWatch;
   readonly #queue: SqliteQueue;
+  /** Datasets and experiments (the EvalStore ability, core/evals.ts). */
+  readonly evals: SqliteEvals;
   readonly #listStatements = new Map<string, StatementSync>();
   #closed = false;
 
@@ -165,6 +168,7 @@ export class SqliteEventStore
     this.#appender = new Appender(this.#sql, this.#writes);
     const queueFile = onFile ? fileKey(path) : `${path}:${crypto.randomUUID()}`;
     this.#queue = new SqliteQueue(this.#db, this.#appender, this.#writes, queueFile);
+    this.evals = new SqliteEvals(this.#db, this.#writes, this.path, () => this.#ready());
     this.#pruner = new Pruner(this.#db, this.#sql, this.#writes, reclaimPagesPerPrune);
     this.#watch = new AppendWatch(this.#db, (runId) => {
       const row = this.#sql.getRun.get(runId) as { last_seq: number } | undefined;

@@ -217,6 +217,55 @@ export const EVENT_STORE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Evals (evals.ts, #41): datasets and their items in order (`position` 0, 1, 2...), and
+    // experiments with the run each item played; `namespace` is the tenant, '' for none (a
+    // key column). Inputs, references, variants and scorer lists are JSON text.
+    version: 9,
+    name: 'evals: datasets, their items, experiments and their runs',
+    compatibility: 'expand',
+    release: '0.1.0',
+    sql: `
+      CREATE TABLE eval_datasets (
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (namespace, name)
+      );
+      CREATE TABLE eval_items (
+        namespace TEXT NOT NULL,
+        dataset TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        input TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        run_id TEXT,
+        PRIMARY KEY (namespace, dataset, position)
+      );
+      CREATE TABLE eval_experiments (
+        id TEXT PRIMARY KEY,
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        dataset TEXT NOT NULL,
+        target_type TEXT NOT NULL,
+        target_name TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        scorers TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX eval_experiments_by_namespace ON eval_experiments (namespace, created_at);
+      CREATE TABLE eval_experiment_items (
+        experiment_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        run_id TEXT,
+        PRIMARY KEY (experiment_id, position)
+      );
+    `,
+  },
 ];
 
 /**

@@ -3,7 +3,8 @@
  * `agentdeck`: the package's command. `agentdeck serve [project]` serves a project over HTTP
  * (as `service-serve`), `agentdeck runs ...` lists, shows and signals runs (as `service runs`),
  * `agentdeck tick` wakes the sleeping workflow threads that are due, `agentdeck status` prints
- * the event store's schema layout (rolling upgrades), `agentdeck --version`
+ * the event store's schema layout (rolling upgrades), `agentdeck eval` keeps datasets and
+ * runs experiments (exit 1 under a threshold), `agentdeck --version`
  * prints the version.
  */
 import { unsupportedNodeMessage } from '../../core/node-version.js';
@@ -21,6 +22,9 @@ const USAGE = `Usage:
   agentdeck tick [project] [--now ISO-TIME]
   agentdeck schedules {ls,pause,resume,trigger} [name] [--project DIR]
   agentdeck status [--json]
+  agentdeck eval datasets {ls,create} [name] [--from-runs ID,ID] [--file ITEMS.jsonl] [--project DIR]
+  agentdeck eval run <dataset> (--agent NAME | --workflow NAME) [--model M] [--instructions S]
+      [--scorer NAME]... [--threshold SCORER=MIN]... [--project DIR] [--json]
   agentdeck --version
 
 \`agentdeck serve --help\`, \`agentdeck runs --help\` and \`agentdeck runs approve --help\` say more.`;
@@ -45,6 +49,9 @@ if (unsupported) {
   process.exitCode = await main(argv, 'agentdeck');
 } else if (command === 'status') {
   const { main } = await import('./status-command.js');
+  process.exitCode = await main(argv, 'agentdeck');
+} else if (command === 'eval') {
+  const { main } = await import('./eval-command.js');
   process.exitCode = await main(argv, 'agentdeck');
 } else if (command === 'runs') {
   const { main } = await import('./runs-command.js');

@@ -17,6 +17,7 @@ import { authenticationIsOn, buildApp, type DeckApp } from './build.js';
 import { callerRoutes } from './caller.js';
 import { controlRoutes } from './control.js';
 import { makeDeps } from './deps.js';
+import { evalsRoutes } from './evals.js';
 import { EventsTokens } from './events-token.js';
 import { healthRoute, readinessRoute } from './health.js';
 import { inboxRoutes } from './inbox.js';
@@ -67,6 +68,7 @@ export function createApp<C>(
       ...timerRoutes(deps),
       ...scheduleRoutes(deps),
       ...studioRoutes(deps, scoped.grants),
+      ...evalsRoutes(deps, scoped.grants),
       ...aiSdkRoutes(deps),
       metricsRoute(deps),
       // With tokens, OAuth clients (MCP's) learn where to get one (RFC 9728).

@@ -24,6 +24,7 @@ export const TAGS: Record<Tag, string> = {
   timers: 'Wake the sleeping workflow threads that are due, for an external scheduler.',
   schedules: 'Recurring runs: list, pause, resume, trigger.',
   studio: 'What the studio reads: the catalog, workflow graphs, threads and sessions.',
+  evals: 'Datasets, experiments and scorers: an agent or workflow played over a dataset, scored.',
   metrics: 'Prometheus metrics.',
   openapi: 'This document.',
   native: 'The native surface: canonical events as server-sent events.',

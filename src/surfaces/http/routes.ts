@@ -24,6 +24,7 @@ export type Tag =
   | 'timers'
   | 'schedules'
   | 'studio'
+  | 'evals'
   | 'metrics'
   | 'openapi'
   | 'native'
@@ -70,7 +71,7 @@ export interface RouteInput<B, Q> {
  * 507), so a route declares only what its handler decides (or a more precise wording of those).
  */
 export interface Route<B = unknown, Q = unknown> {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** OpenAPI form: `/agents/{name}/chat`. */
   path: string;
   summary: string;

@@ -17,6 +17,7 @@ import type { ScheduleStatus } from '../../runtime/schedules.js';
 import type { TickOutcome } from '../../runtime/timers.js';
 import type { AppOptions } from './options.js';
 import type { ReplayingDeck } from './served-replays.js';
+import type { ServedEvals } from './served-evals.js';
 
 /** A run as the routes start it: its session (a workflow's thread) and the request's context. */
 export interface ServedRunOptions<C = unknown> {
@@ -208,6 +209,8 @@ export interface DeckGrants {
   popTurn?(sessionId: string): Promise<number> | null;
   /** The open deck's event log, or `null` before it opens. */
   eventLog(): EventLog | null;
+  /** Datasets, scorers and experiments (`/evals`); `null` before open. @default none: 503 */
+  evals?(): ServedEvals | null;
   /** A run's queue entry and its place among the waiting (0: next), or `null`; `null` promise before open. */
   queuePlace?(runId: string): Promise<QueuePlace | null> | null;
   /** Stop a run this process plays now, for a client that left; whether it was playing. */
