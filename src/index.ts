@@ -132,7 +132,6 @@ export type {
 } from './core/store.js';
 export { SLEEP_UNTIL_KEY, type SleepRequest, type TimerPayload } from './core/wakeups.js';
 export { Deck, type DeckState } from './deck/deck.js';
-export type { ForkOptions, ForkResult } from './deck/forks.js';
 export type {
   DeckEvals,
   EvalsTenant,
@@ -142,6 +141,7 @@ export type {
   ExperimentView,
   NewDataset,
 } from './deck/evals.js';
+export type { ForkOptions, ForkResult } from './deck/forks.js';
 export type {
   AnswerOptions,
   ControlOptions,

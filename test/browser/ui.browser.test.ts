@@ -24,8 +24,9 @@ import {
 import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { postJson } from '../support/http.js';
 import { killServers, type ServerProcess, startServer } from '../support/server-process.js';
-import { runStatus, screenshotFromTop, waitFor } from '../support/studio-pages.js';
+import { runStatus, waitFor } from '../support/studio-pages.js';
 import { evalsTests } from './ui-evals-tests.js';
+import { failureTests } from './ui-failure-tests.js';
 import { inboxTests } from './ui-inbox-tests.js';
 import { queueTests } from './ui-queue-tests.js';
 import { replayTests } from './ui-replay-tests.js';
@@ -352,35 +353,6 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
     expect(unexpectedErrors()).toEqual([]);
   }, 30_000);
 
-  it('shows why a workflow run without a thread failed: the node marked on its graph, its input, the stack', async () => {
-    const response = await fetch(`${url}/workflows/ledger`, postJson({ amount: -4 }));
-    expect(response.status).toBe(500);
-    const runId = response.headers.get('x-run-id') ?? '';
-    expect(await response.json()).toEqual({ detail: 'internal error', run_id: runId });
-    await page.goto(`${url}/ui/runs/${runId}`);
-    const graph = page.locator('svg.graph[data-workflow="ledger"]');
-    await graph.locator('g.node[data-node="post"][data-mark="failed"]').waitFor();
-    expect(await graph.locator('g.node[data-node="open"]').getAttribute('data-mark')).toBe('done');
-    const failure = page.getByTestId('run-failure');
-    expect(await failure.getByTestId('failure-type').textContent()).toBe('RangeError');
-    expect(await failure.getByTestId('failure-where').textContent()).toBe('post');
-    expect(await failure.getByTestId('failure-message').textContent()).toBe(
-      'cannot post a negative amount (-4)',
-    );
-    expect(JSON.parse((await failure.getByTestId('failure-input').textContent()) ?? '')).toEqual({
-      amount: -4,
-      account: 'main',
-    });
-    const stack = failure.getByTestId('failure-stack');
-    expect(await stack.locator('pre').isVisible()).toBe(false); // folded until asked for
-    await stack.locator('summary').click();
-    expect(await stack.locator('pre').textContent()).toMatch(
-      /RangeError: cannot post a negative amount[\s\S]*postEntry[\s\S]*ledger/,
-    );
-    await screenshotFromTop(page, screenshotPath('ui-run-failure.png'));
-    expect(unexpectedErrors([/status of 500/])).toEqual([]);
-  }, 30_000);
-
   it('cancels a running turn after confirmation (and Back changes nothing)', async () => {
     model.push({ toolCalls: [{ name: 'book', arguments: { room: '9' }, callId: 'call_9' }] });
     const { runId, ended } = await chat('booker', 'cancel-me', 'Book room 9');
@@ -462,6 +434,7 @@ describe.skipIf(skip !== null)(`the run inspector ${skip ?? ''}`, () => {
 
   inboxTests(() => ({ page, model, url, startApproval, unexpectedErrors }));
   queueTests(() => ({ page, url, unexpectedErrors }));
+  failureTests(() => ({ page, url, unexpectedErrors }));
   traceTests(() => ({
     page,
     model,

@@ -16,8 +16,8 @@ import type { AppendNotifier, EventStore, StoreLayout } from '../../core/store.j
 import type { ScheduleStatus } from '../../runtime/schedules.js';
 import type { TickOutcome } from '../../runtime/timers.js';
 import type { AppOptions } from './options.js';
-import type { ReplayingDeck } from './served-replays.js';
 import type { ServedEvals } from './served-evals.js';
+import type { ReplayingDeck } from './served-replays.js';
 
 /** A run as the routes start it: its session (a workflow's thread) and the request's context. */
 export interface ServedRunOptions<C = unknown> {
