@@ -57,7 +57,12 @@ function inputTexts(body: unknown): string[] {
 
 describe('deck.replay()', () => {
   it('plays a turn again with a variant, on a new session seeded with the history before it', async () => {
-    const { deck, eventStore } = await openTestDeck({ agents: [clerk()], workflows: [noop] });
+    // Without recorded model requests, the history comes from the session's earlier runs.
+    const { deck, eventStore } = await openTestDeck({
+      agents: [clerk()],
+      workflows: [noop],
+      recordModelCalls: 'off',
+    });
     modelServer().push(
       { toolCalls: [{ name: 'add', arguments: { a: 2, b: 2 } }] },
       { text: 'It is 4.' },
@@ -174,7 +179,12 @@ describe('deck.replay()', () => {
     const failed = failedRun?.runId as string;
     modelServer().push({ text: 'Hello.' });
     const replay = await deck.replay(failed, { variant: { model: 'gpt-fixed' } });
-    expect(replay).toMatchObject({ status: 'completed', output: 'Hello.', history: 'none' });
+    // The failed turn's one model request was recorded: it held no history before the turn.
+    expect(replay).toMatchObject({
+      status: 'completed',
+      output: 'Hello.',
+      history: 'model-request',
+    });
 
     await expect(deck.replay('run-unknown')).rejects.toMatchObject({
       code: 'not_found',

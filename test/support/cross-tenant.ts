@@ -187,9 +187,15 @@ export function describeCrossTenant(open: () => Promise<TenantStore>): void {
         if (method === 'get' && !path.endsWith('/stream')) {
           // The route does read A's id: A's own request gets something else.
           const own = await call('key-a', method, fill('mine'));
-          expect(`${own.status} ${await own.text()}`, `${route} for A`).not.toEqual(
-            `${theirs.status} ${got}`,
-          );
+          const ownText = await own.text();
+          // A route refused for the workflow itself, before any id is read (this suite's
+          // workflow is not durable, so it has no checkpoints to list), answers A as B.
+          const refusedForWorkflow = own.status === 409 && ownText.includes('is not durable');
+          if (!refusedForWorkflow) {
+            expect(`${own.status} ${ownText}`, `${route} for A`).not.toEqual(
+              `${theirs.status} ${got}`,
+            );
+          }
         }
         probed.push(route);
       }

@@ -72,6 +72,7 @@ const EXPECTED: Record<string, Role | null> = {
   'get /runs': 'read',
   'get /runs/{run_id}': 'read',
   'get /runs/{run_id}/events': 'read',
+  'get /runs/{run_id}/model-calls': 'read',
   'post /runs/{run_id}/replay': 'run',
   'get /workflows/{name}/threads/{thread_id}/checkpoints': 'read',
   'post /workflows/{name}/threads/{thread_id}/fork': 'run',
