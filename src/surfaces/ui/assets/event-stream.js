@@ -2,8 +2,9 @@
  * A run's canonical events, followed live: `GET /runs/{id}/events` read with `fetch` (an
  * `EventSource` cannot send the API key) and parsed as SSE. Each frame's `id` is the event's
  * seq; after a dropped connection it reconnects with `Last-Event-ID: <last seq>`, so the
- * caller gets every event exactly once, in order. It ends at the run's terminal event or at
- * the server's 204 (the run ended and nothing comes after the last seq).
+ * caller gets every event exactly once, in order. It ends after the run's terminal event and
+ * what was recorded after it (scores), or at the server's 204 (the run ended and nothing
+ * comes after the last seq).
  */
 import { authHeaders, keyNeeded, unauthorized } from './api.js';
 
@@ -16,6 +17,7 @@ const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 export function followEvents(runId, onEvent, onState) {
   const stop = new AbortController();
   let lastSeq = -1;
+  let terminalSeen = false;
   const seen = (event, id) => {
     const seq = id === '' ? event.seq : Number(id);
     if (typeof seq === 'number' && seq <= lastSeq) return false; // never twice
@@ -45,7 +47,14 @@ export function followEvents(runId, onEvent, onState) {
         if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
         onState('live');
         delay = 250;
-        if (await readFrames(response.body, seen)) return onState('ended');
+        const terminal = await readFrames(response.body, seen);
+        // After the terminal event, one more read: what was recorded after the run's end (an
+        // experiment's scores, #41); the server answers 204 when there is nothing.
+        if (terminalSeen) return onState('ended');
+        if (terminal) {
+          terminalSeen = true;
+          continue;
+        }
       } catch {
         if (stop.signal.aborted) return;
       }
