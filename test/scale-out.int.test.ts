@@ -31,8 +31,12 @@ const bookerDir = mkdtempSync(join(tmpdir(), 'agentdeck-scale-'));
 const bookerLog = join(bookerDir, 'booker.log');
 /** The slow tool ends when this file exists: the test decides, however loaded the machine. */
 const bookerGate = join(bookerDir, 'booker.go');
-/** A live run renews its claim every 200 ms; missing three renewals (600 ms) makes it stale. */
-const HEARTBEAT_SECONDS = '0.2';
+/**
+ * A live run renews its claim every 500 ms; missing three renewals (1.5 s) makes it stale. A
+ * shorter lease let the other process's sweep close a live run on a loaded machine (a process
+ * stalled past 600 ms while starting its naps), which its caller then saw as a bare 500.
+ */
+const HEARTBEAT_SECONDS = '0.5';
 
 let model: ScriptedModelServer;
 const servers: ServerProcess[] = [];
@@ -237,7 +241,7 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     const killedAt = Date.now();
     const seenBeforeKill = follow.frames.map((frame) => frame.event);
 
-    // Three missed heartbeats (0.6 s) make the claim stale; B's next sweep (every 0.6 s)
+    // Three missed heartbeats (1.5 s) make the claim stale; B's next sweep (every 1.5 s)
     // closes the run, with no new turn on its session: the tail on B ends with it.
     await Promise.race([follow.done, sleep(8_000)]);
     expect(Date.now() - killedAt).toBeLessThan(5_000); // not the 3600 s stale-run timeout
@@ -262,7 +266,7 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
       payload: {
         error_type: 'StaleRunError',
         message: expect.stringMatching(
-          /not renewed for 0\.6 s \(its process stopped its heartbeat/,
+          /not renewed for 1\.5 s \(its process stopped its heartbeat/,
         ),
       },
     });
@@ -332,7 +336,10 @@ describe('timers on two processes', () => {
       ),
     );
     for (const answer of started) {
-      expect(await answer.json()).toMatchObject({
+      const body = await answer.json();
+      // A start that did not reach its timer says why in the servers' logs: print them.
+      const logs = () => servers.map((server) => server.err()).join('\n');
+      expect(body, `${answer.status}: ${logs()}`).toMatchObject({
         payload: { type: 'agentdeck.timer', wake_at: wakeAt },
       });
     }

@@ -194,6 +194,9 @@ export function evalsTests(the: () => EvalsContext) {
     const runB = (i: number) => b.results[i]?.run_id ?? '';
     await items.nth(0).locator('td[data-side="b"] a[href^="/ui/runs/"]').click();
     await page.locator('[data-kind="score.recorded"]').waitFor();
+    expect(await page.locator('[data-kind="score.recorded"]').textContent()).toContain(
+      'Score exact: 0 (fail)',
+    );
 
     // Deleted after a confirmation: the list no longer has it; the runs stay.
     await page.goto(`${url}/ui/evals/datasets/${dataset}`);

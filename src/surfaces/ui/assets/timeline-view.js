@@ -192,6 +192,13 @@ function describe(e) {
       ];
     case 'artifact.created':
       return [html`Artifact <code>${p.name}</code>`, 'muted', json(p.block)];
+    case 'score.recorded':
+      // An experiment's score, recorded after the run's end (docs/evals.md).
+      return [
+        html`Score <code>${p.name}</code>: ${p.value}${p.passed === null ? '' : p.passed ? ' (pass)' : ' (fail)'}`,
+        p.passed === false ? 'bad' : 'muted',
+        p.comment ? html`<p>${p.comment}</p>` : null,
+      ];
     default:
       return [html`Event <code>${e.events[0].kind}</code>`, 'unknown', json(p)];
   }

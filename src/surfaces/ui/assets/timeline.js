@@ -110,6 +110,7 @@ const KNOWN = new Set([
   'artifact.created',
   'model.call.started',
   'model.call.completed',
+  'score.recorded',
 ]);
 
 /** The text of content blocks (text blocks joined; other blocks are shown as JSON). */
