@@ -10,14 +10,11 @@
  * Run: `npm run bench:model-calls -- [rounds]`. It rewrites its own section of
  * bench/RESULTS.md.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { Agent, Deck, type ModelCallRecording, tool } from '../src/index.js';
-import { SqliteEventStore } from '../src/stores/sqlite/events.js';
+import { Agent, type ModelCallRecording, tool } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
+import { playSessionTurns, type TurnSamples, windowMedian } from './support/session-turns.js';
 
 const TURNS = 100;
 const AT = [1, 100];
@@ -33,59 +30,30 @@ const findSlots = tool({
   execute: ({ day }) => ({ day, slots: ['9am', '2pm'] }),
 });
 
-interface Sample {
-  wall: number[];
-  cpu: number[];
-}
-
-async function measure(recordModelCalls: ModelCallRecording): Promise<Sample> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-bench-'));
+function measure(recordModelCalls: ModelCallRecording): Promise<TurnSamples> {
   const steps = () => [
     { toolCalls: [{ name: 'find_slots', arguments: { day: 'tuesday' } }] },
     { text: ANSWER },
   ];
   const model = new ScriptedModel(Array.from({ length: TURNS + 1 }, steps).flat());
-  const deck = new Deck({
-    eventStore: new SqliteEventStore({ path: join(dir, 'events.db') }),
-    agents: [new Agent({ name: 'Booker', instructions: 'Book slots.', model, tools: [findSlots] })],
-    recordModelCalls,
+  const agent = new Agent({
+    name: 'Booker',
+    instructions: 'Book slots.',
+    model,
+    tools: [findSlots],
   });
-  await deck.open();
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  try {
-    await deck.run('Booker', 'warm up', { sessionId: 'warm-up' });
-    for (let turn = 1; turn <= TURNS; turn += 1) {
-      const cpuAt = process.cpuUsage();
-      const started = performance.now();
-      await deck.run('Booker', `Can we meet on day ${turn}?`, { sessionId: 'bench' });
-      wall.push(performance.now() - started);
-      const used = process.cpuUsage(cpuAt);
-      cpu.push((used.user + used.system) / 1000);
-      model.calls.length = 0; // the scripted model's own record is not the deck's cost
-    }
-  } finally {
-    await deck.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return { wall, cpu };
-}
-
-/** The median over the window of turns ending at `turn` (turn 1: turns 1 to WINDOW). */
-function at(values: number[], turn: number): number {
-  const end = Math.max(turn, WINDOW);
-  return median(values.slice(end - WINDOW, end));
+  return playSessionTurns(TURNS, model, { agents: [agent], recordModelCalls });
 }
 
 async function main(): Promise<void> {
   const load = loadAtStart();
   const results = new Map<ModelCallRecording, { wall: number[]; cpu: number[] }>();
   for (const setting of SETTINGS) {
-    const samples: Sample[] = [];
+    const samples: TurnSamples[] = [];
     for (let round = 0; round < ROUNDS; round += 1) samples.push(await measure(setting));
     results.set(setting, {
-      wall: AT.map((turn) => median(samples.map((s) => at(s.wall, turn)))),
-      cpu: AT.map((turn) => median(samples.map((s) => at(s.cpu, turn)))),
+      wall: AT.map((turn) => median(samples.map((s) => windowMedian(s.wall, turn, WINDOW)))),
+      cpu: AT.map((turn) => median(samples.map((s) => windowMedian(s.cpu, turn, WINDOW)))),
     });
   }
   const off = results.get('off');

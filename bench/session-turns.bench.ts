@@ -11,13 +11,10 @@
  * Run: `npm run bench:session-turns` (or `npx tsx bench/session-turns.bench.ts [rounds]`).
  * It rewrites its own section of bench/RESULTS.md.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Agent, Deck } from '../src/index.js';
-import { SqliteEventStore } from '../src/stores/sqlite/events.js';
+import { Agent } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
+import { playSessionTurns, type TurnSamples, windowMedian } from './support/session-turns.js';
 
 const TURNS = 400;
 /** The turns reported, each as the median of the window of turns ending there. */
@@ -36,56 +33,20 @@ const CASES: Case[] = [
   { name: 'history: { lastItems: 20 }', agent: { history: { lastItems: 20 } } },
 ];
 
-interface Sample {
-  /** Per turn, wall-clock ms. */
-  wall: number[];
-  /** Per turn, process CPU ms. */
-  cpu: number[];
-}
-
-async function measure(test: Case): Promise<Sample> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentdeck-bench-'));
+function measure(test: Case): Promise<TurnSamples> {
   const model = new ScriptedModel(Array.from({ length: TURNS + 1 }, () => ({ text: ANSWER })));
-  const deck = new Deck({
-    eventStore: new SqliteEventStore({ path: join(dir, 'events.db') }),
-    agents: [new Agent({ name: 'Booker', instructions: 'Book slots.', model, ...test.agent })],
-  });
-  await deck.open();
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  try {
-    await deck.run('Booker', 'warm up', { sessionId: 'warm-up' });
-    for (let turn = 1; turn <= TURNS; turn += 1) {
-      const cpuAt = process.cpuUsage();
-      const started = performance.now();
-      await deck.run('Booker', `Can we meet on day ${turn}?`, { sessionId: 'bench' });
-      wall.push(performance.now() - started);
-      const used = process.cpuUsage(cpuAt);
-      cpu.push((used.user + used.system) / 1000);
-      // The scripted model keeps every request; the bench measures the deck, not that record.
-      model.calls.length = 0;
-    }
-  } finally {
-    await deck.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return { wall, cpu };
-}
-
-/** The median over the window of turns ending at `turn` (turn 1: turns 1 to WINDOW). */
-function at(values: number[], turn: number): number {
-  const end = Math.max(turn, WINDOW);
-  return median(values.slice(end - WINDOW, end));
+  const agent = new Agent({ name: 'Booker', instructions: 'Book slots.', model, ...test.agent });
+  return playSessionTurns(TURNS, model, { agents: [agent] });
 }
 
 async function main(): Promise<void> {
   const load = loadAtStart();
   const rows: string[][] = [];
   for (const test of CASES) {
-    const samples: Sample[] = [];
+    const samples: TurnSamples[] = [];
     for (let round = 0; round < ROUNDS; round += 1) samples.push(await measure(test));
-    const wallAt = AT.map((turn) => median(samples.map((s) => at(s.wall, turn))));
-    const cpuAt = AT.map((turn) => median(samples.map((s) => at(s.cpu, turn))));
+    const wallAt = AT.map((turn) => median(samples.map((s) => windowMedian(s.wall, turn, WINDOW))));
+    const cpuAt = AT.map((turn) => median(samples.map((s) => windowMedian(s.cpu, turn, WINDOW))));
     const ratio = (wallAt.at(-1) ?? 0) / (wallAt[0] ?? 1);
     rows.push([
       test.name,
