@@ -273,7 +273,7 @@ describe('two service-serve processes on one Postgres and one Redis', () => {
     const run = (await (await fetch(`${B}/runs/${runId}`)).json()) as { status: string };
     expect(run.status).toBe('failed');
     model.assertConsumed();
-  });
+  }, 40_000); // a process started, killed and swept on a loaded machine: 20 s was not always enough
 
   it('pauses a run on A with the service command, and resume through B continues it', async () => {
     model.push(
