@@ -13,7 +13,7 @@ import { EVENT_SCHEMA_VERSION, type Event } from '../../core/events.js';
 import { nextStatus, type RunStatus, TERMINAL_STATUSES } from '../../core/status.js';
 import { compactEnvelope, compactTs, type RunEnvelope, tsText } from '../shared/rows.js';
 import { nextTimestamp, type PreparedEvent, stampPrepared } from '../shared/stored-event.js';
-import type { GroupCommit } from './group-commit.js';
+import type { GroupCommit, HeldRow } from './group-commit.js';
 import type { Statements } from './migrations.js';
 
 /** Runs whose tail (last seq and ts) a connection caches for the one-INSERT append path. */
@@ -34,7 +34,15 @@ interface Tail {
   ts: string;
   /** What its `runs` row keeps (`null`: no row yet); an event's row stores only a difference. */
   run: RunEnvelope | null;
+  /** Its status in the run index (`null`: no such run). */
+  status: RunStatus | null;
 }
+
+/** Kinds that begin a run: their run is taken to be new until its `runs` row says otherwise. */
+const FIRST_KINDS: ReadonlySet<string> = new Set(['run.started', 'run.queued']);
+
+/** The tail of a run with no events and no `runs` row. */
+const NEW_RUN = (): Tail => ({ seq: -1, ts: '', run: null, status: null });
 
 /** One connection's appends, with its cache of run tails. */
 export class Appender {
@@ -68,19 +76,30 @@ export class Appender {
     else for (const runId of runIds) this.#tails.delete(runId);
   }
 
-  /** One INSERT at the cached tail; `null` when the slow path must decide. */
+  /**
+   * One event at the cached tail; `null` when the slow path must decide. A held event in a
+   * group whose tails are exact is buffered (`GroupCommit.holdRow`); otherwise it is one
+   * INSERT, the (run_id, seq) key catching a tail another connection moved.
+   */
   #appendCached(item: PreparedEvent): Event | null {
-    const tail = this.#tails.get(item.event.runId);
-    if (!tail) return null;
+    const { runId } = item.event;
+    if (!this.#tails.has(runId)) return null;
     const held = this.#writes.beforeAppend(item.kind);
+    // Opening a group may have found the cached tails stale and forgotten them.
+    const tail = this.#tails.get(runId);
+    if (!tail) return null;
     const seq = tail.seq + 1;
     const ts = nextTimestamp(tail.ts);
-    try {
-      this.#insert(item, seq, ts, tail.run);
-    } catch (error) {
-      this.#tails.delete(item.event.runId);
-      if (isPrimaryKeyViolation(error)) return null; // another connection wrote to the run
-      throw error;
+    if (held && this.#writes.tailsExact) {
+      this.#writes.holdRow(this.#row(item, seq, ts, tail.run));
+    } else {
+      try {
+        this.#insert(item, seq, ts, tail.run);
+      } catch (error) {
+        this.#tails.delete(runId);
+        if (isPrimaryKeyViolation(error)) return null; // another connection wrote to the run
+        throw error;
+      }
     }
     tail.seq = seq;
     tail.ts = ts;
@@ -101,25 +120,17 @@ export class Appender {
       status: (runId: string) => RunStatus | null,
     ) => T,
   ): Written<T> {
-    const tails = new Map<string, Tail & { status: RunStatus | null }>();
-    const tailOf = (runId: string) => {
+    const tails = new Map<string, Tail>();
+    // Inside an open group whose tails are exact, a cached tail is the run's tail, and a run
+    // begun by this write is taken to be new (its `runs` row's key catches one that is not).
+    const tailOf = (runId: string, first?: PreparedEvent): Tail => {
       let tail = tails.get(runId);
       if (!tail) {
-        const last = this.#sql.tail.get(runId);
-        const row = this.#sql.runRow.get(runId);
-        tail = {
-          seq: last ? Number(last.seq) : -1,
-          ts: last ? tsText(last.ts) : '',
-          status: row ? (row.status as RunStatus) : null,
-          run: row
-            ? {
-                v: row.v === null ? null : Number(row.v),
-                sessionId: row.session_id as string | null,
-                namespace: row.namespace as string | null,
-                origin: String(row.origin),
-              }
-            : null,
-        };
+        const exact = this.#writes.tailsExact; // the body runs in the group, once opened
+        const cached = exact ? this.#tails.get(runId) : undefined;
+        if (cached) tail = { ...cached };
+        else if (exact && first && FIRST_KINDS.has(first.kind)) tail = NEW_RUN();
+        else tail = this.#readTail(runId);
         tails.set(runId, tail);
       }
       return tail;
@@ -129,24 +140,21 @@ export class Appender {
       const changed = new Set<string>();
       const events = prepared.map((item) => {
         const { runId } = item.event;
-        const tail = tailOf(runId);
+        let tail = tailOf(runId, item);
+        if (tail.status === null) {
+          const started = this.#startRun(item, tail);
+          if (started) return started;
+          // Taken for new, the run has a row after all: append after its stored tail.
+          tail = this.#readTail(runId);
+          tails.set(runId, tail);
+        }
         const seq = tail.seq + 1;
         const ts = nextTimestamp(tail.ts);
         const event = stampPrepared(item, seq, ts);
-        if (tail.status === null) {
-          tail.status = nextStatus(null, event);
-          const { origin, sessionId, namespace } = item.event;
-          const v = EVENT_SCHEMA_VERSION;
-          tail.run = { v, sessionId, namespace, origin };
-          const endedAt = hasEnded(tail.status) ? ts : null;
-          this.#sql.insertRun.run(runId, origin, sessionId, namespace, tail.status, ts, endedAt, v);
-          this.#insert(item, seq, ts, tail.run);
-        } else {
-          this.#insert(item, seq, ts, tail.run);
-          const status = item.lifecycle ? nextStatus(tail.status, event) : tail.status;
-          if (status !== tail.status || hasEnded(status)) changed.add(runId);
-          tail.status = status;
-        }
+        this.#insert(item, seq, ts, tail.run);
+        const status = item.lifecycle ? nextStatus(tail.status, event) : tail.status;
+        if (status !== tail.status || hasEnded(status)) changed.add(runId);
+        tail.status = status;
         tail.seq = seq;
         tail.ts = ts;
         return event;
@@ -161,19 +169,68 @@ export class Appender {
     // Only once the body's savepoint is released: a tail it rolled back must not be cached.
     // Nor the tail of a run that has ended: an event after its end moves `ended_at`, which
     // the one-INSERT path does not write, so such an event takes this path.
-    for (const [runId, { seq, ts, status, run }] of tails) {
-      if (seq < 0) continue;
-      if (hasEnded(status)) this.#tails.delete(runId);
-      else this.#cacheTail(runId, { seq, ts, run });
+    for (const [runId, tail] of tails) {
+      if (tail.seq < 0) continue;
+      if (hasEnded(tail.status)) this.#tails.delete(runId);
+      else this.#cacheTail(runId, tail);
     }
     return written;
   }
 
-  /** Insert the event's row: its envelope only where it differs from its run's (`run`). */
+  /**
+   * A run's first event, with its `runs` row, at `tail` (no row yet as far as this write
+   * knows). `null` when the row exists after all (a run taken for new, or another writer's
+   * first event): nothing was written, and the caller reads the stored tail.
+   */
+  #startRun(item: PreparedEvent, tail: Tail): Event | null {
+    const { runId, origin, sessionId, namespace } = item.event;
+    const seq = tail.seq + 1;
+    const ts = nextTimestamp(tail.ts);
+    const event = stampPrepared(item, seq, ts);
+    const status = nextStatus(null, event);
+    const v = EVENT_SCHEMA_VERSION;
+    const run = { v, sessionId, namespace, origin };
+    const endedAt = hasEnded(status) ? ts : null;
+    try {
+      this.#sql.insertRun.run(runId, origin, sessionId, namespace, status, ts, endedAt, v);
+    } catch (error) {
+      if (isPrimaryKeyViolation(error)) return null;
+      throw error;
+    }
+    this.#insert(item, seq, ts, run);
+    Object.assign(tail, { seq, ts, run, status });
+    return event;
+  }
+
+  /** A run's tail and index row as stored. */
+  #readTail(runId: string): Tail {
+    const last = this.#sql.tail.get(runId);
+    const row = this.#sql.runRow.get(runId);
+    return {
+      seq: last ? Number(last.seq) : -1,
+      ts: last ? tsText(last.ts) : '',
+      status: row ? (row.status as RunStatus) : null,
+      run: row
+        ? {
+            v: row.v === null ? null : Number(row.v),
+            sessionId: row.session_id as string | null,
+            namespace: row.namespace as string | null,
+            origin: String(row.origin),
+          }
+        : null,
+    };
+  }
+
+  /** Insert the event's row. */
   #insert(item: PreparedEvent, seq: number, ts: string, run: RunEnvelope | null): void {
+    this.#sql.insertEvent.run(...this.#row(item, seq, ts, run));
+  }
+
+  /** The event's row: its envelope only where it differs from its run's (`run`). */
+  #row(item: PreparedEvent, seq: number, ts: string, run: RunEnvelope | null): HeldRow {
     const { event, kind, payload } = item;
     const env = compactEnvelope(EVENT_SCHEMA_VERSION, event, run);
-    this.#sql.insertEvent.run(event.runId, seq, kind, compactTs(ts), payload, env);
+    return [event.runId, seq, kind, compactTs(ts), payload, env];
   }
 
   #cacheTail(runId: string, tail: Tail): void {

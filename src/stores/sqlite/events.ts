@@ -171,6 +171,7 @@ export class SqliteEventStore
     this.evals = new SqliteEvals(this.#db, this.#writes, this.path, () => this.#ready());
     this.#pruner = new Pruner(this.#db, this.#sql, this.#writes, reclaimPagesPerPrune);
     this.#watch = new AppendWatch(this.#db, (runId) => {
+      this.#writes.insertHeldRows();
       const row = this.#sql.getRun.get(runId) as { last_seq: number } | undefined;
       return row ? Number(row.last_seq) : -1;
     });

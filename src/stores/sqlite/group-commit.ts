@@ -18,7 +18,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { StoreError } from '../../core/errors.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import type { Statements } from './migrations.js';
@@ -71,6 +71,12 @@ export interface GroupCommitConnection {
   sql: Statements;
 }
 
+/** An `events` row held in memory: `run_id, seq, kind, ts, payload, env`. */
+export type HeldRow = [string, number, string, number | string, string, string | null];
+
+/** Most rows one multi-row INSERT writes (6 parameters each, far below SQLite's limit). */
+const ROWS_PER_INSERT = 64;
+
 /** An open group: a write transaction holding streamed deltas and waiting lifecycle writes. */
 interface OpenGroup {
   /** Held events whose appends have resolved: lost if the group fails to commit. */
@@ -90,9 +96,24 @@ export class GroupCommit {
   readonly #connection: GroupCommitConnection;
   readonly #key: string;
   readonly #enabled: boolean;
-  /** Called when a group fails to commit: the connection's cached tails are now wrong. */
-  readonly #onLost: () => void;
+  /**
+   * Called when the connection's cached run tails may be wrong: a group failed to commit, or
+   * another connection committed to the file since this one last looked.
+   */
+  readonly #onTailsWrong: () => void;
   #group: OpenGroup | null = null;
+  /**
+   * Rows of held events not yet inserted: a held append costs a push here, and they go to
+   * the table in multi-row INSERTs before anything else runs on the connection (a commit, a
+   * read, another write). Only while a group is open and its tails are exact.
+   */
+  #rows: HeldRow[] = [];
+  /** Multi-row INSERT statements, by row count. */
+  readonly #inserts = new Map<number, StatementSync>();
+  /** `PRAGMA data_version`: it moves when another connection commits to the file. */
+  readonly #dataVersion: StatementSync;
+  /** The data version when this connection last looked, to tell whether others wrote since. */
+  #seenVersion = -1;
   /** A group commit that failed after its appends had resolved; the next call reports it. */
   #lost: StoreError | null = null;
 
@@ -102,16 +123,59 @@ export class GroupCommit {
   constructor(
     connection: GroupCommitConnection,
     enabled: boolean,
-    onLost: () => void,
+    onTailsWrong: () => void,
     onCommitted: () => void = () => {},
   ) {
     const { path } = connection;
     this.#connection = connection;
     this.#key = path === ':memory:' ? `:memory:${crypto.randomUUID()}` : fileKey(path);
     this.#enabled = enabled;
-    this.#onLost = onLost;
+    this.#onTailsWrong = onTailsWrong;
     this.#onCommitted = onCommitted;
+    this.#dataVersion = connection.db.prepare('PRAGMA data_version');
     byConnection.set(connection.db, this);
+  }
+
+  /**
+   * Whether the connection's cached run tails are exact: a group is open (this connection
+   * holds the file's write lock, so nobody else can write until it commits), and no other
+   * connection committed between this connection's last look and the group's opening (the
+   * tails are forgotten when one did). Held events may then be buffered rather than
+   * inserted, and a run's tail need not be read back.
+   */
+  get tailsExact(): boolean {
+    return this.#group !== null;
+  }
+
+  /**
+   * Hold an `events` row in memory until the next statement on the connection (call only
+   * while {@link tailsExact}): the per-event cost of a held append is this push.
+   */
+  holdRow(row: HeldRow): void {
+    this.#rows.push(row);
+  }
+
+  /** Insert the held rows, in multi-row INSERTs. Called before any other statement runs. */
+  insertHeldRows(): void {
+    const rows = this.#rows;
+    if (rows.length === 0) return;
+    this.#rows = [];
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+      this.#insertStatement(chunk.length).run(...chunk.flat());
+    }
+  }
+
+  #insertStatement(rows: number): StatementSync {
+    let statement = this.#inserts.get(rows);
+    if (!statement) {
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+      statement = this.#connection.db.prepare(
+        `INSERT INTO events (run_id, seq, kind, ts, payload, env) VALUES ${values}`,
+      );
+      this.#inserts.set(rows, statement);
+    }
+    return statement;
   }
 
   /**
@@ -138,6 +202,7 @@ export class GroupCommit {
    */
   transaction<T>(body: () => T): T {
     const { db, sql } = this.#connection;
+    this.insertHeldRows();
     if (this.#group) {
       const result = this.#underSavepoint(body);
       this.commit();
@@ -167,6 +232,7 @@ export class GroupCommit {
     if (!this.#enabled) return { result: this.transaction(body), durable: DURABLE };
     if (!this.#group) this.#open();
     const group = this.#group as OpenGroup;
+    this.insertHeldRows();
     const result = this.#underSavepoint(body);
     const durable = new Promise<void>((resolve, reject) => {
       group.waiters.push({ resolve, reject });
@@ -208,10 +274,12 @@ export class GroupCommit {
     openGroups.get(this.#key)?.delete(this);
     const { db, sql, path } = this.#connection;
     try {
+      this.insertHeldRows();
       sql.commit.run();
     } catch (error) {
+      this.#rows = [];
       // The held events are gone: a cached tail past them would let the next append leave a gap.
-      this.#onLost();
+      this.#onTailsWrong();
       if (db.isTransaction) sql.rollback.run();
       const what =
         group.events > 0
@@ -246,6 +314,7 @@ export class GroupCommit {
 
   /** Commit other connections' groups on this file, which would otherwise block this one. */
   flushOthers(): void {
+    this.insertHeldRows();
     const groups = openGroups.get(this.#key);
     if (!groups) return;
     for (const group of groups) if (group !== this) group.commitLater();
@@ -273,9 +342,23 @@ export class GroupCommit {
   #open(): void {
     this.flushOthers();
     this.#connection.sql.begin.run();
+    this.#checkDataVersion();
     this.#group = { events: 0, waiters: [], timer: setImmediate(() => this.commitLater()) };
     const groups = openGroups.get(this.#key) ?? new Set<GroupCommit>();
     openGroups.set(this.#key, groups.add(this));
+  }
+
+  /**
+   * Inside a new write transaction: if another connection committed since this one last
+   * looked, the cached tails may be behind, so they are forgotten (each run's next append
+   * reads its tail). This connection's own commits do not move the version.
+   */
+  #checkDataVersion(): void {
+    const version = Number((this.#dataVersion.get() as { data_version: number }).data_version);
+    if (version !== this.#seenVersion) {
+      this.#seenVersion = version;
+      this.#onTailsWrong();
+    }
   }
 }
 
