@@ -111,7 +111,8 @@ export class Appender {
    * Run `body` in one write transaction (the claim a run starts or ends with, next to its
    * events); it inserts events, maintaining the run index, with the function it is given,
    * which also tells the status a run has there (`null`: no such run). It joins the open
-   * group commit (see `GroupCommit.grouped`): the caller awaits `durable` before it goes on.
+   * group commit (see `GroupCommit.grouped`): the caller awaits `durable` before it goes on;
+   * `held`: it resolves before the group commits (`GroupCommit.held`), `durable` is `null`.
    * The tails it wrote are cached at once; a group that fails to commit forgets them all.
    */
   inTransaction<T>(
@@ -119,6 +120,7 @@ export class Appender {
       insert: (prepared: PreparedEvent[]) => Event[],
       status: (runId: string) => RunStatus | null,
     ) => T,
+    held = false,
   ): Written<T> {
     const tails = new Map<string, Tail>();
     // Inside an open group whose tails are exact, a cached tail is the run's tail, and a run
@@ -165,7 +167,10 @@ export class Appender {
       }
       return events;
     };
-    const written = this.#writes.grouped(() => body(insert, (runId) => tailOf(runId).status));
+    const run = () => body(insert, (runId) => tailOf(runId).status);
+    const written: Written<T> = held
+      ? { result: this.#writes.held(run), durable: null }
+      : this.#writes.grouped(run);
     // Only once the body's savepoint is released: a tail it rolled back must not be cached.
     // Nor the tail of a run that has ended: an event after its end moves `ended_at`, which
     // the one-INSERT path does not write, so such an event takes this path.

@@ -2,8 +2,9 @@
  * Claims and control requests in the SQLite event store: the two small records through
  * which processes sharing the file coordinate (who runs a session's turn; a cancel or pause
  * asked from another process). A claim reads the holder before it writes, so it runs in a
- * write transaction; the other writes are one statement each, which must not join an open
- * group commit and so commit it first.
+ * write transaction: the open group commit's, committed with it (as its release is), since
+ * nobody is told of a claim before the write it guards. A control request is acknowledged to
+ * its caller, so it commits the group with it, at once.
  */
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
@@ -12,9 +13,13 @@ import { toControlRequest, toHolder } from '../shared/rows.js';
 import type { GroupCommit } from './group-commit.js';
 import type { Statements } from './migrations.js';
 
-/** Take `request.key` for its run, unless another run holds it and is not stale. */
+/**
+ * Take `request.key` for its run, unless another run holds it and is not stale. The claim
+ * joins the open group commit and commits with it (`GroupCommit.held`): the write that
+ * follows it (a run's start, its `run.resumed`) shares its commit.
+ */
 export function claim(sql: Statements, writes: GroupCommit, request: ClaimRequest): ClaimResult {
-  return writes.transaction(() => claimInTransaction(sql, request));
+  return writes.held(() => claimInTransaction(sql, request));
 }
 
 /** The body of {@link claim}, inside a write transaction the caller holds. */
@@ -31,10 +36,9 @@ export function claimInTransaction(sql: Statements, request: ClaimRequest): Clai
   return { acquired: true, tookOverFrom };
 }
 
-/** Release `key` if `runId` holds it; whether it did. */
+/** Release `key` if `runId` holds it; whether it did. Committed with the open group. */
 export function release(sql: Statements, writes: GroupCommit, key: string, runId: string): boolean {
-  writes.beforeWrite();
-  return Number(sql.release.run(key, runId).changes) > 0;
+  return writes.held(() => Number(sql.release.run(key, runId).changes) > 0);
 }
 
 export function claimHolder(sql: Statements, key: string): ClaimHolder | null {

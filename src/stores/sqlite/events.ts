@@ -283,12 +283,16 @@ export class SqliteEventStore
   ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
     this.#ready();
     const prepared = prepareEvents(events);
+    // A run's start is held (see `GroupCommit.held`): it commits with what the run writes
+    // next in this event-loop turn, at the latest at its end, so a short segment is one
+    // commit. Any other first event (`run.resumed`: an answer taking effect) is durable first.
+    const held = prepared.every((item) => item.kind === 'run.started');
     const written = this.#guard(`claim '${request.key}' and append`, () =>
       this.#appender.inTransaction((insert) => {
         const claim = claimInTransaction(this.#sql, request);
         if (!claim.acquired || claim.tookOverFrom) return { claim, events: null };
         return { claim, events: prepared.length > 0 ? insert(prepared) : [] };
-      }),
+      }, held),
     );
     const result = await this.#durable(written);
     if (result.events) this.#watch.appended(result.events);

@@ -242,6 +242,24 @@ export class GroupCommit {
     return { result, durable };
   }
 
+  /**
+   * Run `body` as part of the group (opening one) and return its result at once, before the
+   * group commits: for a write nobody has been told of yet (a claim, its release, a run's
+   * first event). While the group is open this connection holds the file's write lock, so no
+   * other writer can read past it or take what it took; a crash loses it together with
+   * everything written after it, never alone. Like a held event, a group that fails to
+   * commit reports it on the store's next call. Without grouping it is a {@link transaction}.
+   */
+  held<T>(body: () => T): T {
+    if (!this.#enabled) return this.transaction(body);
+    if (!this.#group) this.#open();
+    const group = this.#group as OpenGroup;
+    this.insertHeldRows();
+    const result = this.#underSavepoint(body);
+    group.events += 1;
+    return result;
+  }
+
   #underSavepoint<T>(body: () => T): T {
     const { sql } = this.#connection;
     sql.savepoint.run();
