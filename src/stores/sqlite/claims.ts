@@ -2,9 +2,9 @@
  * Claims and control requests in the SQLite event store: the two small records through
  * which processes sharing the file coordinate (who runs a session's turn; a cancel or pause
  * asked from another process). A claim reads the holder before it writes, so it runs in a
- * write transaction: the open group commit's, committed with it (as its release is), since
- * nobody is told of a claim before the write it guards. A control request is acknowledged to
- * its caller, so it commits the group with it, at once.
+ * write transaction: the open group commit's, committed with it, since nobody is told of a
+ * claim before the write it guards. A release and a control request are acknowledged to their
+ * callers, so each commits the group with it, at once.
  */
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
@@ -36,9 +36,13 @@ export function claimInTransaction(sql: Statements, request: ClaimRequest): Clai
   return { acquired: true, tookOverFrom };
 }
 
-/** Release `key` if `runId` holds it; whether it did. Committed with the open group. */
+/**
+ * Release `key` if `runId` holds it; whether it did. Committed at once (with the open group):
+ * its caller may answer its own client next, who may ask another process at once.
+ */
 export function release(sql: Statements, writes: GroupCommit, key: string, runId: string): boolean {
-  return writes.held(() => Number(sql.release.run(key, runId).changes) > 0);
+  writes.beforeWrite();
+  return Number(sql.release.run(key, runId).changes) > 0;
 }
 
 export function claimHolder(sql: Statements, key: string): ClaimHolder | null {
