@@ -24,13 +24,19 @@ const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 /**
  * Upsert-and-lock a run's row, advancing its counter by `$7` (its status by the map `$8`),
  * all stamped with the later of the run's last `ts` and `$6` (and `ended_at` with it, once
- * the run has ended); `guard` may leave the row alone.
+ * the run has ended); `guard` may leave the row alone, and `gate`, given, writes nothing
+ * (not even a new row) where it is false.
  */
-const upsertRun = (guard: string) => `
+export const upsertRun = (guard: string, gate?: string) => `
     INSERT INTO runs AS r
       (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq, ended_at, v)
-    VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1,
-      CASE WHEN $5::text IN ${ENDED_SQL} THEN $6::text END, $9::int)
+    ${gate === undefined ? 'VALUES (' : 'SELECT '}$1, $2, $3, $4, $5, $6, $6, $7::int - 1,
+      CASE WHEN $5::text IN ${ENDED_SQL} THEN $6::text END, $9::int${
+        gate === undefined
+          ? ')'
+          : `
+    WHERE ${gate}`
+      }
     ON CONFLICT (run_id) DO UPDATE SET
       last_seq = r.last_seq + $7::int,
       updated_at = GREATEST(r.updated_at, $6),
@@ -44,7 +50,7 @@ const upsertRun = (guard: string) => `
  * Insert the events (`$9`: schema version, `$10`-`$14`: their columns) at the seqs `run`
  * freed, each with its envelope only where it differs from the run's row (see `envSql`).
  */
-const INSERT_AT_RUN = `
+export const INSERT_AT_RUN = `
     INSERT INTO events (run_id, seq, kind, ts, payload, env)
     SELECT $1, run.last_seq - $7::int + e.ord, e.kind, run.updated_at, e.payload,
       ${envSql('$9::int', 'e', 'run')}
@@ -170,6 +176,19 @@ export async function appendRun(
   statement = APPEND_RUN,
   extra: unknown[] = [],
 ): Promise<Tail | null> {
+  const { runId } = (items[0] as PreparedEvent).event;
+  const result = await db.query<{ last_seq: number; updated_at: string }>(statement, [
+    ...appendValues(items, now),
+    ...extra,
+  ]);
+  const row = result.rows[0];
+  if (!row && statement !== APPEND_RUN) return null;
+  if (!row) throw new Error(`the append statement for run '${runId}' returned no row`);
+  return { seq: Number(row.last_seq), ts: String(row.updated_at) };
+}
+
+/** The parameters `$1`-`$14` of an append of one run's `items` (see {@link upsertRun}, {@link INSERT_AT_RUN}). */
+export function appendValues(items: readonly PreparedEvent[], now: string): unknown[] {
   const [first] = items as [PreparedEvent, ...PreparedEvent[]];
   const { runId, origin, sessionId, namespace } = first.event;
   const lifecycle = items.filter((item) => item.lifecycle).map((i) => stampPrepared(i, 0, now));
@@ -179,7 +198,7 @@ export async function appendRun(
   const statusMap = lifecycle.length
     ? JSON.stringify(Object.fromEntries(STATUSES.map((status) => [status, fold(status)])))
     : null;
-  const result = await db.query<{ last_seq: number; updated_at: string }>(statement, [
+  return [
     runId,
     origin,
     sessionId,
@@ -194,10 +213,5 @@ export async function appendRun(
     items.map((item) => item.event.namespace),
     items.map((item) => item.event.origin),
     items.map((item) => item.payload),
-    ...extra,
-  ]);
-  const row = result.rows[0];
-  if (!row && statement !== APPEND_RUN) return null;
-  if (!row) throw new Error(`the append statement for run '${runId}' returned no row`);
-  return { seq: Number(row.last_seq), ts: String(row.updated_at) };
+  ];
 }

@@ -91,6 +91,26 @@ function claimStatements(
   now: number,
   commit: boolean,
 ): string {
+  return [
+    ...claimPrelude(client, request.key),
+    SQL.claimHolder.replace('$1', () => client.escapeLiteral(request.key)),
+    claimUpsert(client, request, now),
+    ...(commit ? ['COMMIT'] : []),
+  ].join(';\n');
+}
+
+/** The statements a claim of `key` begins with: `BEGIN` and the key's advisory lock. */
+export function claimPrelude(client: PoolClient, key: string): string[] {
+  const lock = client.escapeLiteral(`agentdeck.claim:${key}`);
+  return ['BEGIN', SQL.lockClaim.replace('$1', () => lock)];
+}
+
+/**
+ * The upsert of a claim, values as literals: it writes only where the key is free, already
+ * the run's or stale, and returns `replaced` (whether it updated a row) when it wrote.
+ */
+export function claimUpsert(client: PoolClient, request: ClaimRequest, now: number): string {
+  refuseNul(request);
   const literal = (value: string) => client.escapeLiteral(value);
   const { key, runId, staleAfterMs, leaseMs } = request;
   const values = [
@@ -112,16 +132,9 @@ function claimStatements(
       (timestamptz 'epoch' + (${literal(String(now))}::bigint - claims.lease_ms) * interval '1 millisecond')
         AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`);
   }
-  const upsert = `${SQL.setClaim.replace(/\$(\d)/g, (_, n: string) => values[Number(n) - 1] as string)}
+  return `${SQL.setClaim.replace(/\$(\d)/g, (_, n: string) => values[Number(n) - 1] as string)}
     WHERE claims.run_id = excluded.run_id OR ${stale.join(' OR ')}
     RETURNING xmax <> 0 AS replaced`;
-  return [
-    'BEGIN',
-    SQL.lockClaim.replace('$1', () => literal(`agentdeck.claim:${key}`)),
-    SQL.claimHolder.replace('$1', () => literal(key)),
-    upsert,
-    ...(commit ? ['COMMIT'] : []),
-  ].join(';\n');
 }
 
 /** What `new Date().toISOString()` writes (years 0 to 9999). */

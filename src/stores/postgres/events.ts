@@ -48,14 +48,13 @@ import { requireQueued } from '../shared/queue.js';
 import { fromCompact, toSummary } from '../shared/rows.js';
 import {
   eventFromStored,
-  isoNow,
   type PreparedEvent,
   prepareEvents,
   requireTerminal,
 } from '../shared/stored-event.js';
 import { redactUrl } from '../shared/url.js';
-import { appendDurably, appendRun, endRun, stampAtTails, type Tail } from './append.js';
-import { claim, claimHolder, claimThen, readControl, recordControl, release } from './claims.js';
+import { appendDurably, endRun, stampAtTails, type Tail } from './append.js';
+import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
 import { PostgresEvals } from './evals.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, readLayout, SQL } from './migrations.js';
@@ -64,6 +63,7 @@ import { DEFAULTS, type PostgresEventStoreOptions, SCHEMA_NAME } from './options
 import { resilientPool } from './pool.js';
 import { pruneRuns } from './prune.js';
 import * as queue from './queue.js';
+import { claimAndStart } from './segment-start.js';
 
 export type { PostgresEventStoreOptions };
 
@@ -238,19 +238,11 @@ export class PostgresEventStore
     };
     const stored = await this.#guard(`claim '${request.key}' and append`, () =>
       this.#writes.durably(runIds, async () => {
-        const done = await claimThen(this.#pool, request, async (client) => {
-          const tails = new Map<string, Tail>();
-          const now = isoNow();
-          for (const runId of [...runIds].sort()) {
-            const items = prepared.filter((item) => item.event.runId === runId);
-            tails.set(runId, await appendRun(client, items, now));
-          }
-          return tails;
-        });
+        const done = await claimAndStart(this.#pool, request, prepared);
         outcome.claim = done.claim;
-        outcome.appended = done.written !== null;
-        const tails = done.written ?? new Map<string, Tail>();
-        return { events: outcome.appended ? stampAtTails(prepared, tails) : [], tails };
+        outcome.appended = done.tails !== null;
+        const tails = done.tails ?? new Map<string, Tail>();
+        return { events: done.tails ? stampAtTails(prepared, tails) : [], tails };
       }),
     );
     const { claim, appended } = outcome;
