@@ -87,6 +87,20 @@ const END_RUN = `
   )
   SELECT last_seq, updated_at FROM run`;
 
+/**
+ * A run's pause (`run.interrupted`, `run.paused`) appended and the claim `$15` it keeps
+ * renewed without a lease (`claimed_at` `$16`), if the run holds it: one statement, one commit.
+ * The renewal takes no advisory lock: a claimer holding it decides on the row as this commit
+ * leaves it (its upsert re-reads a row updated meanwhile), as it does after a release.
+ */
+const PAUSE_RUN = `
+  WITH kept AS (
+    UPDATE claims SET claimed_at = $16, lease_ms = NULL WHERE key = $15 AND run_id = $1
+  ), run AS (${upsertRun('')}
+  ), inserted AS (${INSERT_AT_RUN}
+  )
+  SELECT last_seq, updated_at FROM run`;
+
 /** A run's last stored event, as an append left it. */
 export interface Tail {
   seq: number;
@@ -132,6 +146,18 @@ export async function endRun(
 ): Promise<{ event: Event; tail: Tail } | null> {
   const tail = await appendRun(pool, [item], isoNow(), END_RUN, [releaseKey]);
   return tail ? { event: stampPrepared(item, tail.seq, tail.ts), tail } : null;
+}
+
+/** A run's pause (`item`) and the renewal of the claim `keepKey` in one statement (PAUSE_RUN). */
+export async function pauseRun(
+  pool: Pool,
+  item: PreparedEvent,
+  keepKey: string,
+): Promise<{ event: Event; tail: Tail }> {
+  const renewedAt = new Date().toISOString();
+  const tail = await appendRun(pool, [item], isoNow(), PAUSE_RUN, [keepKey, renewedAt]);
+  if (!tail) throw new Error(`the pause of run '${item.event.runId}' returned no row`);
+  return { event: stampPrepared(item, tail.seq, tail.ts), tail };
 }
 
 /** Each run's events take the seqs that end at its new tail, in batch order. */

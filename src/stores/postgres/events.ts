@@ -38,6 +38,7 @@ import type {
   ReadOptions,
   RunBoundaries,
   RunIdSearch,
+  RunPauses,
   RunPruning,
   RunSummary,
   StoreLayout,
@@ -50,10 +51,12 @@ import {
   eventFromStored,
   type PreparedEvent,
   prepareEvents,
+  requirePause,
   requireTerminal,
 } from '../shared/stored-event.js';
 import { redactUrl } from '../shared/url.js';
-import { appendDurably, endRun, stampAtTails, type Tail } from './append.js';
+import { appendDurably } from './append.js';
+import { BoundaryWrites } from './boundaries.js';
 import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
 import { PostgresEvals } from './evals.js';
 import { GroupCommit } from './group-commit.js';
@@ -63,7 +66,6 @@ import { DEFAULTS, type PostgresEventStoreOptions, SCHEMA_NAME } from './options
 import { resilientPool } from './pool.js';
 import { pruneRuns } from './prune.js';
 import * as queue from './queue.js';
-import { claimAndStart } from './segment-start.js';
 
 export type { PostgresEventStoreOptions };
 
@@ -84,6 +86,7 @@ export class PostgresEventStore
     EventStore,
     AppendNotifier,
     RunBoundaries,
+    RunPauses,
     RunPruning,
     RunIdSearch,
     Pingable,
@@ -98,6 +101,7 @@ export class PostgresEventStore
   readonly evals: PostgresEvals; // datasets and experiments (EvalStore, core/evals.ts)
   readonly #pool: pg.Pool;
   readonly #writes: GroupCommit;
+  readonly #boundaries: BoundaryWrites;
   readonly #notify: boolean;
   readonly #announcer: Announcer;
   readonly #notices: AppendNotices;
@@ -129,6 +133,9 @@ export class PostgresEventStore
     this.#announcer = new Announcer(this.#pool, notify);
     this.#notices = new AppendNotices(connection, this.#describe());
     this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe(), (runId) =>
+      this.#announcer.announce(runId),
+    );
+    this.#boundaries = new BoundaryWrites(this.#pool, this.#writes, (runId) =>
       this.#announcer.announce(runId),
     );
   }
@@ -227,47 +234,31 @@ export class PostgresEventStore
     request: ClaimRequest,
     events: readonly NewEvent[],
   ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
-    this.#open();
-    const prepared = prepareEvents(events);
-    await this.#ready();
-    const runIds = [...new Set(prepared.map((item) => item.event.runId))];
-    // What the claim decided, set inside the durable write (whose result is the events).
-    const outcome: { claim: ClaimResult | null; appended: boolean } = {
-      claim: null,
-      appended: false,
-    };
-    const stored = await this.#guard(`claim '${request.key}' and append`, () =>
-      this.#writes.durably(runIds, async () => {
-        const done = await claimAndStart(this.#pool, request, prepared);
-        outcome.claim = done.claim;
-        outcome.appended = done.tails !== null;
-        const tails = done.tails ?? new Map<string, Tail>();
-        return { events: done.tails ? stampAtTails(prepared, tails) : [], tails };
-      }),
+    const prepared = await this.#prepared(events);
+    return this.#guard(`claim '${request.key}' and append`, () =>
+      this.#boundaries.claimAndAppend(request, prepared),
     );
-    const { claim, appended } = outcome;
-    if (!claim) throw new StoreError(`${this.#describe()} could not claim '${request.key}'`);
-    if (appended) for (const runId of runIds) this.#announcer.announce(runId);
-    return { claim, events: appended ? stored : null };
   }
 
   async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
-    this.#open();
     requireTerminal(event);
-    const [item] = prepareEvents([event]);
+    const [item] = (await this.#prepared([event])) as [PreparedEvent];
+    return this.#guard(`end run '${event.runId}'`, () => this.#boundaries.endRun(item, releaseKey));
+  }
+
+  /** A run's pause and the renewal of the claim it keeps, in one statement (see {@link RunPauses}). */
+  async pauseRun(event: NewEvent, keep: string): Promise<Event> {
+    requirePause(event);
+    const [item] = (await this.#prepared([event])) as [PreparedEvent];
+    return this.#guard(`pause run '${event.runId}'`, () => this.#boundaries.pauseRun(item, keep));
+  }
+
+  /** `events` checked and prepared, once the store is open and connected. */
+  async #prepared(events: readonly NewEvent[]): Promise<PreparedEvent[]> {
+    this.#open();
+    const prepared = prepareEvents(events);
     await this.#ready();
-    const { runId } = event;
-    const [stored] = await this.#guard(`end run '${runId}'`, () =>
-      this.#writes.durably([runId], async () => {
-        const ended = await endRun(this.#pool, item as PreparedEvent, releaseKey);
-        const tails = new Map<string, Tail>();
-        if (ended) tails.set(runId, ended.tail);
-        return { events: ended ? [ended.event] : [], tails };
-      }),
-    );
-    this.#writes.forget(runId);
-    if (stored) this.#announcer.announce(runId);
-    return stored ?? null;
+    return prepared;
   }
 
   async release(key: string, runId: string): Promise<boolean> {
