@@ -24,6 +24,7 @@ import type {
 } from '../../core/queue.js';
 import type {
   AppendNotifier,
+  ClaimAndRead,
   ClaimHolder,
   ClaimRequest,
   ClaimResult,
@@ -57,7 +58,7 @@ import {
 import { redactUrl } from '../shared/url.js';
 import { appendDurably } from './append.js';
 import { BoundaryWrites } from './boundaries.js';
-import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
+import * as claims from './claims.js';
 import { PostgresEvals } from './evals.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, readLayout, SQL } from './migrations.js';
@@ -85,6 +86,7 @@ export class PostgresEventStore
   implements
     EventStore,
     AppendNotifier,
+    ClaimAndRead,
     RunBoundaries,
     RunPauses,
     RunPruning,
@@ -227,7 +229,17 @@ export class PostgresEventStore
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
-    return this.#query(`claim '${request.key}'`, () => claim(this.#pool, request));
+    return this.#query(`claim '${request.key}'`, () => claims.claim(this.#pool, request));
+  }
+
+  /** A claim and a run's row read after it, in one round trip (see {@link ClaimAndRead}). */
+  async claimAndGetRun(
+    request: ClaimRequest,
+    runId: string,
+  ): Promise<{ claim: ClaimResult; run: RunSummary | null }> {
+    return this.#query(`claim '${request.key}' and read run '${runId}'`, () =>
+      claims.claimAndGetRun(this.#pool, request, runId),
+    );
   }
 
   async claimAndAppend(
@@ -262,11 +274,11 @@ export class PostgresEventStore
   }
 
   async release(key: string, runId: string): Promise<boolean> {
-    return this.#query(`release '${key}'`, () => release(this.#pool, key, runId));
+    return this.#query(`release '${key}'`, () => claims.release(this.#pool, key, runId));
   }
 
   async claimHolder(key: string): Promise<ClaimHolder | null> {
-    return this.#query(`read claim '${key}'`, () => claimHolder(this.#pool, key));
+    return this.#query(`read claim '${key}'`, () => claims.claimHolder(this.#pool, key));
   }
 
   async recordControl(
@@ -275,13 +287,13 @@ export class PostgresEventStore
     reason: string | null,
   ): Promise<ControlRequest> {
     return this.#query(`record a ${verb} request for run '${runId}'`, () =>
-      recordControl(this.#pool, runId, verb, reason),
+      claims.recordControl(this.#pool, runId, verb, reason),
     );
   }
 
   async readControl(runId: string): Promise<ControlRequest[]> {
     return this.#query(`read control requests of run '${runId}'`, () =>
-      readControl(this.#pool, runId),
+      claims.readControl(this.#pool, runId),
     );
   }
 
