@@ -228,6 +228,47 @@ export function hasRunBoundaries(store: object): store is RunBoundaries {
   return typeof candidate.claimAndAppend === 'function' && typeof candidate.endRun === 'function';
 }
 
+/**
+ * An ability of an event store: a run's pause (`run.interrupted` or `run.paused`, its segment's
+ * end) and the renewal of the claim it keeps in one transaction. The runtime otherwise writes
+ * the event, then renews the claim without a lease (a paused run keeps its thread); on a
+ * server that is a second round trip after every pause. Found with {@link canPauseRuns}; the
+ * Postgres store has it, and the runtime does the two steps one by one on a store without it.
+ */
+export interface RunPauses {
+  /**
+   * Append `event` (a pause) and, in the same transaction, renew the claim `keep` without a
+   * lease if `event.runId` holds it (a claim it does not hold is left alone). Resolves with
+   * the stored event.
+   */
+  pauseRun(event: NewEvent, keep: string): Promise<Event>;
+}
+
+/** Whether `store` writes a run's pause with the claim it keeps (see {@link RunPauses}). */
+export function canPauseRuns(store: object): store is RunPauses {
+  return typeof (store as Partial<RunPauses>).pauseRun === 'function';
+}
+
+/**
+ * An ability of an event store: a claim and the read of a run's index row in one round trip,
+ * the row read once the claim is decided. A resume takes its lock and checks the run's status
+ * under it: on a server, two round trips in a row before every answer. Found with
+ * {@link canClaimAndRead}; the Postgres store has it, and the runtime claims, then reads, on a
+ * store without it.
+ */
+export interface ClaimAndRead {
+  /** Claim as {@link EventStore.claim} does, then read `runId` as {@link EventStore.getRun} would. */
+  claimAndGetRun(
+    request: ClaimRequest,
+    runId: string,
+  ): Promise<{ claim: ClaimResult; run: RunSummary | null }>;
+}
+
+/** Whether `store` claims and reads a run in one call (see {@link ClaimAndRead}). */
+export function canClaimAndRead(store: object): store is ClaimAndRead {
+  return typeof (store as Partial<ClaimAndRead>).claimAndGetRun === 'function';
+}
+
 /** Which ended runs `pruneRuns` removes. */
 export interface PruneRequest {
   /** Only runs whose last event (their end) is strictly before this ISO 8601 UTC time. */

@@ -24,7 +24,15 @@ export async function pausedRun(
   runId: string,
   expected: RunStatus,
 ): Promise<RunSummary> {
-  const summary = await store.getRun(runId);
+  return requirePaused(await store.getRun(runId), runId, expected);
+}
+
+/** `summary` (run `runId` as just read) when it is paused as expected; else the NotFoundError. */
+export function requirePaused(
+  summary: RunSummary | null,
+  runId: string,
+  expected: RunStatus,
+): RunSummary {
   if (summary?.status === expected) return summary;
   const what = expected === 'waiting_human' ? 'waiting for an answer' : 'sleeping';
   const hints: Partial<Record<RunStatus, string>> = {

@@ -11,7 +11,7 @@ import type { TerminalKind } from '../core/event-kinds.js';
 import type { Event, EventDraft, NewEvent } from '../core/events.js';
 import { log } from '../core/log.js';
 import { TERMINAL_STATUSES } from '../core/status.js';
-import { type EventStore, hasRunBoundaries } from '../core/store.js';
+import { canPauseRuns, type EventStore, hasRunBoundaries } from '../core/store.js';
 import type { PendingEndings } from './pending-endings.js';
 
 export interface RunIdentity {
@@ -79,6 +79,21 @@ export class RunRecorder {
       }
       throw error;
     }
+  }
+
+  /**
+   * Store a pause (`run.interrupted`, `run.paused`) and, on a store that can (`RunPauses`),
+   * renew the claim `keepKey` without a lease in the same write; then tap it. Returns whether
+   * the claim was kept with it (otherwise the caller keeps it).
+   */
+  async recordPause(draft: EventDraft, keepKey: string): Promise<{ event: Event; kept: boolean }> {
+    const { runId } = this.identity;
+    if (this.#ended)
+      throw new RunEndedError(`run '${runId}' has ended; '${draft.kind}' not recorded`);
+    const event = { ...this.identity, ...draft } as NewEvent;
+    if (!canPauseRuns(this.#store))
+      return { event: this.#tap(await this.#append(event)), kept: false };
+    return { event: this.#tap(await this.#store.pauseRun(event, keepKey)), kept: true };
   }
 
   /** The run was ended by another writer (found out by the caller): nothing more is recorded. */

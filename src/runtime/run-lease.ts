@@ -231,6 +231,31 @@ export class RunLease {
   }
 
   /**
+   * Record the run's pause (`draft`) and keep the claim ({@link RunLease.keep}): in one write
+   * when the store can (`RunPauses`), the event first otherwise. Renewing stops before the
+   * write, so no renewal with a lease can land after the claim is kept without one; should the
+   * write fail, the run is not settled and its ending frees the claim.
+   */
+  async pause(draft: EventDraft): Promise<Event> {
+    const key = this.#claimKey;
+    if (!key || this.#settled || this.#timing?.leaseMs === undefined) {
+      const event = await this.recorder.record(draft);
+      await this.keep();
+      return event;
+    }
+    this.#settled = true;
+    await this.#stopHeartbeat();
+    try {
+      const { event, kept } = await this.recorder.recordPause(draft, key);
+      if (!kept) await this.#keepClaim(key);
+      return event;
+    } catch (error) {
+      this.#settled = false;
+      throw error;
+    }
+  }
+
+  /**
    * Stop renewing but keep the claim: the run is paused and still owns its thread. The claim
    * is renewed once without a lease, so it follows the stale-run timeout from now on.
    */
@@ -238,16 +263,19 @@ export class RunLease {
     if (this.#settled) return;
     this.#settled = true;
     await this.#stopHeartbeat();
-    if (this.#claimKey && this.#timing?.leaseMs !== undefined) {
-      const { key, runId } = { key: this.#claimKey, runId: this.recorder.identity.runId };
-      const staleAfterMs = this.#deps.staleRunAfterSeconds * 1000;
-      await this.#deps.store.claim({ key, runId, staleAfterMs }).catch((error: unknown) => {
-        logFailure(`keep ${key} for the paused run`)(error);
-        // Kept as soon as the store is back, before a stale sweep takes the lapsed lease for
-        // a gone process and closes the paused run.
-        if (isBackendOutage(error)) keepWhenBack(this.#deps.store, key, runId, staleAfterMs);
-      });
-    }
+    if (this.#claimKey && this.#timing?.leaseMs !== undefined)
+      await this.#keepClaim(this.#claimKey);
+  }
+
+  async #keepClaim(key: string): Promise<void> {
+    const runId = this.recorder.identity.runId;
+    const staleAfterMs = this.#deps.staleRunAfterSeconds * 1000;
+    await this.#deps.store.claim({ key, runId, staleAfterMs }).catch((error: unknown) => {
+      logFailure(`keep ${key} for the paused run`)(error);
+      // Kept as soon as the store is back, before a stale sweep takes the lapsed lease for
+      // a gone process and closes the paused run.
+      if (isBackendOutage(error)) keepWhenBack(this.#deps.store, key, runId, staleAfterMs);
+    });
   }
 
   /** The run's own code is done: it is no longer live. Call last, after release or keep. */

@@ -23,7 +23,7 @@ import { continuationOf } from './graph-resume.js';
 import { answeredHandled } from './held-call.js';
 import { LiveTurns } from './live-turns.js';
 import { OpenPausesMemo } from './open-pauses-memo.js';
-import { identityOf, pausedRun } from './paused-run.js';
+import { identityOf } from './paused-run.js';
 import { PendingEndings } from './pending-endings.js';
 import { admitStart } from './queue-admission.js';
 import type { EventTap } from './recorder.js';
@@ -228,34 +228,37 @@ export class Runtime implements RunPlayer {
     options: { context?: unknown; resumeRequestId: string | null; answer?: ApprovalAnswer },
   ): AsyncGenerator<Event, TurnOutcome, undefined> {
     const expected: RunStatus = options.answer ? 'waiting_human' : 'paused';
-    const outcome = yield* this.#underResumeLock(runId, expected, async function* (this: Runtime) {
-      const summary = await pausedRun(this.#deps.store, runId, expected);
-      const saved = await this.#deps.store.readContinuation(runId);
-      if (saved === null) {
-        throw new NotFoundError(
-          `run '${runId}' is ${summary.status} but has no saved continuation to resume from; nothing was changed`,
-        );
-      }
-      const requests = await this.#deps.store.readControl(runId);
-      const handled = options.answer
-        ? await answeredHandled(this.#deps.store, runId, requests, options.answer)
-        : handledUpTo(requests, options.resumeRequestId);
-      return yield* playAgentTurn(this.#agentDeps(), {
-        agent,
-        input: [],
-        live: false,
-        context: options.context,
-        runWorkflow: (workflow, state, signal) =>
-          this.#childWorkflow(runId, workflow, state, options, signal),
-        identity: identityOf(summary),
-        continuation: {
-          saved,
-          resumeRequestId: options.resumeRequestId,
-          handled,
-          ...(options.answer ? { answer: options.answer } : {}),
-        },
-      });
-    });
+    const outcome = yield* this.#underResumeLock(
+      runId,
+      expected,
+      async function* (this: Runtime, summary) {
+        const saved = await this.#deps.store.readContinuation(runId);
+        if (saved === null) {
+          throw new NotFoundError(
+            `run '${runId}' is ${summary.status} but has no saved continuation to resume from; nothing was changed`,
+          );
+        }
+        const requests = await this.#deps.store.readControl(runId);
+        const handled = options.answer
+          ? await answeredHandled(this.#deps.store, runId, requests, options.answer)
+          : handledUpTo(requests, options.resumeRequestId);
+        return yield* playAgentTurn(this.#agentDeps(), {
+          agent,
+          input: [],
+          live: false,
+          context: options.context,
+          runWorkflow: (workflow, state, signal) =>
+            this.#childWorkflow(runId, workflow, state, options, signal),
+          identity: identityOf(summary),
+          continuation: {
+            saved,
+            resumeRequestId: options.resumeRequestId,
+            handled,
+            ...(options.answer ? { answer: options.answer } : {}),
+          },
+        });
+      },
+    );
     if (outcome.paused) this.#continueIfResumed(agent, runId, options.context, outcome.waiting);
     return outcome;
   }
@@ -296,7 +299,8 @@ export class Runtime implements RunPlayer {
     runId: string,
     /** The status expected, and the run as the caller just read it, if it did. */
     check: RunStatus | { expected: RunStatus; checked: RunSummary | undefined },
-    body: (this: Runtime) => AsyncGenerator<Event, R, undefined>,
+    /** Played with the run as checked under the lock. */
+    body: (this: Runtime, summary: RunSummary) => AsyncGenerator<Event, R, undefined>,
   ): AsyncGenerator<Event, R, undefined> {
     const { expected, checked } = typeof check === 'string' ? { expected: check } : check;
     return underResumeLock(
@@ -308,7 +312,7 @@ export class Runtime implements RunPlayer {
         staleAfterMs: this.#staleAfterMs(),
         closed: () => this.#closed,
       },
-      () => body.call(this),
+      (summary) => body.call(this, summary),
     );
   }
 
@@ -387,25 +391,28 @@ export class Runtime implements RunPlayer {
     runId: string,
     options: { context?: unknown; resumeRequestId: string | null },
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
-    const outcome = yield* this.#underResumeLock(runId, 'paused', async function* (this: Runtime) {
-      const summary = await pausedRun(this.#deps.store, runId, 'paused');
-      const threadId = summary.sessionId ?? runId;
-      const engine = this.#deps.workflowEngine;
-      const continuation = await continuationOf(engine, workflow, runId, threadId);
-      const handled = handledUpTo(
-        await this.#deps.store.readControl(runId),
-        options.resumeRequestId,
-      );
-      return yield* playWorkflowSegment(this.#workflowDeps(), {
-        workflow,
-        threadId,
-        ...continuation,
-        context: options.context,
-        resumeRequestId: options.resumeRequestId,
-        handled,
-        identity: identityOf(summary),
-      });
-    });
+    const outcome = yield* this.#underResumeLock(
+      runId,
+      'paused',
+      async function* (this: Runtime, summary) {
+        const threadId = summary.sessionId ?? runId;
+        const engine = this.#deps.workflowEngine;
+        const continuation = await continuationOf(engine, workflow, runId, threadId);
+        const handled = handledUpTo(
+          await this.#deps.store.readControl(runId),
+          options.resumeRequestId,
+        );
+        return yield* playWorkflowSegment(this.#workflowDeps(), {
+          workflow,
+          threadId,
+          ...continuation,
+          context: options.context,
+          resumeRequestId: options.resumeRequestId,
+          handled,
+          identity: identityOf(summary),
+        });
+      },
+    );
     if (outcome.paused) this.#continueWorkflowIfResumed(workflow, runId, options.context);
     return outcome;
   }
@@ -424,15 +431,8 @@ export class Runtime implements RunPlayer {
   ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
     const expected: RunStatus = 'answer' in resume ? 'waiting_human' : 'paused';
     const check = { expected, checked: options.checked };
-    return yield* this.#underResumeLock(runId, check, async function* (this: Runtime) {
-      return yield* resumeWorkflowRun(
-        this.#workflowDeps(),
-        workflow,
-        runId,
-        resume,
-        expected,
-        options,
-      );
+    return yield* this.#underResumeLock(runId, check, async function* (this: Runtime, summary) {
+      return yield* resumeWorkflowRun(this.#workflowDeps(), workflow, summary, resume, options);
     });
   }
 

@@ -16,11 +16,10 @@
 import type { WorkflowDefinition } from '../authoring/workflow-definition.js';
 import { NotFoundError } from '../core/errors.js';
 import type { Event } from '../core/events.js';
-import type { RunStatus } from '../core/status.js';
 import type { RunSummary } from '../core/store.js';
 import { refuseBlocked, resumePointOf } from './graph-resume.js';
 import { notResumableMessage } from './not-resumable.js';
-import { identityOf, pausedRun } from './paused-run.js';
+import { identityOf } from './paused-run.js';
 import type { ResumeWorkflowOptions } from './run-player.js';
 import type { ResumePoint, WorkflowState } from './workflow-engine.js';
 import {
@@ -35,13 +34,12 @@ import {
 export async function* resumeWorkflowRun(
   deps: WorkflowRunDeps,
   workflow: WorkflowDefinition,
-  runId: string,
+  /** The paused run, as checked under its resume lock. */
+  summary: RunSummary,
   resume: WorkflowResume,
-  expected: RunStatus,
   options: ResumeWorkflowOptions,
 ): AsyncGenerator<Event, WorkflowOutcome, undefined> {
-  // Checked again under the lock: another caller may have resumed it meanwhile.
-  const summary = await pausedRun(deps.store, runId, expected);
+  const { runId } = summary;
   const threadId = summary.sessionId ?? runId;
   // Pauses this process remembers were written by its own graph: no check is needed.
   const remembered = deps.openPauses?.take(runId, summary.lastSeq);

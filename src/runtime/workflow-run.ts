@@ -270,16 +270,16 @@ export async function* playWorkflowSegment(
         return { result: end.state };
       }
       await lease.confirmNotClosed();
-      const pausedEvent = await recorder.record(
+      // The claim is kept with the pause event (one write on Postgres), never before it: a
+      // crash between two writes leaves a paused run whose claim has its lease, not a
+      // running run whose claim has none.
+      const pausedEvent = await lease.pause(
         end.type === 'interrupted'
           ? { kind: 'run.interrupted', payload: askedPayload(end, threadId) }
           : { kind: 'run.paused', payload: { reason: sleepingReason(end.wakeAt) } },
       );
       paused = true;
       if (end.open) deps.openPauses?.remember(identity.runId, pausedEvent.seq, end.open);
-      // Kept once the pause event is durable, never before: a crash between the two leaves a
-      // paused run whose claim has its lease, not a running run whose claim has none.
-      await lease.keep();
       yield pausedEvent;
       return { result: segmentResult(end, threadId, identity.runId) };
     } catch (error) {

@@ -1,13 +1,14 @@
 /**
  * The part of the event store contract through which processes coordinate: claims (one
  * turn per session, stale takeover, leases), run boundaries written with the claim (the
- * optional RunBoundaries ability), control requests and the saved continuations of paused
- * runs. Registered by `describeEventStoreContract` inside its suite.
+ * optional RunBoundaries ability), pauses written with the claim they keep (RunPauses), a
+ * claim with a read of the run (ClaimAndRead), control requests and the saved continuations
+ * of paused runs. Registered by `describeEventStoreContract` inside its suite.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../core/errors.js';
 import type { NewEvent } from '../core/events.js';
-import { type EventStore, hasRunBoundaries } from '../core/store.js';
+import { canClaimAndRead, canPauseRuns, type EventStore, hasRunBoundaries } from '../core/store.js';
 import { ev, ISO_MS_UTC, run, sleep, uid } from './event-store-events.js';
 
 /** Register the coordination cases on the store the enclosing suite made for each test. */
@@ -226,6 +227,71 @@ export function describeCoordinationContract(current: () => EventStore): void {
       await store.append([ev.started(r)]);
       await expect(b.endRun(ev.paused(r), null)).rejects.toBeInstanceOf(InvalidInputError);
       expect(await store.read(r.runId)).toHaveLength(1);
+    });
+  });
+
+  describe('run pauses (the RunPauses ability)', () => {
+    const pauses = () => (canPauseRuns(store) ? store : null);
+    const skip = 'the store does not write pauses with the claim they keep (canPauseRuns)';
+
+    it('pauses a run and keeps its claim without a lease in one call', async (ctx) => {
+      const p = pauses();
+      if (!p) return ctx.skip(skip);
+      const r = run();
+      const key = uid('thread');
+      await store.claim({ key, runId: r.runId, staleAfterMs: 60_000, leaseMs: 30_000 });
+      await store.append([ev.started(r)]);
+      const before = new Date().toISOString();
+      expect(await p.pauseRun(ev.interrupted(r), key)).toMatchObject({
+        kind: 'run.interrupted',
+        seq: 1,
+      });
+      expect((await store.getRun(r.runId))?.status).toBe('waiting_human');
+      const holder = await store.claimHolder(key);
+      expect(holder).toMatchObject({ runId: r.runId });
+      expect(holder?.leaseMs).toBeUndefined();
+      expect((holder?.claimedAt ?? '') >= before).toBe(true);
+    });
+
+    it('leaves a claim another run holds, and takes only a pause', async (ctx) => {
+      const p = pauses();
+      if (!p) return ctx.skip(skip);
+      const r = run();
+      const key = uid('thread');
+      await store.claim({ key, runId: 'run-other', staleAfterMs: 60_000, leaseMs: 30_000 });
+      await store.append([ev.started(r)]);
+      await expect(p.pauseRun(ev.completed(r), key)).rejects.toBeInstanceOf(InvalidInputError);
+      expect(await p.pauseRun(ev.paused(r), key)).toMatchObject({ kind: 'run.paused', seq: 1 });
+      expect(await store.claimHolder(key)).toMatchObject({ runId: 'run-other', leaseMs: 30_000 });
+      expect(await store.claimHolder(uid('thread'))).toBeNull();
+    });
+  });
+
+  describe('a claim with a read (the ClaimAndRead ability)', () => {
+    it('claims as claim() does and reads the run once the claim is decided', async (ctx) => {
+      if (!canClaimAndRead(store)) {
+        return ctx.skip('the store does not read a run with a claim (canClaimAndRead)');
+      }
+      const r = run();
+      const key = uid('resume');
+      await store.append([ev.started(r), ev.interrupted(r)]);
+      const taken = await store.claimAndGetRun(
+        { key, runId: 'lock-a', staleAfterMs: 60_000 },
+        r.runId,
+      );
+      expect(taken.claim).toEqual({ acquired: true, tookOverFrom: null });
+      expect(taken.run).toEqual(await store.getRun(r.runId));
+      expect(taken.run).toMatchObject({ status: 'waiting_human', lastSeq: 1 });
+      const busy = await store.claimAndGetRun(
+        { key, runId: 'lock-b', staleAfterMs: 60_000 },
+        r.runId,
+      );
+      expect(busy.claim).toMatchObject({ acquired: false, holder: { runId: 'lock-a' } });
+      const none = await store.claimAndGetRun(
+        { key: uid('resume'), runId: 'lock-c', staleAfterMs: 60_000 },
+        uid('run'),
+      );
+      expect(none).toEqual({ claim: { acquired: true, tookOverFrom: null }, run: null });
     });
   });
 

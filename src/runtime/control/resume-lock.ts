@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, isBackendOutage, NotFoundError } from '../../core/errors.js';
 import type { Event } from '../../core/events.js';
 import type { RunStatus } from '../../core/status.js';
-import type { EventStore, RunSummary } from '../../core/store.js';
-import { pausedRun } from '../paused-run.js';
+import { canClaimAndRead, type EventStore, type RunSummary } from '../../core/store.js';
+import { pausedRun, requirePaused } from '../paused-run.js';
 import { RESUME_LOCK_LEASE_MS, resumeLockKey } from './rest-cancel.js';
 
 export interface ResumeLockRequest {
@@ -29,10 +29,14 @@ export interface ResumeLockRequest {
   closed: () => boolean;
 }
 
-/** Play `body` holding the run's resume lock, after a first status check. */
+/**
+ * Play `body` holding the run's resume lock, after a first status check; `body` gets the run
+ * as checked again under the lock (read with the lock in one round trip where the store can,
+ * `ClaimAndRead`).
+ */
 export async function* underResumeLock<R>(
   request: ResumeLockRequest,
-  body: () => AsyncGenerator<Event, R, undefined>,
+  body: (summary: RunSummary) => AsyncGenerator<Event, R, undefined>,
 ): AsyncGenerator<Event, R, undefined> {
   const { store, runId } = request;
   const closed = () => new NotFoundError(`the deck is closed; run '${runId}' is not resumed`);
@@ -42,19 +46,21 @@ export async function* underResumeLock<R>(
   }
   const lockKey = resumeLockKey(runId);
   const lockHolder = randomUUID();
-  const lock = await store
-    .claim({
-      key: lockKey,
-      runId: lockHolder,
-      staleAfterMs: request.staleAfterMs,
-      leaseMs: RESUME_LOCK_LEASE_MS,
-    })
-    .catch((error: unknown) => {
-      // The claim may have been written before the connection broke: free it once it can be.
-      if (isBackendOutage(error)) releaseLater(store, lockKey, lockHolder);
-      throw error;
-    });
-  if (!lock.acquired) {
+  const claim = {
+    key: lockKey,
+    runId: lockHolder,
+    staleAfterMs: request.staleAfterMs,
+    leaseMs: RESUME_LOCK_LEASE_MS,
+  };
+  const locked = await (canClaimAndRead(store)
+    ? store.claimAndGetRun(claim, runId)
+    : store.claim(claim).then((result) => ({ claim: result, run: undefined }))
+  ).catch((error: unknown) => {
+    // The claim may have been written before the connection broke: free it once it can be.
+    if (isBackendOutage(error)) releaseLater(store, lockKey, lockHolder);
+    throw error;
+  });
+  if (!locked.claim.acquired) {
     throw new ConflictError(
       `run '${runId}' is being resumed by another caller right now; read its status and retry if it is still paused`,
       { holderRunId: runId },
@@ -62,7 +68,13 @@ export async function* underResumeLock<R>(
   }
   try {
     if (request.closed()) throw closed();
-    return yield* body();
+    // Checked again under the lock: another caller may have resumed it meanwhile.
+    const { expected } = request;
+    const summary =
+      locked.run === undefined
+        ? await pausedRun(store, runId, expected)
+        : requirePaused(locked.run, runId, expected);
+    return yield* body(summary);
   } finally {
     await store.release(lockKey, lockHolder).catch((error: unknown) => {
       // A lock left behind would refuse the retry of an answer for the whole lease.

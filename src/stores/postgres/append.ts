@@ -24,13 +24,19 @@ const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 /**
  * Upsert-and-lock a run's row, advancing its counter by `$7` (its status by the map `$8`),
  * all stamped with the later of the run's last `ts` and `$6` (and `ended_at` with it, once
- * the run has ended); `guard` may leave the row alone.
+ * the run has ended); `guard` may leave the row alone, and `gate`, given, writes nothing
+ * (not even a new row) where it is false.
  */
-const upsertRun = (guard: string) => `
+export const upsertRun = (guard: string, gate?: string) => `
     INSERT INTO runs AS r
       (run_id, origin, session_id, namespace, status, started_at, updated_at, last_seq, ended_at, v)
-    VALUES ($1, $2, $3, $4, $5, $6, $6, $7::int - 1,
-      CASE WHEN $5::text IN ${ENDED_SQL} THEN $6::text END, $9::int)
+    ${gate === undefined ? 'VALUES (' : 'SELECT '}$1, $2, $3, $4, $5, $6, $6, $7::int - 1,
+      CASE WHEN $5::text IN ${ENDED_SQL} THEN $6::text END, $9::int${
+        gate === undefined
+          ? ')'
+          : `
+    WHERE ${gate}`
+      }
     ON CONFLICT (run_id) DO UPDATE SET
       last_seq = r.last_seq + $7::int,
       updated_at = GREATEST(r.updated_at, $6),
@@ -44,7 +50,7 @@ const upsertRun = (guard: string) => `
  * Insert the events (`$9`: schema version, `$10`-`$14`: their columns) at the seqs `run`
  * freed, each with its envelope only where it differs from the run's row (see `envSql`).
  */
-const INSERT_AT_RUN = `
+export const INSERT_AT_RUN = `
     INSERT INTO events (run_id, seq, kind, ts, payload, env)
     SELECT $1, run.last_seq - $7::int + e.ord, e.kind, run.updated_at, e.payload,
       ${envSql('$9::int', 'e', 'run')}
@@ -77,6 +83,20 @@ const END_RUN = `
   WITH released AS (
     DELETE FROM claims WHERE key = $15 AND run_id = $1
   ), run AS (${upsertRun(`WHERE r.status NOT IN ${ENDED_SQL}`)}
+  ), inserted AS (${INSERT_AT_RUN}
+  )
+  SELECT last_seq, updated_at FROM run`;
+
+/**
+ * A run's pause (`run.interrupted`, `run.paused`) appended and the claim `$15` it keeps
+ * renewed without a lease (`claimed_at` `$16`), if the run holds it: one statement, one commit.
+ * The renewal takes no advisory lock: a claimer holding it decides on the row as this commit
+ * leaves it (its upsert re-reads a row updated meanwhile), as it does after a release.
+ */
+const PAUSE_RUN = `
+  WITH kept AS (
+    UPDATE claims SET claimed_at = $16, lease_ms = NULL WHERE key = $15 AND run_id = $1
+  ), run AS (${upsertRun('')}
   ), inserted AS (${INSERT_AT_RUN}
   )
   SELECT last_seq, updated_at FROM run`;
@@ -128,6 +148,18 @@ export async function endRun(
   return tail ? { event: stampPrepared(item, tail.seq, tail.ts), tail } : null;
 }
 
+/** A run's pause (`item`) and the renewal of the claim `keepKey` in one statement (PAUSE_RUN). */
+export async function pauseRun(
+  pool: Pool,
+  item: PreparedEvent,
+  keepKey: string,
+): Promise<{ event: Event; tail: Tail }> {
+  const renewedAt = new Date().toISOString();
+  const tail = await appendRun(pool, [item], isoNow(), PAUSE_RUN, [keepKey, renewedAt]);
+  if (!tail) throw new Error(`the pause of run '${item.event.runId}' returned no row`);
+  return { event: stampPrepared(item, tail.seq, tail.ts), tail };
+}
+
 /** Each run's events take the seqs that end at its new tail, in batch order. */
 export function stampAtTails(
   prepared: readonly PreparedEvent[],
@@ -170,6 +202,19 @@ export async function appendRun(
   statement = APPEND_RUN,
   extra: unknown[] = [],
 ): Promise<Tail | null> {
+  const { runId } = (items[0] as PreparedEvent).event;
+  const result = await db.query<{ last_seq: number; updated_at: string }>(statement, [
+    ...appendValues(items, now),
+    ...extra,
+  ]);
+  const row = result.rows[0];
+  if (!row && statement !== APPEND_RUN) return null;
+  if (!row) throw new Error(`the append statement for run '${runId}' returned no row`);
+  return { seq: Number(row.last_seq), ts: String(row.updated_at) };
+}
+
+/** The parameters `$1`-`$14` of an append of one run's `items` (see {@link upsertRun}, {@link INSERT_AT_RUN}). */
+export function appendValues(items: readonly PreparedEvent[], now: string): unknown[] {
   const [first] = items as [PreparedEvent, ...PreparedEvent[]];
   const { runId, origin, sessionId, namespace } = first.event;
   const lifecycle = items.filter((item) => item.lifecycle).map((i) => stampPrepared(i, 0, now));
@@ -179,7 +224,7 @@ export async function appendRun(
   const statusMap = lifecycle.length
     ? JSON.stringify(Object.fromEntries(STATUSES.map((status) => [status, fold(status)])))
     : null;
-  const result = await db.query<{ last_seq: number; updated_at: string }>(statement, [
+  return [
     runId,
     origin,
     sessionId,
@@ -194,10 +239,5 @@ export async function appendRun(
     items.map((item) => item.event.namespace),
     items.map((item) => item.event.origin),
     items.map((item) => item.payload),
-    ...extra,
-  ]);
-  const row = result.rows[0];
-  if (!row && statement !== APPEND_RUN) return null;
-  if (!row) throw new Error(`the append statement for run '${runId}' returned no row`);
-  return { seq: Number(row.last_seq), ts: String(row.updated_at) };
+  ];
 }

@@ -21,6 +21,7 @@ import type {
 } from '@langchain/langgraph-checkpoint';
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
+import { log } from '../../core/log.js';
 import type { DueWakeup, DueWakeupsOptions, WakeupIndex } from '../../core/wakeups.js';
 import { storeFailure } from '../shared/driver-errors.js';
 import { wakeupChange } from '../shared/wakeup-changes.js';
@@ -74,6 +75,18 @@ export function guardedPostgresSaver(
   const fail = (what: string, error: unknown) =>
     storeFailure('postgres', `${where} could not ${what}`, error);
 
+  /**
+   * Old timers cleared after a checkpoint, not awaited by its `put` (issue 43: a round trip
+   * in a row at the end of every segment but a thread's first). The index already outlives a
+   * crash between the checkpoint's commit and the clear, so a reader must take a stale timer
+   * for what it is (a wake-up that finds nothing due); this process's own readers wait for
+   * the clears first, so they never see one.
+   */
+  const clearing = new Set<Promise<unknown>>();
+  const cleared = async () => {
+    await Promise.allSettled([...clearing]);
+  };
+
   class GuardedPostgresSaver extends Saver implements WakeupIndex {
     override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
       try {
@@ -106,7 +119,13 @@ export function guardedPostgresSaver(
         // thread's first checkpoint (no parent) has none older, so no round trip for it.
         const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable ?? {};
         if (checkpoint_id) {
-          await pool.query(WAKEUP_SQL.clearStale, [thread_id, checkpoint_ns ?? '', checkpoint.id]);
+          const clear = pool
+            .query(WAKEUP_SQL.clearStale, [thread_id, checkpoint_ns ?? '', checkpoint.id])
+            .catch((error: unknown) => {
+              log.error(`[agentdeck] ${fail('clear old timers', error).message}`);
+            })
+            .finally(() => clearing.delete(clear));
+          clearing.add(clear);
         }
         return saved;
       } catch (error) {
@@ -141,6 +160,7 @@ export function guardedPostgresSaver(
      */
     override async deleteThread(threadId: string): Promise<void> {
       try {
+        await cleared();
         await pool.query(WAKEUP_SQL.clearThread, [threadId]);
         await super.deleteThread(threadId);
       } catch (error) {
@@ -148,8 +168,15 @@ export function guardedPostgresSaver(
       }
     }
 
+    /** Close the pool once the clears in flight are done. */
+    override async end(): Promise<void> {
+      await cleared();
+      await super.end();
+    }
+
     async dueWakeups(now: Date, options: DueWakeupsOptions = {}): Promise<DueWakeup[]> {
       try {
+        await cleared();
         const { rows } = await pool.query<{ thread_id: string; wake_at: Date }>(WAKEUP_SQL.due, [
           now.toISOString(),
           options.threadIdPrefix ?? '',
@@ -162,6 +189,7 @@ export function guardedPostgresSaver(
 
     async nextWakeup(options: DueWakeupsOptions = {}): Promise<string | null> {
       try {
+        await cleared();
         const { rows } = await pool.query<{ wake_at: Date | null }>(WAKEUP_SQL.next, [
           options.threadIdPrefix ?? '',
         ]);

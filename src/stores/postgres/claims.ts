@@ -8,8 +8,14 @@
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { InvalidInputError, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
-import type { ClaimHolder, ClaimRequest, ClaimResult, ControlRequest } from '../../core/store.js';
-import { toControlRequest, toHolder } from '../shared/rows.js';
+import type {
+  ClaimHolder,
+  ClaimRequest,
+  ClaimResult,
+  ControlRequest,
+  RunSummary,
+} from '../../core/store.js';
+import { toControlRequest, toHolder, toSummary } from '../shared/rows.js';
 import { SQL } from './migrations.js';
 
 /** Take `request.key` for its run, unless another run holds it and is not stale. */
@@ -28,17 +34,21 @@ export async function claimThen<T>(
   pool: Pool,
   request: ClaimRequest,
   then: ((client: PoolClient) => Promise<T>) | null,
-): Promise<{ claim: ClaimResult; written: T | null }> {
+  /** Statements (values as literals) sent with the claim's, after its upsert: their rows. */
+  alsoRead: ((literal: (value: string) => string) => string) | null = null,
+): Promise<{ claim: ClaimResult; written: T | null; read: Record<string, unknown>[] }> {
   refuseNul(request);
   const client = await pool.connect();
   let broken = false;
   // With `then`, the transaction stays open after the claim's query until its own COMMIT.
   const commitHere = then !== null;
   try {
+    const also = alsoRead ? [alsoRead((value) => client.escapeLiteral(value))] : [];
     const results = (await client.query(
-      claimStatements(client, request, Date.now(), !commitHere),
+      claimStatements(client, request, Date.now(), !commitHere, also),
     )) as unknown as QueryResult[];
-    const [, , read, upsert] = results;
+    const [, , read, upsert, extra] = results;
+    const alsoRows = (also.length > 0 ? extra?.rows : undefined) ?? [];
     const row = read?.rows[0];
     const holder = row ? toHolder(row) : null;
     const written = upsert?.rows[0] as { replaced: boolean } | undefined;
@@ -51,7 +61,7 @@ export async function claimThen<T>(
           `claim '${request.key}' was refused, yet no run holds it; retry the claim`,
         );
       }
-      return { claim: { acquired: false, holder: current }, written: null };
+      return { claim: { acquired: false, holder: current }, written: null, read: alsoRows };
     }
     // Taken over: the upsert replaced another run's row (not when that run let go of it
     // between the read and the write: a release takes no lock, and the upsert then inserts).
@@ -59,7 +69,7 @@ export async function claimThen<T>(
       written.replaced && holder && holder.runId !== request.runId ? holder : null;
     const done = then && !tookOverFrom ? await then(client) : null;
     if (commitHere) await client.query('COMMIT');
-    return { claim: { acquired: true, tookOverFrom }, written: done };
+    return { claim: { acquired: true, tookOverFrom }, written: done, read: alsoRows };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
       broken = true; // not back to the pool: the connection is in an unknown state
@@ -90,7 +100,29 @@ function claimStatements(
   request: ClaimRequest,
   now: number,
   commit: boolean,
+  also: readonly string[] = [],
 ): string {
+  return [
+    ...claimPrelude(client, request.key),
+    SQL.claimHolder.replace('$1', () => client.escapeLiteral(request.key)),
+    claimUpsert(client, request, now),
+    ...also,
+    ...(commit ? ['COMMIT'] : []),
+  ].join(';\n');
+}
+
+/** The statements a claim of `key` begins with: `BEGIN` and the key's advisory lock. */
+export function claimPrelude(client: PoolClient, key: string): string[] {
+  const lock = client.escapeLiteral(`agentdeck.claim:${key}`);
+  return ['BEGIN', SQL.lockClaim.replace('$1', () => lock)];
+}
+
+/**
+ * The upsert of a claim, values as literals: it writes only where the key is free, already
+ * the run's or stale, and returns `replaced` (whether it updated a row) when it wrote.
+ */
+export function claimUpsert(client: PoolClient, request: ClaimRequest, now: number): string {
+  refuseNul(request);
   const literal = (value: string) => client.escapeLiteral(value);
   const { key, runId, staleAfterMs, leaseMs } = request;
   const values = [
@@ -112,16 +144,9 @@ function claimStatements(
       (timestamptz 'epoch' + (${literal(String(now))}::bigint - claims.lease_ms) * interval '1 millisecond')
         AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`);
   }
-  const upsert = `${SQL.setClaim.replace(/\$(\d)/g, (_, n: string) => values[Number(n) - 1] as string)}
+  return `${SQL.setClaim.replace(/\$(\d)/g, (_, n: string) => values[Number(n) - 1] as string)}
     WHERE claims.run_id = excluded.run_id OR ${stale.join(' OR ')}
     RETURNING xmax <> 0 AS replaced`;
-  return [
-    'BEGIN',
-    SQL.lockClaim.replace('$1', () => literal(`agentdeck.claim:${key}`)),
-    SQL.claimHolder.replace('$1', () => literal(key)),
-    upsert,
-    ...(commit ? ['COMMIT'] : []),
-  ].join(';\n');
 }
 
 /** What `new Date().toISOString()` writes (years 0 to 9999). */
@@ -142,6 +167,22 @@ function refuseNul({ key, runId }: ClaimRequest): void {
       );
     }
   }
+}
+
+/**
+ * Take a claim as {@link claim} does and read run `runId`'s index row in the same round trip,
+ * once the claim is decided (a resume lock, and the status check under it).
+ */
+export async function claimAndGetRun(
+  pool: Pool,
+  request: ClaimRequest,
+  runId: string,
+): Promise<{ claim: ClaimResult; run: RunSummary | null }> {
+  const done = await claimThen(pool, request, null, (literal) =>
+    SQL.getRun.replace('$1', () => literal(runId)),
+  );
+  const [row] = done.read;
+  return { claim: done.claim, run: row ? toSummary(row) : null };
 }
 
 /** Release `key` if `runId` holds it; whether it did. */

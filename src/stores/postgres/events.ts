@@ -24,6 +24,7 @@ import type {
 } from '../../core/queue.js';
 import type {
   AppendNotifier,
+  ClaimAndRead,
   ClaimHolder,
   ClaimRequest,
   ClaimResult,
@@ -38,6 +39,7 @@ import type {
   ReadOptions,
   RunBoundaries,
   RunIdSearch,
+  RunPauses,
   RunPruning,
   RunSummary,
   StoreLayout,
@@ -48,14 +50,15 @@ import { requireQueued } from '../shared/queue.js';
 import { fromCompact, toSummary } from '../shared/rows.js';
 import {
   eventFromStored,
-  isoNow,
   type PreparedEvent,
   prepareEvents,
+  requirePause,
   requireTerminal,
 } from '../shared/stored-event.js';
 import { redactUrl } from '../shared/url.js';
-import { appendDurably, appendRun, endRun, stampAtTails, type Tail } from './append.js';
-import { claim, claimHolder, claimThen, readControl, recordControl, release } from './claims.js';
+import { appendDurably } from './append.js';
+import { BoundaryWrites } from './boundaries.js';
+import * as claims from './claims.js';
 import { PostgresEvals } from './evals.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_STORE_MIGRATIONS, listRunsQuery, migrate, readLayout, SQL } from './migrations.js';
@@ -83,7 +86,9 @@ export class PostgresEventStore
   implements
     EventStore,
     AppendNotifier,
+    ClaimAndRead,
     RunBoundaries,
+    RunPauses,
     RunPruning,
     RunIdSearch,
     Pingable,
@@ -98,6 +103,7 @@ export class PostgresEventStore
   readonly evals: PostgresEvals; // datasets and experiments (EvalStore, core/evals.ts)
   readonly #pool: pg.Pool;
   readonly #writes: GroupCommit;
+  readonly #boundaries: BoundaryWrites;
   readonly #notify: boolean;
   readonly #announcer: Announcer;
   readonly #notices: AppendNotices;
@@ -129,6 +135,9 @@ export class PostgresEventStore
     this.#announcer = new Announcer(this.#pool, notify);
     this.#notices = new AppendNotices(connection, this.#describe());
     this.#writes = new GroupCommit(this.#pool, groupCommit, this.#describe(), (runId) =>
+      this.#announcer.announce(runId),
+    );
+    this.#boundaries = new BoundaryWrites(this.#pool, this.#writes, (runId) =>
       this.#announcer.announce(runId),
     );
   }
@@ -220,70 +229,56 @@ export class PostgresEventStore
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
-    return this.#query(`claim '${request.key}'`, () => claim(this.#pool, request));
+    return this.#query(`claim '${request.key}'`, () => claims.claim(this.#pool, request));
+  }
+
+  /** A claim and a run's row read after it, in one round trip (see {@link ClaimAndRead}). */
+  async claimAndGetRun(
+    request: ClaimRequest,
+    runId: string,
+  ): Promise<{ claim: ClaimResult; run: RunSummary | null }> {
+    return this.#query(`claim '${request.key}' and read run '${runId}'`, () =>
+      claims.claimAndGetRun(this.#pool, request, runId),
+    );
   }
 
   async claimAndAppend(
     request: ClaimRequest,
     events: readonly NewEvent[],
   ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
-    this.#open();
-    const prepared = prepareEvents(events);
-    await this.#ready();
-    const runIds = [...new Set(prepared.map((item) => item.event.runId))];
-    // What the claim decided, set inside the durable write (whose result is the events).
-    const outcome: { claim: ClaimResult | null; appended: boolean } = {
-      claim: null,
-      appended: false,
-    };
-    const stored = await this.#guard(`claim '${request.key}' and append`, () =>
-      this.#writes.durably(runIds, async () => {
-        const done = await claimThen(this.#pool, request, async (client) => {
-          const tails = new Map<string, Tail>();
-          const now = isoNow();
-          for (const runId of [...runIds].sort()) {
-            const items = prepared.filter((item) => item.event.runId === runId);
-            tails.set(runId, await appendRun(client, items, now));
-          }
-          return tails;
-        });
-        outcome.claim = done.claim;
-        outcome.appended = done.written !== null;
-        const tails = done.written ?? new Map<string, Tail>();
-        return { events: outcome.appended ? stampAtTails(prepared, tails) : [], tails };
-      }),
+    const prepared = await this.#prepared(events);
+    return this.#guard(`claim '${request.key}' and append`, () =>
+      this.#boundaries.claimAndAppend(request, prepared),
     );
-    const { claim, appended } = outcome;
-    if (!claim) throw new StoreError(`${this.#describe()} could not claim '${request.key}'`);
-    if (appended) for (const runId of runIds) this.#announcer.announce(runId);
-    return { claim, events: appended ? stored : null };
   }
 
   async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
-    this.#open();
     requireTerminal(event);
-    const [item] = prepareEvents([event]);
+    const [item] = (await this.#prepared([event])) as [PreparedEvent];
+    return this.#guard(`end run '${event.runId}'`, () => this.#boundaries.endRun(item, releaseKey));
+  }
+
+  /** A run's pause and the renewal of the claim it keeps, in one statement (see {@link RunPauses}). */
+  async pauseRun(event: NewEvent, keep: string): Promise<Event> {
+    requirePause(event);
+    const [item] = (await this.#prepared([event])) as [PreparedEvent];
+    return this.#guard(`pause run '${event.runId}'`, () => this.#boundaries.pauseRun(item, keep));
+  }
+
+  /** `events` checked and prepared, once the store is open and connected. */
+  async #prepared(events: readonly NewEvent[]): Promise<PreparedEvent[]> {
+    this.#open();
+    const prepared = prepareEvents(events);
     await this.#ready();
-    const { runId } = event;
-    const [stored] = await this.#guard(`end run '${runId}'`, () =>
-      this.#writes.durably([runId], async () => {
-        const ended = await endRun(this.#pool, item as PreparedEvent, releaseKey);
-        const tails = new Map<string, Tail>();
-        if (ended) tails.set(runId, ended.tail);
-        return { events: ended ? [ended.event] : [], tails };
-      }),
-    );
-    this.#writes.forget(runId);
-    if (stored) this.#announcer.announce(runId);
-    return stored ?? null;
+    return prepared;
   }
 
   async release(key: string, runId: string): Promise<boolean> {
-    return this.#query(`release '${key}'`, () => release(this.#pool, key, runId));
+    return this.#query(`release '${key}'`, () => claims.release(this.#pool, key, runId));
   }
 
   async claimHolder(key: string): Promise<ClaimHolder | null> {
-    return this.#query(`read claim '${key}'`, () => claimHolder(this.#pool, key));
+    return this.#query(`read claim '${key}'`, () => claims.claimHolder(this.#pool, key));
   }
 
   async recordControl(
@@ -292,13 +287,13 @@ export class PostgresEventStore
     reason: string | null,
   ): Promise<ControlRequest> {
     return this.#query(`record a ${verb} request for run '${runId}'`, () =>
-      recordControl(this.#pool, runId, verb, reason),
+      claims.recordControl(this.#pool, runId, verb, reason),
     );
   }
 
   async readControl(runId: string): Promise<ControlRequest[]> {
     return this.#query(`read control requests of run '${runId}'`, () =>
-      readControl(this.#pool, runId),
+      claims.readControl(this.#pool, runId),
     );
   }
 

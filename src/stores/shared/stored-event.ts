@@ -181,6 +181,16 @@ export function isoNow(): string {
 }
 
 /** `endRun` takes a terminal event only. */
+/** `pauseRun()` takes a pause: `run.interrupted` or `run.paused`. */
+export function requirePause(event: NewEvent): void {
+  const kind = (event as { kind?: unknown } | null)?.kind;
+  if (kind !== 'run.interrupted' && kind !== 'run.paused') {
+    throw new InvalidInputError(
+      `pauseRun() takes a pause (run.interrupted, run.paused), not '${String(kind)}'`,
+    );
+  }
+}
+
 export function requireTerminal(event: NewEvent): void {
   const kind = (event as { kind?: unknown } | null)?.kind;
   if (kind !== 'run.completed' && kind !== 'run.failed' && kind !== 'run.cancelled') {
