@@ -180,7 +180,6 @@ export function isoNow(): string {
   return isoText;
 }
 
-/** `endRun` takes a terminal event only. */
 /** `pauseRun()` takes a pause: `run.interrupted` or `run.paused`. */
 export function requirePause(event: NewEvent): void {
   const kind = (event as { kind?: unknown } | null)?.kind;
@@ -191,6 +190,7 @@ export function requirePause(event: NewEvent): void {
   }
 }
 
+/** `endRun` takes a terminal event only. */
 export function requireTerminal(event: NewEvent): void {
   const kind = (event as { kind?: unknown } | null)?.kind;
   if (kind !== 'run.completed' && kind !== 'run.failed' && kind !== 'run.cancelled') {

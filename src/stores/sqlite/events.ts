@@ -5,19 +5,16 @@
  * it writes does so inside `BEGIN IMMEDIATE`, holding the write lock from the read on.
  *
  * This class opens the file and guards each call; appends (the hot path, with its cache of
- * run tails) are in `append.ts`, claims and control requests in `claims.ts`, pruning in
- * `prune.ts`, the run queue in `queue.ts`, giving space back in `vacuum.ts`, and group
- * commit, on by default, in `group-commit.ts`: the deltas, tool calls and usage reports of
- * one event-loop turn share a commit, which lifts one-event appends past the cost of a
- * commit each. See
- * {@link SqliteEventStoreOptions.groupCommit} for what it trades.
+ * run tails) are in `append.ts`, a run's start, pause and end in `boundaries.ts`, claims and
+ * control requests in `claims.ts`, pruning in `prune.ts`, the run queue in `queue.ts`, giving
+ * space back in `vacuum.ts`, and group commit, on by default, in `group-commit.ts` (see
+ * {@link SqliteEventStoreOptions.groupCommit} for what it trades).
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ConfigError, errorMessage, StoreError } from '../../core/errors.js';
 import type { ControlVerb } from '../../core/event-kinds.js';
 import type { Event, NewEvent } from '../../core/events.js';
 import type * as Q from '../../core/queue.js';
-import { TERMINAL_STATUSES } from '../../core/status.js';
 import type {
   AppendNotifier,
   ClaimHolder,
@@ -34,6 +31,7 @@ import type {
   ReadOptions,
   RunBoundaries,
   RunIdSearch,
+  RunPauses,
   RunPruning,
   RunSummary,
   StoreLayout,
@@ -41,17 +39,18 @@ import type {
 import { storeFailure } from '../shared/driver-errors.js';
 import { resolvePruneRequest } from '../shared/prune.js';
 import { fromCompact, toSummary } from '../shared/rows.js';
-import { eventFromStored, prepareEvents, requireTerminal } from '../shared/stored-event.js';
+import {
+  eventFromStored,
+  type PreparedEvent,
+  prepareEvents,
+  requirePause,
+  requireTerminal,
+} from '../shared/stored-event.js';
 import { Appender, type Written } from './append.js';
 import { AppendWatch } from './append-watch.js';
-import {
-  claim,
-  claimHolder,
-  claimInTransaction,
-  readControl,
-  recordControl,
-  release,
-} from './claims.js';
+import type { ClaimedStart } from './boundaries.js';
+import * as boundaries from './boundaries.js';
+import { claim, claimHolder, readControl, recordControl, release } from './claims.js';
 import { openDatabaseFile, prepareAll } from './database.js';
 import { SqliteEvals } from './evals.js';
 import { fileKey, flushGroupCommits as flushGroups, GroupCommit } from './group-commit.js';
@@ -87,6 +86,7 @@ export class SqliteEventStore
   implements
     EventStore,
     RunBoundaries,
+    RunPauses,
     RunPruning,
     RunIdSearch,
     Pingable,
@@ -277,24 +277,14 @@ export class SqliteEventStore
     return this.#guard(`claim '${request.key}'`, () => claim(this.#sql, this.#writes, request));
   }
 
-  async claimAndAppend(
-    request: ClaimRequest,
-    events: readonly NewEvent[],
-  ): Promise<{ claim: ClaimResult; events: Event[] | null }> {
+  async claimAndAppend(request: ClaimRequest, events: readonly NewEvent[]): Promise<ClaimedStart> {
     this.#ready();
     const prepared = prepareEvents(events);
-    // A run's start is held (see `GroupCommit.held`): it commits with what the run writes
-    // next in this event-loop turn, at the latest at its end, so a short segment is one
-    // commit. Any other first event (`run.resumed`: an answer taking effect) is durable first.
-    const held = prepared.every((item) => item.kind === 'run.started');
-    const written = this.#guard(`claim '${request.key}' and append`, () =>
-      this.#appender.inTransaction((insert) => {
-        const claim = claimInTransaction(this.#sql, request);
-        if (!claim.acquired || claim.tookOverFrom) return { claim, events: null };
-        return { claim, events: prepared.length > 0 ? insert(prepared) : [] };
-      }, held),
+    const result = await this.#durable(
+      this.#guard(`claim '${request.key}' and append`, () =>
+        boundaries.claimAndAppend(this.#appender, this.#sql, request, prepared),
+      ),
     );
-    const result = await this.#durable(written);
     if (result.events) this.#watch.appended(result.events);
     return result;
   }
@@ -302,18 +292,26 @@ export class SqliteEventStore
   async endRun(event: NewEvent, releaseKey: string | null): Promise<Event | null> {
     this.#ready();
     requireTerminal(event);
-    const prepared = prepareEvents([event]);
-    const written = this.#guard(`end run '${event.runId}'`, () =>
-      this.#appender.inTransaction((insert, status) => {
-        const current = status(event.runId);
-        const ended = current !== null && TERMINAL_STATUSES.includes(current);
-        const [stored] = ended ? [] : insert(prepared);
-        if (releaseKey !== null) this.#sql.release.run(releaseKey, event.runId);
-        return stored ?? null;
-      }),
+    const [item] = prepareEvents([event]) as [PreparedEvent];
+    const stored = await this.#durable(
+      this.#guard(`end run '${event.runId}'`, () =>
+        boundaries.endRun(this.#appender, this.#sql, item, releaseKey),
+      ),
     );
-    const stored = await this.#durable(written);
     if (stored) this.#watch.appended([stored]);
+    return stored;
+  }
+
+  async pauseRun(event: NewEvent, keep: string): Promise<Event> {
+    this.#ready();
+    requirePause(event);
+    const [item] = prepareEvents([event]) as [PreparedEvent];
+    const stored = await this.#durable(
+      this.#guard(`pause run '${event.runId}'`, () =>
+        boundaries.pauseRun(this.#appender, this.#sql, item, keep),
+      ),
+    );
+    this.#watch.appended([stored]);
     return stored;
   }
 
