@@ -1,9 +1,10 @@
 /**
- * A crash at every commit boundary of the SQLite write path (issue 43). A child process
- * (test/fixtures/commit-crash/child.ts) plays a 3-node durable run, then an approval to its
- * interrupt and its answer, on one SQLite file, and kills itself with SIGKILL just before
- * its n-th commit, for every n the whole path makes: so each test file holds exactly what the
- * first n - 1 commits wrote. A deck then opens on that file, as a restart would, and:
+ * A crash at every commit boundary of the SQLite write path (issue 43). The path
+ * (test/fixtures/commit-crash/path.ts: a 3-node durable run, then an approval to its
+ * interrupt and its answer) is played once in this process, counting its commits; then, for
+ * each n of them, a child process (child.ts) plays it on a file of its own and kills itself
+ * with SIGKILL just before its n-th commit, so the file holds exactly what the first n - 1
+ * commits wrote. A deck then opens on each file, as a restart would, and:
  * - nothing a caller was told is lost: a run the child printed as completed is completed, an
  *   interrupt it printed is there (waiting, or answered), an answer it printed is applied;
  * - every run's log is whole: seqs from 0 without a gap, one `run.started`, at most one
@@ -22,14 +23,13 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Deck, type Event, isInterrupt } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/stores/sqlite/index.js';
+import { play, watchCommits } from '../fixtures/commit-crash/path.js';
 import { threeSteps } from '../fixtures/commit-crash/workflows.js';
 import { approvalFlow } from '../fixtures/restart/workflows.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('../fixtures/commit-crash/child.ts', import.meta.url));
 const CHILD_TIMEOUT_MS = 20_000;
-/** Children run this many at a time: each is mostly Node starting up. */
-const AT_ONCE = 4;
 /** A dead child's claims lapse after 3 heartbeats: 0.3 s. */
 const HEARTBEAT_SECONDS = '0.1';
 
@@ -63,11 +63,24 @@ function childEnv(file: string, sideEffects: string, crashAt: number): NodeJS.Pr
   };
 }
 
-function play(crashAt: number): Promise<Crash> {
+function sandbox(crashAt = 0): Crash {
   const dir = mkdtempSync(join(tmpdir(), 'agentdeck-commit-crash-'));
   dirs.push(dir);
   const file = join(dir, 'state.db');
   const sideEffects = join(dir, 'side-effects.log');
+  return { crashAt, file, sideEffects, lines: [], signal: null, stderr: '' };
+}
+
+function stubDeckEnv(file: string, sideEffects: string): void {
+  vi.stubEnv('SERVICE_EVENTS', `sqlite://${file}`);
+  vi.stubEnv('SERVICE_CHECKPOINT', `sqlite://${file}`);
+  vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', HEARTBEAT_SECONDS);
+  vi.stubEnv('RESTART_SIDE_EFFECTS', sideEffects);
+}
+
+/** Play the path in a child that kills itself before its `crashAt`-th commit. */
+function crashBefore(crashAt: number): Promise<Crash> {
+  const { file, sideEffects } = sandbox(crashAt);
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
     cwd: REPO_ROOT,
     env: childEnv(file, sideEffects, crashAt),
@@ -118,10 +131,7 @@ const TERMINAL_KINDS = new Set(['run.completed', 'run.failed', 'run.cancelled'])
 /** Open a deck on the crashed file as a restart would, and check what it finds. */
 async function checkAfter(crash: Crash): Promise<void> {
   const where = `crash before commit ${crash.crashAt} (${JSON.stringify(told(crash, 'crash'))})`;
-  vi.stubEnv('SERVICE_EVENTS', `sqlite://${crash.file}`);
-  vi.stubEnv('SERVICE_CHECKPOINT', `sqlite://${crash.file}`);
-  vi.stubEnv('SERVICE_RUNTIME_HEARTBEAT_SECONDS', HEARTBEAT_SECONDS);
-  vi.stubEnv('RESTART_SIDE_EFFECTS', crash.sideEffects);
+  stubDeckEnv(crash.file, crash.sideEffects);
   const deck = await new Deck({ workflows: [threeSteps, approvalFlow] }).open();
   const log = new SqliteEventStore({ path: crash.file });
   try {
@@ -169,15 +179,23 @@ async function checkAfter(crash: Crash): Promise<void> {
 
 describe('a crash at each commit boundary (SQLite)', () => {
   it('leaves every run closed correctly, nothing told lost, the answer applied once', async () => {
-    const whole = await play(0);
-    const commits = told(whole, 'commits')?.value as number | undefined;
-    expect(commits, `the path without a crash: ${whole.stderr}`).toBeGreaterThan(3);
-    await checkAfter(whole);
-    const crashes: Crash[] = [];
-    const points = Array.from({ length: commits as number }, (_, index) => index + 1);
-    for (let start = 0; start < points.length; start += AT_ONCE) {
-      crashes.push(...(await Promise.all(points.slice(start, start + AT_ONCE).map(play))));
+    const whole = sandbox();
+    stubDeckEnv(whole.file, whole.sideEffects);
+    const deck = await new Deck({ workflows: [threeSteps, approvalFlow] }).open();
+    let commits = 0;
+    const stop = watchCommits(() => {
+      commits += 1;
+    });
+    try {
+      await play(deck, (kind, value) => whole.lines.push({ kind, value }));
+    } finally {
+      stop();
+      await deck.close();
     }
+    expect(commits).toBeGreaterThan(2);
+    await checkAfter(whole);
+    const points = Array.from({ length: commits }, (_, index) => index + 1);
+    const crashes = await Promise.all(points.map(crashBefore));
     for (const crash of crashes) {
       expect(crash.signal, `crash ${crash.crashAt}: ${crash.stderr}`).toBe('SIGKILL');
       expect(told(crash, 'crash'), `crash ${crash.crashAt}: ${crash.stderr}`).toBeDefined();
