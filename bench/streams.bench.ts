@@ -16,8 +16,8 @@
  * full GC, over N). Cases alternate order each round, so machine noise falls on both.
  *
  * Run: `npm run bench:streams` (or `npx tsx bench/streams.bench.ts [rounds]`). Knobs:
- * `BENCH_SIZES=200,1000`, `BENCH_PROFILE=1` (a CPU profile of the deck server during its
- * last 1,000-stream phase, written to the OS temp directory). It rewrites its own section of
+ * `BENCH_SIZES=200,1000`, `BENCH_PROFILE=1` (a CPU profile of each server during its
+ * last phase of the largest size, written to the OS temp directory). It rewrites its own section of
  * bench/RESULTS.md; diagnostic runs do too, so restore the file after one.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -155,10 +155,10 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const n of SIZES) {
     const order = round % 2 === 0 ? CASES : [...CASES].reverse();
     for (const c of order) {
-      const last = round === ROUNDS - 1 && n === Math.max(...SIZES) && c === 'deck';
+      const last = round === ROUNDS - 1 && n === Math.max(...SIZES);
       const profileTo =
         process.env.BENCH_PROFILE && last
-          ? join(tmpdir(), `streams-bench-${Date.now()}.cpuprofile`)
+          ? join(tmpdir(), `streams-bench-${c}-${Date.now()}.cpuprofile`)
           : undefined;
       const r = await phase(c, n, profileTo);
       if (profileTo) console.log(`profile: ${profileTo}`);
