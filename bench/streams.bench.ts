@@ -21,7 +21,7 @@
  * bench/RESULTS.md; diagnostic runs do too, so restore the file after one.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -139,14 +139,31 @@ async function phase(c: Case, streams: number, profileTo?: string): Promise<Phas
           heapUsed: (median(samples.map((s) => s.heapUsed)) - idle.heapUsed) / streams,
         }
       : null;
-  // Let the turns' endings reach the store before the next phase starts.
-  await new Promise((settle) => setTimeout(settle, 1000));
+  // A moment for the last turns' leases and sessions to be let go before the next phase.
+  await new Promise((settle) => setTimeout(settle, 300));
   const liveRssMb = samples ? median(samples.map((s) => s.rss)) / 2 ** 20 : null;
   const cpuUsPerDelta = (cpuAfter.cpuUs - cpu.cpuUs) / (streams * TOKENS.length);
   return { ...done, perTurn, liveRssMb, cpuUsPerDelta };
 }
 
+/**
+ * The kernel's count of connections refused because a listen queue was full (Linux, machine
+ * wide; null elsewhere): a burst of new connections larger than a server's backlog (Node's
+ * default is 511) that its event loop does not accept in time has its SYNs retried after 1 s,
+ * then 3 s, which shows as a late first delta, not as a gap.
+ */
+function listenOverflows(): number | null {
+  if (!existsSync('/proc/net/netstat')) return null;
+  const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.startsWith('TcpExt:'));
+  const names = lines[at]?.split(' ') ?? [];
+  const values = lines[at + 1]?.split(' ') ?? [];
+  const index = names.indexOf('ListenOverflows');
+  return index > 0 ? Number(values[index]) : null;
+}
+
 const load = loadAtStart();
+const overflowsAtStart = listenOverflows();
 const began = performance.now();
 for (const c of CASES) await phase(c, WARM_UP_STREAMS);
 const results = new Map<string, PhaseResult[]>();
@@ -170,6 +187,9 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 const seconds = (performance.now() - began) / 1000;
+const overflowsAtEnd = listenOverflows();
+const overflows =
+  overflowsAtStart === null || overflowsAtEnd === null ? null : overflowsAtEnd - overflowsAtStart;
 
 client.send({ type: 'exit' });
 model.send({ type: 'exit' } satisfies ModelMessage);
@@ -220,11 +240,18 @@ function report() {
   };
   const top = Math.max(...SIZES);
   const headline = p99('deck', top) - p99('route', top);
+  const roundDiffs = (n: number) =>
+    pooled('deck', n).map(
+      (r, i) => percentile(r.gapsMs, 99) - percentile(pooled('route', n)[i]?.gapsMs ?? [], 99),
+    );
   const perRound = (n: number) =>
-    pooled('deck', n)
-      .map((r, i) => percentile(r.gapsMs, 99) - percentile(pooled('route', n)[i]?.gapsMs ?? [], 99))
+    roundDiffs(n)
       .map((d) => `${fmt(d)} ms`)
       .join(', ');
+  // How far the route's own p99 moved between rounds: a difference smaller than that is noise.
+  const routeP99s = pooled('route', top).map((r) => percentile(r.gapsMs, 99));
+  const spread = Math.max(...routeP99s) - Math.min(...routeP99s);
+  const pass = headline <= GOAL_MS && median(roundDiffs(top)) <= GOAL_MS;
   const cpuRatios = pooled('deck', top).map(
     (r, i) => r.cpuUsPerDelta / (pooled('route', top)[i]?.cpuUsPerDelta ?? Number.NaN),
   );
@@ -247,11 +274,11 @@ function report() {
     'little: the live RSS is shown too. "server CPU" is the serving process\'s CPU time (user + system) per delta',
     'sent (tokens × streams), median over rounds: on a shared machine it moves less than the gaps do.',
     '',
-    `**Headline: at ${fmt(top)} concurrent streams the deck's p99 gap is ${fmt(headline)} ms ${headline >= 0 ? 'above' : 'below'} the hand-written route's (${fmt(p99('deck', top))} against ${fmt(p99('route', top))} ms): ${headline <= GOAL_MS ? 'PASS' : 'FAIL'}** (goal: within ${GOAL_MS} ms; per round ${perRound(top)}).`,
+    `**Headline: at ${fmt(top)} concurrent streams the deck's p99 gap is ${fmt(headline)} ms ${headline >= 0 ? 'above' : 'below'} the hand-written route's (${fmt(p99('deck', top))} against ${fmt(p99('route', top))} ms): ${pass ? 'PASS' : 'FAIL'}** (goal: within ${GOAL_MS} ms, pooled and as the median of the rounds; per round ${perRound(top)}). The route's own p99 moved by ${fmt(spread)} ms between rounds${spread > GOAL_MS ? ': on this machine a difference within that is noise, and so is this verdict' : ''}.`,
     `The deck's server spends ${fmt(median(cpuRatios), 2)}x the route's CPU per delta at ${fmt(top)} streams (median of per-round ratios ${cpuRatios.map((r) => `${fmt(r, 2)}x`).join(', ')}): with the cores shared, that CPU is what the gaps wait on.`,
     '',
     machineLine(load),
-    `The run took ${fmt(seconds)} s.`,
+    `The run took ${fmt(seconds)} s.${overflows === null ? '' : ` Connections refused by a full listen queue during the run (the kernel's \`ListenOverflows\`, machine-wide): ${fmt(overflows)}; each is retried after 1 s, then 3 s, which is most of the late first deltas at 1,000 streams.`}`,
     '',
     ...table(
       [
