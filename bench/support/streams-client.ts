@@ -3,8 +3,11 @@
  * `streams` concurrent streamed chat requests to one URL (keep-alive connections from
  * 127.0.0.1, their starts spread evenly over `rampMs`), notes the moment each SSE delta frame
  * arrives, and checks that each stream ends with `event: done` after deltas that join to the
- * expected text. It tells the parent when every stream has had its first delta (all turns are
- * live: the moment to read the server's memory), then sends the result.
+ * expected text. The connections are opened before the phase (a request each, all at once):
+ * opened during it, a burst larger than the server's listen queue has SYNs retried seconds
+ * later, and streams that start that late no longer overlap the first ones. It tells the
+ * parent when every stream has had its first delta, with how many are live then (the moment
+ * to read the server's memory), and counts the most streams live at once.
  */
 import { Agent, request } from 'node:http';
 
@@ -26,6 +29,8 @@ export interface ClientResult {
   firstDeltaMs: number[];
   deltaFrames: number;
   completed: number;
+  /** The most streams between their first delta and their end at one moment. */
+  peakLive: number;
   failures: string[];
   seconds: number;
 }
@@ -114,23 +119,48 @@ function attempt(phase: ClientPhase, index: number, onFirst: () => void): Promis
   });
 }
 
+/** Open `count` keep-alive connections to `url`'s server: one small request on each at once. */
+async function openConnections(url: string, count: number): Promise<void> {
+  const health = new URL('/health', url).href;
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((done) => {
+          const req = request(health, { agent: agentFor(url) }, (res) => {
+            res.resume();
+            res.on('end', done);
+          });
+          req.on('error', () => done()); // the phase finds out what is wrong
+          req.end();
+        }),
+    ),
+  );
+}
+
 async function runPhase(phase: ClientPhase): Promise<ClientResult> {
   const result: ClientResult = {
     gapsMs: [],
     firstDeltaMs: [],
     deltaFrames: 0,
     completed: 0,
+    peakLive: 0,
     failures: [],
     seconds: 0,
   };
+  await openConnections(phase.url, phase.streams);
+  let begun = 0;
   let live = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: phase.streams }, async (_, i) => {
       await new Promise((wait) => setTimeout(wait, (i * phase.rampMs) / phase.streams));
       const t0 = performance.now();
+      let first = false;
       const onFirst = () => {
-        if (++live === phase.streams) process.send?.({ type: 'allLive' });
+        first = true;
+        result.peakLive = Math.max(result.peakLive, ++live);
+        if (++begun === phase.streams) process.send?.({ type: 'allLive', live });
       };
       try {
         const times = await stream(phase, i, onFirst);
@@ -141,6 +171,8 @@ async function runPhase(phase: ClientPhase): Promise<ClientResult> {
         result.completed++;
       } catch (error) {
         result.failures.push(String((error as Error).message));
+      } finally {
+        if (first) live--;
       }
     }),
   );
