@@ -52,6 +52,12 @@ export function sseResponse(
   onCancel: () => unknown = () => {},
   /** Headers beyond WIRE.md's (additive, such as `X-Run-Id`). */
   headers: Record<string, string> = {},
+  /**
+   * The frames already waiting behind the one just pulled, joined (`''` for none): they go in
+   * the same chunk, so a stream that fell behind its run catches up in one socket write, not
+   * one per frame (`stream-buffer.ts`). The bytes are the same.
+   */
+  takeQueued: () => string = () => '',
 ): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>(
@@ -60,7 +66,7 @@ export function sseResponse(
         try {
           const step = await frames.next();
           if (step.done) controller.close();
-          else controller.enqueue(encoder.encode(step.value));
+          else controller.enqueue(encoder.encode(step.value + takeQueued()));
         } catch (error) {
           controller.error(error);
         }

@@ -99,6 +99,23 @@ describe('bufferedFrames', () => {
     expect(await collect(frames)).toEqual([...expected(50).slice(0, 50), 'failed:engine broke']);
   });
 
+  it('hands the frames queued behind the one pulled to the writer once, in order', async () => {
+    const played = playedRun(50);
+    const first = await played.events.next();
+    const roomy = { ...LIMITS, maxFrames: 100, maxChars: 10_000 }; // never behind: the queue only
+    const buffered = bufferedFrames(first, played.events, played.log, render, roomy);
+    const written: string[] = [];
+    // A writer that comes back late: several frames queued by then, written with the pulled one.
+    for (let step = await buffered.frames.next(); !step.done; step = await buffered.frames.next()) {
+      written.push(step.value + buffered.takeQueued());
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(written.join('')).toBe(expected(50).join(''));
+    expect(written.length).toBeLessThan(expected(50).length);
+    expect(played.reads).toEqual([]);
+    expect(buffered.takeQueued()).toBe('');
+  });
+
   it('stops writing when closed; the run is still consumed to its end', async () => {
     const played = playedRun(300);
     const first = await played.events.next();

@@ -49,6 +49,12 @@ type Events = AsyncGenerator<Event, void, undefined>;
 /** A stream's frames, and how to stop reading them (the client left). */
 export interface BufferedFrames {
   frames: AsyncGenerator<string, void, undefined>;
+  /**
+   * The frames queued behind the one `frames` yielded last, joined, and taken from the queue
+   * (`''` for none): the writer sends them with it, one write instead of one per frame, when
+   * the run got ahead of the socket.
+   */
+  takeQueued(): string;
   /** Stop the writer; the pump goes on until the run's events end (the caller stops the run). */
   close(): void;
 }
@@ -69,6 +75,7 @@ export function bufferedFrames(
   let ended = false;
   let closed = false;
   let lastFrame: string | null = null;
+  let sentSeq = -1; // the last event whose frame this stream wrote (or skipped)
   let wake: (() => void) | null = null;
   const poke = () => {
     wake?.();
@@ -108,7 +115,6 @@ export function bufferedFrames(
   pump().catch(() => {});
 
   async function* frames(): AsyncGenerator<string, void, undefined> {
-    let sentSeq = -1; // the last event whose frame this stream wrote (or skipped)
     while (!closed) {
       if (behind) {
         const page = await readPage(log, runId, sentSeq, limits.pageEvents);
@@ -142,6 +148,16 @@ export function bufferedFrames(
 
   return {
     frames: frames(),
+    takeQueued() {
+      if (behind || closed || queue.length === 0) return '';
+      const taken = queue;
+      queue = [];
+      queuedChars = 0;
+      sentSeq = (taken.at(-1) as { seq: number }).seq;
+      let text = '';
+      for (const item of taken) text += item.frame;
+      return text;
+    },
     close() {
       closed = true;
       queue = [];
@@ -192,6 +208,7 @@ export function streamedRun(
       return clientGone(deps, first, events);
     },
     headers,
+    buffered.takeQueued,
   );
 }
 

@@ -113,17 +113,43 @@ export class ModelCallGate {
     return reason;
   }
 
-  /** Read the engine's stream, telling the gate when the reader waits. */
-  async *read<E>(stream: AsyncIterable<E>): AsyncGenerator<E, void, undefined> {
+  /**
+   * Read the engine's stream, telling the gate when the reader waits. A plain iterator, not an
+   * async generator: every event of the engine (two per streamed token) passes here, and a
+   * generator's own round of promises per event showed in the profile of 1,000 live streams.
+   * Like a generator's, its `return()` (the loop stopped reading) ends it without cancelling
+   * the engine's stream, and it ends after a throw.
+   */
+  read<E>(stream: AsyncIterable<E>): AsyncIterableIterator<E> {
     const iterator = stream[Symbol.asyncIterator]();
-    for (;;) {
+    const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+    let finished = false;
+    const next = async (): Promise<IteratorResult<E, undefined>> => {
+      if (finished) return done;
       this.#waiting = true;
-      const step = await iterator.next();
+      let step: IteratorResult<E>;
+      try {
+        step = await iterator.next();
+      } catch (error) {
+        finished = true;
+        throw error;
+      }
       this.#waiting = false;
       this.#read += 1;
-      if (step.done) return;
-      yield step.value;
-    }
+      if (!step.done) return step;
+      finished = true;
+      return done;
+    };
+    return {
+      next,
+      return: async () => {
+        finished = true;
+        return done;
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
   }
 
   async #caughtUp(): Promise<void> {
