@@ -51,9 +51,14 @@ const STORES = {
 } as const;
 
 /** Mastra's instance for a phase's rows: its own kind of store, its own for 16 at once. */
-function mastraEngine(phase: 'sqlite' | 'postgres', concurrency: number): keyof MastraEngines {
+function mastraEngine(
+  phase: 'sqlite' | 'postgres',
+  group: 'run' | 'cycle',
+  concurrency: number,
+): keyof MastraEngines {
   const kind = phase === 'sqlite' ? 'libsql' : 'pg';
-  return concurrency > 1 ? `${kind}Concurrent` : kind;
+  if (concurrency === 1) return kind;
+  return group === 'run' ? `${kind}ConcurrentRuns` : `${kind}ConcurrentCycles`;
 }
 
 /**
@@ -65,7 +70,7 @@ function peerCases(phase: 'sqlite' | 'postgres', group: 'run' | 'cycle', concurr
   const { store, mastra } = STORES[phase];
   const c = { phase, group, concurrency };
   const at = concurrency > 1 ? `, ${concurrency} at once` : '';
-  const engine = mastraEngine(phase, concurrency);
+  const engine = mastraEngine(phase, group, concurrency);
   if (group === 'run') {
     return [
       {

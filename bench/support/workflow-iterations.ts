@@ -23,15 +23,17 @@ export interface Graph {
  */
 export interface MastraEngines {
   libsql: Mastra;
-  /**
-   * The 16-at-once rows' own instance and file (and, on Postgres, schema): after concurrent
-   * runs, later runs of the same Mastra instance stay about 3x slower (measured on LibSQL:
-   * 0.5 ms to 1.9 ms per run), which would charge Mastra's sequential rows for the concurrent
-   * ones.
-   */
-  libsqlConcurrent: Mastra;
   pg: Mastra;
-  pgConcurrent: Mastra;
+  /**
+   * The 16-at-once rows' own instances and stores, one per group: after concurrent work, later
+   * runs of the same Mastra instance stay slower (measured on LibSQL: 0.5 ms to 1.9 ms per
+   * run after concurrent runs; 16 at once, runs sharing an instance with concurrent cycles
+   * went from about 5 ms to 27-43 ms), which would charge one row for another.
+   */
+  libsqlConcurrentRuns: Mastra;
+  libsqlConcurrentCycles: Mastra;
+  pgConcurrentRuns: Mastra;
+  pgConcurrentCycles: Mastra;
   memory: Mastra;
 }
 

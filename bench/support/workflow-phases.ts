@@ -31,6 +31,13 @@ import {
   threeStepsGraph,
 } from './workflow-shapes.js';
 
+/** The files Mastra's LibSQL instances store in (the bench checks they are written). */
+export const MASTRA_LIBSQL_FILES = [
+  'mastra.db',
+  'mastra-concurrent-runs.db',
+  'mastra-concurrent-cycles.db',
+] as const;
+
 /**
  * Mastra's instances, each with workflows and a store of its own: LibSQL on files in `dir`
  * (`file:` URLs, never `:memory:`), `@mastra/pg` in schemas of the bench's scratch database
@@ -42,31 +49,30 @@ export function openMastra(
   postgresUrl: string,
 ): { engines: MastraEngines; close: () => Promise<void> } {
   const libsql = (file: string) => new LibSQLStore({ id: file, url: `file:${join(dir, file)}` });
-  const postgres = [
-    new PostgresStore({ id: 'mastra-pg', connectionString: postgresUrl, schemaName: 'mastra' }),
-    new PostgresStore({
-      id: 'mastra-pg-concurrent',
-      connectionString: postgresUrl,
-      schemaName: 'mastra_concurrent',
-    }),
-  ] as const;
+  const postgres = (schemaName: string) =>
+    new PostgresStore({ id: schemaName, connectionString: postgresUrl, schemaName });
+  const stores = {
+    pg: postgres('mastra'),
+    pgConcurrentRuns: postgres('mastra_concurrent_runs'),
+    pgConcurrentCycles: postgres('mastra_concurrent_cycles'),
+  };
   const mastra = (storage?: LibSQLStore | PostgresStore) =>
     new Mastra({ workflows: mastraWorkflows(), logger: false, ...(storage ? { storage } : {}) });
+  const [file, runsFile, cyclesFile] = MASTRA_LIBSQL_FILES;
   const engines: MastraEngines = {
-    libsql: mastra(libsql(MASTRA_LIBSQL_FILES[0])),
-    libsqlConcurrent: mastra(libsql(MASTRA_LIBSQL_FILES[1])),
-    pg: mastra(postgres[0]),
-    pgConcurrent: mastra(postgres[1]),
+    libsql: mastra(libsql(file)),
+    libsqlConcurrentRuns: mastra(libsql(runsFile)),
+    libsqlConcurrentCycles: mastra(libsql(cyclesFile)),
+    pg: mastra(stores.pg),
+    pgConcurrentRuns: mastra(stores.pgConcurrentRuns),
+    pgConcurrentCycles: mastra(stores.pgConcurrentCycles),
     memory: mastra(),
   };
   const close = async () => {
-    await Promise.all(postgres.map((store) => store.close()));
+    await Promise.all(Object.values(stores).map((store) => store.close()));
   };
   return { engines, close };
 }
-
-/** The files Mastra's LibSQL instances store in (the bench checks they are written). */
-export const MASTRA_LIBSQL_FILES = ['mastra.db', 'mastra-concurrent.db'] as const;
 
 /**
  * Open a phase: the deck from the environment (`SERVICE_EVENTS`, checkpoints beside the
