@@ -1,6 +1,7 @@
 /**
  * Opening `bench:workflow`'s phases (workflow-cases.ts says what each is): the deck from the
- * environment, raw graphs on a checkpointer of the same kind, the two HTTP apps, and Mastra.
+ * environment, raw graphs on a checkpointer of the same kind, the two HTTP apps, and Mastra
+ * on each kind of store.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -8,16 +9,17 @@ import { MemorySaver } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Mastra } from '@mastra/core';
 import { LibSQLStore } from '@mastra/libsql';
+import { PostgresStore } from '@mastra/pg';
 import { Hono } from 'hono';
 import { Deck } from '../../src/index.js';
 import { SqliteCheckpointer } from '../../src/stores/sqlite/index.js';
+import type { Phase } from './workflow-cases.js';
 import {
   EXIT,
   type Graph,
   type MastraEngines,
-  type Phase,
   type PhaseResources,
-} from './workflow-cases.js';
+} from './workflow-iterations.js';
 import {
   Approval,
   ApprovalFields,
@@ -29,21 +31,47 @@ import {
   threeStepsGraph,
 } from './workflow-shapes.js';
 
-export async function openMastra(dir: string): Promise<MastraEngines> {
-  const storage = (file: string) => new LibSQLStore({ id: file, url: `file:${join(dir, file)}` });
-  return {
-    libsql: new Mastra({
-      workflows: mastraWorkflows(),
-      storage: storage('mastra.db'),
-      logger: false,
-    }),
-    libsqlConcurrent: new Mastra({
-      workflows: mastraWorkflows(),
-      storage: storage('mastra-concurrent.db'),
-      logger: false,
-    }),
-    memory: new Mastra({ workflows: mastraWorkflows(), logger: false }),
+/** The files Mastra's LibSQL instances store in (the bench checks they are written). */
+export const MASTRA_LIBSQL_FILES = [
+  'mastra.db',
+  'mastra-concurrent-runs.db',
+  'mastra-concurrent-cycles.db',
+] as const;
+
+/**
+ * Mastra's instances, each with workflows and a store of its own: LibSQL on files in `dir`
+ * (`file:` URLs, never `:memory:`), `@mastra/pg` in schemas of the bench's scratch database
+ * (dropped with it), and one in memory. `close` ends the Postgres pools, before the database
+ * is dropped under them.
+ */
+export function openMastra(
+  dir: string,
+  postgresUrl: string,
+): { engines: MastraEngines; close: () => Promise<void> } {
+  const libsql = (file: string) => new LibSQLStore({ id: file, url: `file:${join(dir, file)}` });
+  const postgres = (schemaName: string) =>
+    new PostgresStore({ id: schemaName, connectionString: postgresUrl, schemaName });
+  const stores = {
+    pg: postgres('mastra'),
+    pgConcurrentRuns: postgres('mastra_concurrent_runs'),
+    pgConcurrentCycles: postgres('mastra_concurrent_cycles'),
   };
+  const mastra = (storage?: LibSQLStore | PostgresStore) =>
+    new Mastra({ workflows: mastraWorkflows(), logger: false, ...(storage ? { storage } : {}) });
+  const [file, runsFile, cyclesFile] = MASTRA_LIBSQL_FILES;
+  const engines: MastraEngines = {
+    libsql: mastra(libsql(file)),
+    libsqlConcurrentRuns: mastra(libsql(runsFile)),
+    libsqlConcurrentCycles: mastra(libsql(cyclesFile)),
+    pg: mastra(stores.pg),
+    pgConcurrentRuns: mastra(stores.pgConcurrentRuns),
+    pgConcurrentCycles: mastra(stores.pgConcurrentCycles),
+    memory: mastra(),
+  };
+  const close = async () => {
+    await Promise.all(Object.values(stores).map((store) => store.close()));
+  };
+  return { engines, close };
 }
 
 /**
