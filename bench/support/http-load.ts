@@ -46,10 +46,8 @@ async function chatLoad(
           phase.type === 'chat'
             ? { session_id: `c${i}-${phaseId}-${id}`, message: 'When?' }
             : { n: id };
-        const url =
-          phase.type === 'chat'
-            ? phase.url.replace('{i}', String(i))
-            : `${phase.url}?thread_id=t${phaseId}-${id}`;
+        // A workflow run names no thread: its thread is dropped when the run ends.
+        const url = phase.type === 'chat' ? phase.url.replace('{i}', String(i)) : phase.url;
         const t0 = performance.now();
         const response = await fetch(url, {
           method: 'POST',

@@ -23,7 +23,7 @@ export interface GrantSources {
   /** Play a turn or run, read live or, with `live: false`, for its result only. */
   play(
     name: string,
-    input: string,
+    input: string | Record<string, unknown>,
     options: ServedTurnOptions,
     live: boolean,
   ): AsyncGenerator<Event, unknown, undefined>;

@@ -158,30 +158,41 @@ export class LangGraphEngine implements WorkflowEngine {
       .catch((error: unknown) => Promise.reject(markUntouched(error)));
     const interrupts: Interrupt[] = [];
     let state: WorkflowState = {};
-    // A stream that failed before its first step's output (the checkpoint read failed), or
-    // before its end when checkpoints are written only at the end, left the thread as it was.
-    const counted = (async function* () {
-      try {
-        for await (const chunk of stream) {
-          chunks += 1;
-          yield chunk;
+    // Read in this loop, not through a generator of its own: each layer costs every chunk.
+    const iterator = stream[Symbol.asyncIterator]();
+    let finished = false;
+    try {
+      for (;;) {
+        let step: IteratorResult<unknown>;
+        try {
+          step = await iterator.next();
+        } catch (error) {
+          finished = true;
+          // A stream that failed before its first step's output (the checkpoint read failed),
+          // or before its end when checkpoints are written only at the end, left the thread
+          // as it was.
+          throw chunks === 0 || durability === 'exit' ? markUntouched(error) : error;
         }
-      } catch (error) {
-        throw chunks === 0 || durability === 'exit' ? markUntouched(error) : error;
-      }
-    })();
-    for await (const chunk of counted) {
-      const [mode, data] = chunk as [string, unknown];
-      if (mode === 'custom') {
-        yield { kind: 'custom', payload: { data: data ?? null } };
-      } else if (mode === 'updates') {
-        for (const [node, delta] of Object.entries(data as Record<string, unknown>)) {
-          if (node === INTERRUPT) interrupts.push(...(delta as Interrupt[]));
-          else yield { kind: 'node.updated', payload: { node, delta: delta ?? null } };
+        if (step.done) {
+          finished = true;
+          break;
         }
-      } else if (mode === 'values' && !isInterruptChunk(data)) {
-        state = data as WorkflowState;
+        chunks += 1;
+        const [mode, data] = step.value as [string, unknown];
+        if (mode === 'custom') {
+          yield { kind: 'custom', payload: { data: data ?? null } };
+        } else if (mode === 'updates') {
+          for (const [node, delta] of Object.entries(data as Record<string, unknown>)) {
+            if (node === INTERRUPT) interrupts.push(...(delta as Interrupt[]));
+            else yield { kind: 'node.updated', payload: { node, delta: delta ?? null } };
+          }
+        } else if (mode === 'values' && !isInterruptChunk(data)) {
+          state = data as WorkflowState;
+        }
       }
+    } finally {
+      // Stopped early (the consumer left): stop the graph's stream, as `for await` would.
+      if (!finished) await iterator.return?.();
     }
     if (interrupts.length === 0) return { type: 'completed', state };
     // A segment started from an input stops at its first interrupting step: every interrupt

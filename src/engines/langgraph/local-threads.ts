@@ -39,8 +39,12 @@ export class LocalThreads {
     if (left > 0) this.#playing.set(stored, left);
     else this.#playing.delete(stored);
     let over = this.#recent.size - this.#max;
-    if (over <= 0) return; // the common case: no copy of the list on every segment's end
-    for (const [candidate, workflow] of [...this.#recent]) {
+    if (over <= 0) return; // the common case
+    // In place, oldest first, not over a copy: past the bound every segment's end comes here,
+    // and a copy of 10,000 entries to drop one cost more than the run. A Map's iterator
+    // skips what is deleted meanwhile and reaches what is added (a thread that began since,
+    // which is playing and kept).
+    for (const [candidate, workflow] of this.#recent) {
       if (over <= 0) return;
       if (this.#playing.has(candidate) || (await isWaiting(workflow, candidate))) continue;
       await this.delete(candidate);

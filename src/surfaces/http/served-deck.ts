@@ -227,11 +227,12 @@ export interface DeckGrants {
   missingModel?(name: string): string | null;
   /**
    * `deck.stream` for a caller that only wants the result (a JSON response): recorded the
-   * same way, except that an agent's replies are asked for whole (one `text.delta` each).
+   * same way, except that an agent's replies are asked for whole (one `text.delta` each); a
+   * workflow's input is its initial state.
    */
   streamForResult: (
     name: string,
-    input: string,
+    input: string | Record<string, unknown>,
     options: ServedRunOptions,
   ) => AsyncGenerator<Event, void, undefined>;
   /** The open deck's metrics, or `null` before it opens (none: no metrics). */

@@ -100,7 +100,10 @@ export function workflowRoutes(deps: HttpDeps) {
           ...(query.multitask ? { multitask: query.multitask } : {}),
           ...(await deps.runContext(request)),
         };
-        const events = deck.stream(name, body, options);
+        // A JSON answer reads the run for its result only: no layer hides the return value.
+        const events = query.stream
+          ? deck.stream(name, body, options)
+          : deps.streamForResult(name, body, options);
         const first = await events.next(); // input and claim are decided here
         const runId = runIdHeader(first);
         if (query.stream) {

@@ -81,10 +81,10 @@ export class ModelCallLog {
     const known = sent ? undefined : KNOWN_DIGESTS;
     const values: Record<string, unknown> = {};
     const digestOf = (value: unknown): string => {
-      const digest = digestOfValue(value, known);
+      const { digest, json } = digestAndJson(value, known);
       if (this.#full && !this.#stored.has(digest)) {
         this.#stored.add(digest);
-        values[digest] = JSON.parse(JSON.stringify(value) ?? 'null');
+        values[digest] = JSON.parse(json ?? JSON.stringify(value) ?? 'null');
       }
       return digest;
     };
@@ -204,14 +204,44 @@ function plain(value: object): Record<string, unknown> {
 /** Digests of objects the engine shares between requests (its history items), by identity. */
 const KNOWN_DIGESTS = new WeakMap<object, string>();
 
+/**
+ * Digests by the value's plain JSON. The engine copies its input items for every request and
+ * the client's body is built anew, so the same tool definitions, instructions and history
+ * items come back as new objects on every request of every turn: their plain JSON (one native
+ * `JSON.stringify`) finds the digest that sorting their keys and hashing would make again. The
+ * same plain JSON is the same value, so it always has the same canonical digest. Bounded by
+ * the characters it holds: when full, it starts over.
+ */
+const DIGESTS_BY_JSON = new Map<string, string>();
+const MAX_CACHED_CHARS = 1_000_000;
+let cachedChars = 0;
+
 /** `v:` and the first 12 hex of the SHA-256 of `value`'s canonical JSON. */
 export function digestOfValue(value: unknown, known?: WeakMap<object, string>): string {
+  return digestAndJson(value, known).digest;
+}
+
+/** The digest of `value`, and its plain JSON when it was made (`null`: known by identity). */
+function digestAndJson(
+  value: unknown,
+  known?: WeakMap<object, string>,
+): { digest: string; json: string | null } {
   const shared = known && typeof value === 'object' && value !== null ? value : null;
   const cached = shared ? known?.get(shared) : undefined;
-  if (cached) return cached;
-  const digest = `v:${createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 12)}`;
+  if (cached) return { digest: cached, json: null };
+  const json = JSON.stringify(value) ?? 'null';
+  let digest = DIGESTS_BY_JSON.get(json);
+  if (digest === undefined) {
+    digest = `v:${createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 12)}`;
+    if (cachedChars + json.length > MAX_CACHED_CHARS) {
+      DIGESTS_BY_JSON.clear();
+      cachedChars = 0;
+    }
+    DIGESTS_BY_JSON.set(json, digest);
+    cachedChars += json.length;
+  }
   if (shared) known?.set(shared, digest);
-  return digest;
+  return { digest, json };
 }
 
 /**
