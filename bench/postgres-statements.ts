@@ -18,7 +18,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { Deck, type InterruptResult } from '../src/index.js';
 import { median } from './support/report.js';
-import type { Graph } from './support/workflow-cases.js';
+import type { Graph } from './support/workflow-iterations.js';
 import {
   Approval,
   approvalGraph,
