@@ -66,3 +66,26 @@ export async function inTransaction<T>(
     client.release(broken);
   }
 }
+
+/**
+ * Run `work` on a client of `pool` that opens its own transaction (a simple query starting
+ * with `BEGIN`): rolled back when it throws, and a connection whose rollback fails is not
+ * given back to the pool (its state is unknown).
+ */
+export async function onClient<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    return await work(client);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
