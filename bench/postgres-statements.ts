@@ -1,7 +1,7 @@
 /**
  * What a durable workflow costs the Postgres server, counted rather than timed: the queries
- * (round trips on a connection) and the waits in a row (spans where the run had at least one
- * query out and could do nothing else) of a 3-node run and of an interrupt + answer cycle,
+ * (each a round trip) and the statements they carry, of a 3-node run and of an interrupt +
+ * answer cycle,
  * through the deck (events and checkpoints on Postgres) and through raw LangGraph on its
  * `PostgresSaver`. Every `pg` client's `query` is wrapped, so the deck's store, its
  * checkpointer and LangGraph's own pool are all seen. With `--sequence` it prints one
@@ -9,7 +9,8 @@
  * `--time` it also times the cases side by side (alternating blocks) and prints the ratios.
  *
  * Run: `npx tsx bench/postgres-statements.ts [--sequence] [--time]` (Postgres on 127.0.0.1:5432,
- * database `test`). It prints and writes nothing else: `bench:workflow` is the reference.
+ * database `test`). It writes the counts (and, with `--time`, the ratios) to its section of
+ * bench/RESULTS.md; `bench:workflow` stays the reference for times.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +18,7 @@ import { Command } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { Deck, type InterruptResult } from '../src/index.js';
-import { median } from './support/report.js';
+import { loadAtStart, machineLine, median, table, writeSection } from './support/report.js';
 import type { Graph } from './support/workflow-iterations.js';
 import {
   Approval,
@@ -34,47 +35,17 @@ const args = new Set(process.argv.slice(2));
 interface Seen {
   text: string;
   start: number;
-  end: number;
 }
 let seen: Seen[] | null = null;
 
-// Every query of every pg client in the process, with when it was sent and answered.
+// Every query of every pg client in the process, with when it was sent.
 const original = pg.Client.prototype.query as (...a: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...a: unknown[]) {
   const first = a[0] as string | { text?: string };
   const text = typeof first === 'string' ? first : (first?.text ?? '?');
-  const entry: Seen = { text, start: performance.now(), end: Number.NaN };
-  seen?.push(entry);
-  const done = () => {
-    entry.end = performance.now();
-  };
-  // The pool passes a callback (no promise then); a client's own caller gets a promise.
-  const last = a.length - 1;
-  const callback = a[last];
-  if (typeof callback === 'function') {
-    a[last] = (...r: unknown[]) => {
-      done();
-      return callback(...r);
-    };
-  }
-  const result = original.apply(this, a);
-  if (result instanceof Promise) {
-    return result.finally(done);
-  }
-  return result;
+  seen?.push({ text, start: performance.now() });
+  return original.apply(this, a);
 } as typeof pg.Client.prototype.query;
-
-/** How many spans had a query out: the round trips the caller waited for, one after another. */
-function waitsInARow(queries: readonly Seen[]): number {
-  const sorted = [...queries].sort((a, b) => a.start - b.start);
-  let waits = 0;
-  let until = -1;
-  for (const q of sorted) {
-    if (q.start > until) waits += 1;
-    until = Math.max(until, q.end);
-  }
-  return waits;
-}
 
 /** Statements in a query: a simple query may carry several (`BEGIN; ...; COMMIT`). */
 const statements = (q: Seen) => q.text.split(/;\s*\n/).filter((s) => s.trim()).length;
@@ -84,8 +55,11 @@ function describe(q: Seen): string {
   return `${statements(q) > 1 ? `[${statements(q)} statements] ` : ''}${one.slice(0, 110)}`;
 }
 
+const counted: string[][] = [];
+const ratios: string[] = [];
+
 async function count(name: string, body: (i: number) => Promise<void>) {
-  const perIteration: { queries: number; statements: number; waits: number }[] = [];
+  const perIteration: { queries: number; statements: number }[] = [];
   let sample: Seen[] = [];
   for (let i = 0; i < ITERATIONS; i++) {
     seen = [];
@@ -96,15 +70,12 @@ async function count(name: string, body: (i: number) => Promise<void>) {
     perIteration.push({
       queries: queries.length,
       statements: queries.reduce((n, q) => n + statements(q), 0),
-      waits: waitsInARow(queries.filter((q) => !/^\s*NOTIFY|pg_notify/i.test(q.text))),
     });
     if (i === ITERATIONS - 1) sample = queries;
   }
-  const m = (key: 'queries' | 'statements' | 'waits') =>
-    median(perIteration.map((row) => row[key]));
-  console.log(
-    `${name.padEnd(28)} queries ${m('queries')}, statements ${m('statements')}, waits in a row ${m('waits')} (NOTIFY left out)`,
-  );
+  const m = (key: 'queries' | 'statements') => median(perIteration.map((row) => row[key]));
+  console.log(`${name.padEnd(28)} queries ${m('queries')}, statements ${m('statements')}`);
+  counted.push([name, String(m('queries')), String(m('statements'))]);
   if (args.has('--sequence')) {
     const t0 = sample[0]?.start ?? 0;
     for (const q of sample) {
@@ -168,13 +139,35 @@ async function main() {
     for (const [name, t] of Object.entries(times)) {
       console.log(`${name.padEnd(28)} ${median(t).toFixed(2)} ms (median of 8 rounds of 40)`);
     }
-    console.log(`run: deck / raw ${ratio('run: deck', 'run: raw PostgresSaver').toFixed(2)}x`);
-    console.log(
-      `cycle: deck / raw ${ratio('cycle: deck', 'cycle: raw PostgresSaver').toFixed(2)}x`,
+    ratios.push(
+      `- a 3-node run: ${ratio('run: deck', 'run: raw PostgresSaver').toFixed(2)}x raw LangGraph's time;`,
+      `- an interrupt + answer cycle: ${ratio('cycle: deck', 'cycle: raw PostgresSaver').toFixed(2)}x.`,
     );
+    for (const line of ratios) console.log(line);
   }
   await deck.close();
   await saver.end();
 }
 
+function report(load: string[]): void {
+  writeSection('postgres-statements', [
+    '## Queries per workflow run on Postgres (`npx tsx bench/postgres-statements.ts`)',
+    '',
+    `Every \`pg\` query of the process counted over ${ITERATIONS} iterations per case (the median`,
+    'shown): the deck with its events and checkpoints on Postgres against raw LangGraph on',
+    '`PostgresSaver` (durability `exit`). A query is a round trip; a simple query may carry',
+    'several statements. "Waits in a row" counts the spans with a query out, NOTIFYs left out:',
+    'the round trips the caller waited for one after another.',
+    '',
+    ...table(['case', 'queries', 'statements'], counted),
+    ...(ratios.length > 0
+      ? ['', 'Timed side by side (8 rounds of 40, alternating blocks; wall time):', ...ratios]
+      : []),
+    '',
+    machineLine(load),
+  ]);
+}
+
+const load = loadAtStart();
 await main();
+report(load);

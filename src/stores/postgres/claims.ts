@@ -17,6 +17,7 @@ import type {
 } from '../../core/store.js';
 import { toControlRequest, toHolder, toSummary } from '../shared/rows.js';
 import { SQL } from './migrations.js';
+import { onClient } from './pool.js';
 
 /** Take `request.key` for its run, unless another run holds it and is not stale. */
 export async function claim(pool: Pool, request: ClaimRequest): Promise<ClaimResult> {
@@ -38,11 +39,9 @@ export async function claimThen<T>(
   alsoRead: ((literal: (value: string) => string) => string) | null = null,
 ): Promise<{ claim: ClaimResult; written: T | null; read: Record<string, unknown>[] }> {
   refuseNul(request);
-  const client = await pool.connect();
-  let broken = false;
   // With `then`, the transaction stays open after the claim's query until its own COMMIT.
   const commitHere = then !== null;
-  try {
+  return onClient(pool, async (client) => {
     const also = alsoRead ? [alsoRead((value) => client.escapeLiteral(value))] : [];
     const results = (await client.query(
       claimStatements(client, request, Date.now(), !commitHere, also),
@@ -70,14 +69,7 @@ export async function claimThen<T>(
     const done = then && !tookOverFrom ? await then(client) : null;
     if (commitHere) await client.query('COMMIT');
     return { claim: { acquired: true, tookOverFrom }, written: done, read: alsoRows };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true; // not back to the pool: the connection is in an unknown state
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 /**

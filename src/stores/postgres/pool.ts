@@ -50,13 +50,27 @@ export async function inTransaction<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
+  return onClient(pool, async (client) => {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
+  });
+}
+
+/**
+ * Run `work` on a client of `pool`, where it opens a transaction (`BEGIN`, perhaps inside a
+ * simple query of several statements): rolled back when it throws, and a connection whose
+ * rollback fails is not given back to the pool (its state is unknown).
+ */
+export async function onClient<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    return await work(client);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
       broken = true;

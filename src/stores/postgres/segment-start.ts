@@ -19,6 +19,7 @@ import { toHolder } from '../shared/rows.js';
 import { isoNow, type PreparedEvent } from '../shared/stored-event.js';
 import { appendRun, appendValues, INSERT_AT_RUN, type Tail, upsertRun } from './append.js';
 import { claimHolder, claimPrelude, claimThen, claimUpsert } from './claims.js';
+import { onClient } from './pool.js';
 
 /**
  * Take `request`'s claim and, when it was free or already the run's, append `prepared` (a
@@ -55,9 +56,7 @@ async function startInOneTrip(
   request: ClaimRequest,
   items: readonly PreparedEvent[],
 ): Promise<{ claim: ClaimResult; tail: Tail | null }> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
+  return onClient(pool, async (client) => {
     const sql = [
       ...claimPrelude(client, request.key),
       startStatement(client, request, items),
@@ -82,14 +81,7 @@ async function startInOneTrip(
     const tail =
       row.last_seq === null ? null : { seq: Number(row.last_seq), ts: String(row.updated_at) };
     return { claim: { acquired: true, tookOverFrom }, tail: tookOverFrom ? null : tail };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true; // not back to the pool: the connection is in an unknown state
-    });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 interface StartRow {
