@@ -23,8 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Deck, type Event, isInterrupt } from '../../src/index.js';
 import { SqliteEventStore } from '../../src/stores/sqlite/index.js';
-import { play, watchCommits } from '../fixtures/commit-crash/path.js';
-import { threeSteps } from '../fixtures/commit-crash/workflows.js';
+import { play, threeSteps, watchCommits } from '../fixtures/commit-crash/path.js';
 import { approvalFlow } from '../fixtures/restart/workflows.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
