@@ -36,13 +36,18 @@ interface Tail {
   run: RunEnvelope | null;
   /** Its status in the run index (`null`: no such run). */
   status: RunStatus | null;
+  /**
+   * The group (`GroupCommit.openGroup`) in which this connection last wrote at or read this
+   * tail: within that group it is the run's tail. `null`: outside any group.
+   */
+  verifiedIn: number | null;
 }
 
 /** Kinds that begin a run: their run is taken to be new until its `runs` row says otherwise. */
 const FIRST_KINDS: ReadonlySet<string> = new Set(['run.started', 'run.queued']);
 
 /** The tail of a run with no events and no `runs` row. */
-const NEW_RUN = (): Tail => ({ seq: -1, ts: '', run: null, status: null });
+const NEW_RUN = (): Tail => ({ seq: -1, ts: '', run: null, status: null, verifiedIn: null });
 
 /** One connection's appends, with its cache of run tails. */
 export class Appender {
@@ -77,29 +82,29 @@ export class Appender {
   }
 
   /**
-   * One event at the cached tail; `null` when the slow path must decide. A held event in a
-   * group whose tails are exact is buffered (`GroupCommit.holdRow`); otherwise it is one
-   * INSERT, the (run_id, seq) key catching a tail another connection moved.
+   * One event at the cached tail; `null` when the slow path must decide. A held event of a
+   * run whose tail was verified in the open group is buffered (`GroupCommit.holdRow`);
+   * otherwise it is one INSERT, the (run_id, seq) key catching a tail another connection
+   * moved, and the tail counts as verified for the rest of the group.
    */
   #appendCached(item: PreparedEvent): Event | null {
-    const { runId } = item.event;
-    if (!this.#tails.has(runId)) return null;
-    const held = this.#writes.beforeAppend(item.kind);
-    // Opening a group may have found the cached tails stale and forgotten them.
-    const tail = this.#tails.get(runId);
+    const tail = this.#tails.get(item.event.runId);
     if (!tail) return null;
+    const held = this.#writes.beforeAppend(item.kind);
+    const group = this.#writes.openGroup;
     const seq = tail.seq + 1;
     const ts = nextTimestamp(tail.ts);
-    if (held && this.#writes.tailsExact) {
+    if (held && group !== null && tail.verifiedIn === group) {
       this.#writes.holdRow(this.#row(item, seq, ts, tail.run));
     } else {
       try {
         this.#insert(item, seq, ts, tail.run);
       } catch (error) {
-        this.#tails.delete(runId);
+        this.#tails.delete(item.event.runId);
         if (isPrimaryKeyViolation(error)) return null; // another connection wrote to the run
         throw error;
       }
+      tail.verifiedIn = group;
     }
     tail.seq = seq;
     tail.ts = ts;
@@ -123,15 +128,16 @@ export class Appender {
     held = false,
   ): Written<T> {
     const tails = new Map<string, Tail>();
-    // Inside an open group whose tails are exact, a cached tail is the run's tail, and a run
-    // begun by this write is taken to be new (its `runs` row's key catches one that is not).
+    // The body runs in the group (opened by `grouped`/`held` before it runs). A tail verified
+    // in this group is the run's tail; a run begun by this write is taken to be new (its
+    // `runs` row's key catches one that is not); any other tail is read.
     const tailOf = (runId: string, first?: PreparedEvent): Tail => {
       let tail = tails.get(runId);
       if (!tail) {
-        const exact = this.#writes.tailsExact; // the body runs in the group, once opened
-        const cached = exact ? this.#tails.get(runId) : undefined;
-        if (cached) tail = { ...cached };
-        else if (exact && first && FIRST_KINDS.has(first.kind)) tail = NEW_RUN();
+        const group = this.#writes.openGroup;
+        const cached = this.#tails.get(runId);
+        if (cached && group !== null && cached.verifiedIn === group) tail = { ...cached };
+        else if (first && FIRST_KINDS.has(first.kind)) tail = NEW_RUN();
         else tail = this.#readTail(runId);
         tails.set(runId, tail);
       }
@@ -174,10 +180,11 @@ export class Appender {
     // Only once the body's savepoint is released: a tail it rolled back must not be cached.
     // Nor the tail of a run that has ended: an event after its end moves `ended_at`, which
     // the one-INSERT path does not write, so such an event takes this path.
+    const group = this.#writes.openGroup; // the group the body wrote in, if still open
     for (const [runId, tail] of tails) {
       if (tail.seq < 0) continue;
       if (hasEnded(tail.status)) this.#tails.delete(runId);
-      else this.#cacheTail(runId, tail);
+      else this.#cacheTail(runId, { ...tail, verifiedIn: group });
     }
     return written;
   }
@@ -223,6 +230,7 @@ export class Appender {
             origin: String(row.origin),
           }
         : null,
+      verifiedIn: null,
     };
   }
 

@@ -96,10 +96,7 @@ export class GroupCommit {
   readonly #connection: GroupCommitConnection;
   readonly #key: string;
   readonly #enabled: boolean;
-  /**
-   * Called when the connection's cached run tails may be wrong: a group failed to commit, or
-   * another connection committed to the file since this one last looked.
-   */
+  /** Called when a group fails to commit: the connection's cached run tails are now wrong. */
   readonly #onTailsWrong: () => void;
   #group: OpenGroup | null = null;
   /**
@@ -110,10 +107,8 @@ export class GroupCommit {
   #rows: HeldRow[] = [];
   /** Multi-row INSERT statements, by row count. */
   readonly #inserts = new Map<number, StatementSync>();
-  /** `PRAGMA data_version`: it moves when another connection commits to the file. */
-  readonly #dataVersion: StatementSync;
-  /** The data version when this connection last looked, to tell whether others wrote since. */
-  #seenVersion = -1;
+  /** Counts the groups this connection opened: the open one's number names it. */
+  #generation = 0;
   /** A group commit that failed after its appends had resolved; the next call reports it. */
   #lost: StoreError | null = null;
 
@@ -132,24 +127,24 @@ export class GroupCommit {
     this.#enabled = enabled;
     this.#onTailsWrong = onTailsWrong;
     this.#onCommitted = onCommitted;
-    this.#dataVersion = connection.db.prepare('PRAGMA data_version');
     byConnection.set(connection.db, this);
   }
 
   /**
-   * Whether the connection's cached run tails are exact: a group is open (this connection
-   * holds the file's write lock, so nobody else can write until it commits), and no other
-   * connection committed between this connection's last look and the group's opening (the
-   * tails are forgotten when one did). Held events may then be buffered rather than
-   * inserted, and a run's tail need not be read back.
+   * The number of the open group, or `null` when none is open. While a group is open this
+   * connection holds the file's write lock, so nobody else can write until it commits: a run
+   * tail this connection verified (wrote at, or read) in the open group is the run's tail, so
+   * held events of that run may be buffered rather than inserted, and its tail need not be
+   * read back.
    */
-  get tailsExact(): boolean {
-    return this.#group !== null;
+  get openGroup(): number | null {
+    return this.#group ? this.#generation : null;
   }
 
   /**
    * Hold an `events` row in memory until the next statement on the connection (call only
-   * while {@link tailsExact}): the per-event cost of a held append is this push.
+   * for a run whose tail was verified in the {@link openGroup}): the per-event cost of a held
+   * append is this push.
    */
   holdRow(row: HeldRow): void {
     this.#rows.push(row);
@@ -360,23 +355,10 @@ export class GroupCommit {
   #open(): void {
     this.flushOthers();
     this.#connection.sql.begin.run();
-    this.#checkDataVersion();
+    this.#generation += 1;
     this.#group = { events: 0, waiters: [], timer: setImmediate(() => this.commitLater()) };
     const groups = openGroups.get(this.#key) ?? new Set<GroupCommit>();
     openGroups.set(this.#key, groups.add(this));
-  }
-
-  /**
-   * Inside a new write transaction: if another connection committed since this one last
-   * looked, the cached tails may be behind, so they are forgotten (each run's next append
-   * reads its tail). This connection's own commits do not move the version.
-   */
-  #checkDataVersion(): void {
-    const version = Number((this.#dataVersion.get() as { data_version: number }).data_version);
-    if (version !== this.#seenVersion) {
-      this.#seenVersion = version;
-      this.#onTailsWrong();
-    }
   }
 }
 
