@@ -102,7 +102,7 @@ export class GroupCommit {
   /**
    * Rows of held events not yet inserted: a held append costs a push here, and they go to
    * the table in multi-row INSERTs before anything else runs on the connection (a commit, a
-   * read, another write). Only while a group is open and its tails are exact.
+   * read, another write). Only while a group is open, for runs whose tail it verified.
    */
   #rows: HeldRow[] = [];
   /** Multi-row INSERT statements, by row count. */
@@ -153,11 +153,17 @@ export class GroupCommit {
   /** Insert the held rows, in multi-row INSERTs. Called before any other statement runs. */
   insertHeldRows(): void {
     const rows = this.#rows;
-    if (rows.length === 0) return;
+    const group = this.#group;
+    if (rows.length === 0 || !group) return;
     this.#rows = [];
-    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-      this.#insertStatement(chunk.length).run(...chunk.flat());
+    try {
+      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+        const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+        this.#insertStatement(chunk.length).run(...chunk.flat());
+      }
+    } catch (error) {
+      // A full disk, say: the group cannot hold its events, so it ends as a failed commit would.
+      throw this.#fail(group, error);
     }
   }
 
@@ -239,8 +245,7 @@ export class GroupCommit {
 
   /**
    * Run `body` as part of the group (opening one) and return its result at once, before the
-   * group commits: for a write nobody has been told of yet (a claim, its release, a run's
-   * first event). While the group is open this connection holds the file's write lock, so no
+   * group commits: for a write nobody has been told of yet (a claim, a run's first event). While the group is open this connection holds the file's write lock, so no
    * other writer can read past it or take what it took; a crash loses it together with
    * everything written after it, never alone. Like a held event, a group that fails to
    * commit reports it on the store's next call. Without grouping it is a {@link transaction}.
@@ -282,33 +287,40 @@ export class GroupCommit {
   commit(): void {
     const group = this.#group;
     if (!group) return;
+    this.insertHeldRows(); // a failure there has ended the group (#fail) and throws
     this.#group = null;
     clearImmediate(group.timer);
     openGroups.get(this.#key)?.delete(this);
-    const { db, sql, path } = this.#connection;
     try {
-      this.insertHeldRows();
-      sql.commit.run();
+      this.#connection.sql.commit.run();
     } catch (error) {
-      this.#rows = [];
-      // The held events are gone: a cached tail past them would let the next append leave a gap.
-      this.#onTailsWrong();
-      if (db.isTransaction) sql.rollback.run();
-      const what =
-        group.events > 0
-          ? `could not commit ${group.events} streamed event(s) whose appends had already ` +
-            `resolved (they are lost), nor ${group.waiters.length} waiting write(s)`
-          : `could not commit ${group.waiters.length} write(s)`;
-      const failure = storeFailure(
-        'sqlite',
-        `SQLite event store at '${path}' ${what}`,
-        error,
-      ) as StoreError;
-      for (const waiter of group.waiters) waiter.reject(failure);
-      throw failure;
+      throw this.#fail(group, error);
     }
     this.#onCommitted();
     for (const waiter of group.waiters) waiter.resolve();
+  }
+
+  /**
+   * End `group` as failed: roll it back, forget the cached tails, reject the writes waiting on
+   * it, and return the error to throw.
+   */
+  #fail(group: OpenGroup, error: unknown): StoreError {
+    if (this.#group === group) this.#group = null;
+    clearImmediate(group.timer);
+    openGroups.get(this.#key)?.delete(this);
+    this.#rows = [];
+    const { db, sql, path } = this.#connection;
+    // The held events are gone: a cached tail past them would let the next append leave a gap.
+    this.#onTailsWrong();
+    if (db.isTransaction) sql.rollback.run();
+    const what =
+      group.events > 0
+        ? `could not commit ${group.events} streamed event(s) whose appends had already ` +
+          `resolved (they are lost), nor ${group.waiters.length} waiting write(s)`
+        : `could not commit ${group.waiters.length} write(s)`;
+    const failure = storeFailure('sqlite', `SQLite event store at '${path}' ${what}`, error);
+    for (const waiter of group.waiters) waiter.reject(failure);
+    return failure as StoreError;
   }
 
   /**
