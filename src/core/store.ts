@@ -232,8 +232,9 @@ export function hasRunBoundaries(store: object): store is RunBoundaries {
  * An ability of an event store: a run's pause (`run.interrupted` or `run.paused`, its segment's
  * end) and the renewal of the claim it keeps in one transaction. The runtime otherwise writes
  * the event, then renews the claim without a lease (a paused run keeps its thread); on a
- * server that is a second round trip after every pause. Found with {@link canPauseRuns}; the
- * Postgres store has it, and the runtime does the two steps one by one on a store without it.
+ * server that is a second round trip after every pause, on SQLite a second commit. Found with
+ * {@link canPauseRuns}; the memory, SQLite and Postgres stores have it, and the runtime does the
+ * two steps one by one on a store without it.
  */
 export interface RunPauses {
   /**

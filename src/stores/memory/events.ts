@@ -34,6 +34,7 @@ import {
   type ReadOptions,
   type RunBoundaries,
   type RunIdSearch,
+  type RunPauses,
   type RunPruning,
   type RunSummary,
   runIdReservationKey,
@@ -46,6 +47,7 @@ import {
   nextTimestamp,
   type PreparedEvent,
   prepareEvents,
+  requirePause,
   requireTerminal,
   type StoredEvent,
   stampPrepared,
@@ -76,6 +78,7 @@ export class MemoryEventStore
   implements
     EventStore,
     RunBoundaries,
+    RunPauses,
     RunPruning,
     RunIdSearch,
     AppendNotifier,
@@ -217,6 +220,17 @@ export class MemoryEventStore
     const [stored] = ended ? [] : this.#append(prepared);
     if (release !== null) this.#release(release, event.runId);
     return stored ?? null;
+  }
+
+  async pauseRun(event: NewEvent, keep: string): Promise<Event> {
+    this.#open();
+    requirePause(event);
+    const [stored] = this.#append(prepareEvents([event])) as [Event];
+    const holder = this.#claims.get(keep);
+    if (holder?.runId === event.runId) {
+      this.#claims.set(keep, { runId: event.runId, claimedAt: new Date().toISOString() });
+    }
+    return stored;
   }
 
   async read(runId: string, options: ReadOptions = {}): Promise<Event[]> {
