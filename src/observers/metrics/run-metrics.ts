@@ -1,11 +1,11 @@
 /**
  * What the runs of an open deck did, counted from the events it appended: runs started (by
  * origin and kind) and ended (by origin and status), how long they took, and events by kind.
- * The events are the event store's own answers to this process's appends (`append`, and
- * `claimAndAppend`/`endRun` of `RunBoundaries`), counted synchronously as each append
- * resolves, so every write counts once: a recorder's, and also those made with no taps (a
- * paused run cancelled at rest, a control request written into a run at rest). Nothing goes
- * through the observers' queues, which may drop events.
+ * The events are the event store's own answers to this process's appends (`append`,
+ * `claimAndAppend`/`endRun` of `RunBoundaries`, `pauseRun` of `RunPauses`), counted
+ * synchronously as each append resolves, so every write counts once: a recorder's, and also
+ * those made with no taps (a paused run cancelled at rest, a control request written into a
+ * run at rest). Nothing goes through the observers' queues, which may drop events.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { type Event, isKnownKind, isTerminal } from '../../core/events.js';
@@ -109,5 +109,6 @@ export function appendedBy(operation: string, value: unknown): readonly Event[] 
   if (operation === 'append') return value as Event[];
   if (operation === 'claimAndAppend') return (value as { events: Event[] | null }).events ?? [];
   if (operation === 'endRun') return value === null ? [] : [value as Event];
+  if (operation === 'pauseRun') return [value as Event];
   return [];
 }
