@@ -185,6 +185,26 @@ describe('the trace bars', () => {
     expect(linked[0]?.childRunId).toBeUndefined();
   });
 
+  it('links a child run that started just before its call was recorded, the engine running ahead', () => {
+    const trace = traceBars([
+      runStarted(0),
+      at(40, 'tool.call.started', { call_id: 'c1', name: 'quote', arguments: {} }),
+      at(42, 'tool.call.completed', { call_id: 'c1', name: 'quote', output: {}, error: null }),
+    ]);
+    const early = {
+      run_id: 'child-1',
+      origin: 'Quote',
+      started_at: new Date(T0 + 21).toISOString(),
+    };
+    const late = {
+      run_id: 'child-2',
+      origin: 'Quote',
+      started_at: new Date(T0 + 60).toISOString(),
+    };
+    const linked = linkChildRuns(trace.bars, [early, late], (origin) => origin.toLowerCase());
+    expect(linked[1]?.childRunId).toBe('child-1');
+  });
+
   it('computes the bars of 5,000 events in one pass, well under the page’s budget', () => {
     const events = [runStarted(0)];
     for (let i = 0; events.length < 5000; i++) {

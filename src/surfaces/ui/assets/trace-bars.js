@@ -263,9 +263,17 @@ function costed(awaiting, model) {
 }
 
 /**
+ * How much earlier than its tool bar a child run may start: the engine dispatches a tool
+ * without waiting for the deck to record the call, so on a busy process the bar's start (when
+ * `tool.call.started` was recorded) can trail the child's own start.
+ */
+const DISPATCH_SLACK_MS = 1000;
+
+/**
  * Link each tool bar that ran a workflow to its child run: `children` (`GET /runs` rows
  * whose `run.started` names this run) by the tool name of their origin (`toolName(origin)`),
- * started within the bar. Returns the bars, those linked with `childRunId`.
+ * started within the bar (or just before it, `DISPATCH_SLACK_MS`), in order. Returns the
+ * bars, those linked with `childRunId`.
  */
 export function linkChildRuns(bars, children, toolName) {
   const unlinked = [...children];
@@ -274,7 +282,9 @@ export function linkChildRuns(bars, children, toolName) {
     const at = unlinked.findIndex((child) => {
       const started = Date.parse(child.started_at);
       return (
-        toolName(child.origin) === bar.name && started >= bar.start - 1 && started <= bar.end + 1
+        toolName(child.origin) === bar.name &&
+        started >= bar.start - DISPATCH_SLACK_MS &&
+        started <= bar.end + 1
       );
     });
     if (at < 0) return bar;
